@@ -1,8 +1,125 @@
-"""Command-line entry points (placeholder until the GTP engine lands)."""
+"""Command-line entry points. ``margo-gtp`` runs the GTP engine on stdin/stdout.
+
+This is the composition root (style.md item 18): it turns options into a player, rules
+and a log, builds player -> session -> engine with
+:func:`margo_gtp.protocol.session.make_gtp_engine`, and runs the loop. No game logic here.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+from typing import IO, Annotated, Optional
+
+import typer
+
+app = typer.Typer(add_completion=False, help=__doc__)
+
+_HELP = """Run the MarGo GTP engine on stdin/stdout (GTP 2 with a 3-D vertex, e.g. D4:2).
+
+Type GTP commands, one per line (try: list_commands, play w d4, genmove b, showboard, quit). EOF ends the engine like quit.
+
+Examples:
+
+  margo-gtp
+
+  margo-gtp --size 7 --rule swap=on --rule komi=0.5
+
+  margo-gtp --player random --seed 42 --log wire.log
+"""
 
 
-def main() -> None:  # pragma: no cover - replaced by the GTP issue
-    raise SystemExit("margo-gtp: GTP engine not built yet")
+def _parse_rule_pairs(pairs: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key:
+            raise typer.BadParameter(f"expected K=V, got {pair!r}", param_hint="--rule")
+        options[key.strip()] = value.strip()
+    return options
+
+
+@app.command(help=_HELP)
+def gtp(
+    size: Annotated[
+        Optional[int],
+        typer.Option("--size", help="Board size N (2..19; default 9). Example: --size 7", show_default=False),
+    ] = None,
+    rule: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--rule",
+            metavar="K=V",
+            help="Rule option of rules.md section 9, repeatable. Example: --rule ko_rule=simple --rule komi=0.5",
+            show_default=False,
+        ),
+    ] = None,
+    player: Annotated[
+        str,
+        typer.Option(
+            "--player",
+            metavar="SPEC",
+            help="Move generator for genmove: name[:key=value,...]. Example: --player random:seed=3",
+        ),
+    ] = "random",
+    seed: Annotated[
+        Optional[int],
+        typer.Option("--seed", help="Seed for the player's random numbers (reproducible games). Example: --seed 42"),
+    ] = None,
+    log: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--log",
+            metavar="FILE",
+            help="Append a wire log: every line in ('>> ') and every response line out ('<< '). Example: --log wire.log",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    from margo_gtp.engine import Rules, RulesError
+    from margo_gtp.engine.players import PlayerSpecError, make_player
+    from margo_gtp.protocol.gtp import run_gtp_session
+    from margo_gtp.protocol.session import make_gtp_engine
+
+    options = _parse_rule_pairs(rule or [])
+    if size is not None:
+        options["size"] = str(size)
+    try:
+        rules = Rules().with_options(options)
+    except RulesError as error:
+        raise typer.BadParameter(str(error), param_hint="--size/--rule") from None
+    try:
+        the_player = make_player(player, seed)
+    except PlayerSpecError as error:
+        raise typer.BadParameter(str(error), param_hint="--player") from None
+    engine = make_gtp_engine(the_player, rules)
+    src = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
+    dst = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="replace", newline="\n")
+    log_file: IO[str] | None = None
+    try:
+        if log is not None:
+            log_file = log.open("a", encoding="utf-8")
+        run_gtp_session(engine, src, dst, log=_wire_logger(log_file) if log_file else None)
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass
+    finally:
+        if log_file is not None:
+            log_file.close()
+
+
+def _wire_logger(log_file: IO[str]):  # noqa: ANN202
+    def log(direction: str, text: str) -> None:
+        for line in text.rstrip("\n").split("\n") if text.strip("\n") else [""]:
+            log_file.write(f"{direction} {line}\n")
+        log_file.flush()
+
+    return log
+
+
+def main() -> None:
+    """Console script ``margo-gtp``."""
+    app()
 
 
 def play_main() -> None:  # pragma: no cover

@@ -1,0 +1,337 @@
+"""The GTP 2 line protocol: preprocessing, ids, dispatch and response framing.
+
+This layer knows nothing about MarGo. It turns input lines into ``(id, name, args)``,
+looks the name up in one registry of handlers, and frames what the handler returns:
+
+    success   ``=[id] result\\n\\n``   (``=[id]\\n\\n`` when the result is empty)
+    failure   ``?[id] message\\n\\n``
+
+A handler is any callable ``handler(args: list[str]) -> str | None | GtpStream``. It
+signals failure by raising :class:`GtpError` (``? message``), :class:`GtpFatalError`
+(``? message`` then the session ends) or :class:`GtpQuit` (``=`` then the session ends).
+Any other exception is contained: the answer is ``? internal error``, the traceback
+goes to stderr and the session goes on.
+
+What is enforced here (gtp.md section 1): every input line is preprocessed (CR and
+other control characters except HT/LF dropped, ``#`` comments cut, HT turned into a
+space, blank lines skipped without reply); a result never contains an empty line (empty
+lines inside a multi-line result are dropped); a result that starts with a newline
+(``showboard``) begins on the line after ``=``. What is not: argument syntax and game
+state are the handlers' business (see :mod:`margo_gtp.protocol.session`).
+
+Handlers may come from several groups (the game session, an analysis group, GoGui
+extras): :meth:`GtpEngine.add_handlers` merges them into the one registry that
+``list_commands`` and ``known_command`` read.
+
+Streaming commands (``margo-analyze``, in the style of ``kata-analyze``) return a
+:class:`GtpStream`; the session loop writes ``=[id]``, lets the stream write lines
+until the next input line arrives, then ends the response with an empty line.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from typing import IO, NamedTuple, Protocol, runtime_checkable
+
+__all__ = [
+    "GtpEngine",
+    "GtpError",
+    "GtpFatalError",
+    "GtpQuit",
+    "GtpStream",
+    "Handler",
+    "Reply",
+    "format_response",
+    "parse_command",
+    "preprocess_line",
+    "run_gtp_session",
+]
+
+
+class GtpError(Exception):
+    """Raised by a handler to answer ``? message``; the session goes on"""
+
+
+class GtpFatalError(GtpError):
+    """Raised by a handler to answer ``? message`` and then end the session"""
+
+
+class GtpQuit(Exception):
+    """Raised by a handler to answer ``=`` (or ``= result``) and then end the session"""
+
+    def __init__(self, result: str = "") -> None:
+        super().__init__(result)
+        self.result = result
+
+
+@runtime_checkable
+class GtpStream(Protocol):
+    """A streaming result: :meth:`run` writes result lines (no empty line, each ending
+    in ``\\n``) through ``write`` until ``stop_requested()`` is true, then returns."""
+
+    def run(self, write: Callable[[str], None], stop_requested: Callable[[], bool]) -> None: ...
+
+
+Handler = Callable[[list[str]], "str | None | GtpStream"]
+
+
+class Reply(NamedTuple):
+    """What one input line produced, before framing."""
+
+    command_id: str | None
+    is_error: bool
+    text: str | GtpStream
+    end_session: bool
+
+# Characters dropped by preprocessing: every C0 control character except HT and LF, and DEL.
+_DROPPED_CONTROLS = {code: None for code in list(range(32)) + [127] if code not in (9, 10)}
+
+
+def preprocess_line(line: str) -> str:
+    """Apply gtp.md section 1 to one raw line; returns '' for a line that gets no reply.
+
+    >>> preprocess_line("  12 play\\tw d4 # comment\\r\\n")
+    '12 play w d4'
+    """
+    line = line.translate(_DROPPED_CONTROLS)
+    hash_at = line.find("#")
+    if hash_at >= 0:
+        line = line[:hash_at]
+    return line.replace("\t", " ").strip()
+
+
+def parse_command(line: str) -> tuple[str | None, str | None, list[str]]:
+    """Split a preprocessed, non-empty line into ``(id, name, args)``.
+
+    The id is the leading token when it is all digits (GTP ids are integers); ``name``
+    is None when the line holds an id and nothing else.
+    """
+    tokens = line.split()
+    command_id = None
+    if tokens and tokens[0].isascii() and tokens[0].isdigit():
+        command_id = tokens.pop(0)
+    if not tokens:
+        return command_id, None, []
+    return command_id, tokens[0], tokens[1:]
+
+
+def format_response(command_id: str | None, is_error: bool, text: str) -> str:
+    """Frame one response: ``=id text\\n\\n`` or ``?id text\\n\\n``.
+
+    Empty lines inside ``text`` are dropped (a GTP response ends at the first empty
+    line); a text starting with a newline starts on the line after the ``=``.
+    """
+    head = ("?" if is_error else "=") + (command_id or "")
+    lines = text.replace("\r", "").split("\n")
+    body = [lines[0].rstrip()] + [line.rstrip() for line in lines[1:] if line.strip()]
+    if body[0]:
+        return f"{head} " + "\n".join(body) + "\n\n"
+    if len(body) == 1:
+        return head + "\n\n"
+    return head + "\n" + "\n".join(body[1:]) + "\n\n"
+
+
+class GtpEngine:
+    """Dispatches GTP commands to registered handlers and frames the answers.
+
+    Owns the protocol-level commands ``protocol_version``, ``known_command``,
+    ``list_commands`` and ``quit``; everything else comes from handler groups added with
+    :meth:`add_handlers`. Exceptions other than the Gtp* ones become ``internal error``
+    with the traceback written to ``stderr``.
+    """
+
+    def __init__(self, handlers: Mapping[str, Handler] | None = None, *, stderr: IO[str] | None = None) -> None:
+        self.handlers: dict[str, Handler] = {
+            "protocol_version": self._cmd_protocol_version,
+            "known_command": self._cmd_known_command,
+            "list_commands": self._cmd_list_commands,
+            "quit": self._cmd_quit,
+        }
+        self._stderr = stderr
+        if handlers:
+            self.add_handlers(handlers)
+
+    def add_handlers(self, handlers: Mapping[str, Handler]) -> None:
+        """Register (or replace) handlers by command name."""
+        self.handlers.update(handlers)
+
+    def commands(self) -> list[str]:
+        """Every registered command name, sorted."""
+        return sorted(self.handlers)
+
+    def run_command(self, name: str, args: list[str]) -> tuple[bool, str | GtpStream, bool]:
+        """Run one command: returns ``(is_error, text, end_session)``.
+
+        ``text`` is the result or the error message (a :class:`GtpStream` for streaming
+        commands). Never raises, except ``KeyboardInterrupt``/``SystemExit``.
+        """
+        handler = self.handlers.get(name)
+        if handler is None:
+            return True, "unknown command", False
+        try:
+            result = handler(list(args))
+        except GtpQuit as quit_:
+            return False, quit_.result, True
+        except GtpFatalError as error:
+            return True, str(error), True
+        except GtpError as error:
+            return True, str(error), False
+        except Exception:  # noqa: BLE001 - containment is the point: the session must go on
+            stream = self._stderr or sys.stderr
+            stream.write(f"margo-gtp: internal error in {name!r} {args!r}:\n{traceback.format_exc()}")
+            stream.flush()
+            return True, "internal error", False
+        if result is None:
+            return False, "", False
+        return False, result, False
+
+    def handle_line(self, raw_line: str) -> Reply | None:
+        """Preprocess and run one raw input line; None when the line gets no reply."""
+        line = preprocess_line(raw_line)
+        if not line:
+            return None
+        command_id, name, args = parse_command(line)
+        if name is None:
+            return Reply(command_id, True, "syntax error", False)
+        is_error, text, end = self.run_command(name, args)
+        return Reply(command_id, is_error, text, end)
+
+    def respond(self, raw_line: str) -> tuple[str | None, bool]:
+        """Run one raw line and return ``(framed response or None, end_session)``.
+
+        Streaming results need the session loop (:func:`run_gtp_session`); here they
+        are answered with ``? internal error``.
+        """
+        reply = self.handle_line(raw_line)
+        if reply is None:
+            return None, False
+        if not isinstance(reply.text, str):
+            return format_response(reply.command_id, True, "internal error"), reply.end_session
+        return format_response(reply.command_id, reply.is_error, reply.text), reply.end_session
+
+    # -- protocol-level commands ------------------------------------------------------
+
+    def _cmd_protocol_version(self, args: list[str]) -> str:
+        _no_arguments(args)
+        return "2"
+
+    def _cmd_known_command(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        return "true" if args[0] in self.handlers else "false"
+
+    def _cmd_list_commands(self, args: list[str]) -> str:
+        _no_arguments(args)
+        return "\n".join(self.commands())
+
+    def _cmd_quit(self, args: list[str]) -> None:
+        _no_arguments(args)
+        raise GtpQuit()
+
+
+def _no_arguments(args: list[str]) -> None:
+    if args:
+        raise GtpError("syntax error")
+
+
+class _LineReader:
+    """Reads input lines; switches to a background reader thread the first time a
+    stream needs to know whether another line is waiting (plain reads otherwise, so the
+    common path costs nothing)."""
+
+    def __init__(self, src: IO[str]) -> None:
+        self._src = src
+        self._queue: queue.Queue[str] | None = None
+
+    def readline(self) -> str:
+        if self._queue is None:
+            return self._src.readline()
+        line = self._queue.get()
+        if line == "":
+            self._queue.put("")  # keep EOF visible to later reads
+        return line
+
+    def line_waiting(self) -> bool:
+        if self._queue is None:
+            self._queue = queue.Queue()
+            threading.Thread(target=self._pump, name="gtp-reader", daemon=True).start()
+        return not self._queue.empty()
+
+    def _pump(self) -> None:
+        assert self._queue is not None
+        for line in iter(self._src.readline, ""):
+            self._queue.put(line)
+        self._queue.put("")
+
+
+def run_gtp_session(
+    engine: GtpEngine,
+    src: IO[str],
+    dst: IO[str],
+    *,
+    log: Callable[[str, str], None] | None = None,
+) -> None:
+    """Read commands from ``src`` and write responses to ``dst`` until ``quit``, a fatal
+    error or EOF (which ends the session cleanly, like ``quit``).
+
+    ``log(direction, text)`` (optional) sees every raw line read (direction ``">>"``)
+    and every response written (``"<<"``).
+    """
+    reader = _LineReader(src)
+    while True:
+        raw_line = reader.readline()
+        if raw_line == "":
+            return
+        if log is not None:
+            log(">>", raw_line)
+        reply = engine.handle_line(raw_line)
+        if reply is None:
+            continue
+        if isinstance(reply.text, str):
+            _write(dst, format_response(reply.command_id, reply.is_error, reply.text), log)
+        else:
+            _run_stream(engine, reply.text, reply.command_id, reader, dst, log)
+        if reply.end_session:
+            return
+
+
+def _write(dst: IO[str], text: str, log: Callable[[str, str], None] | None) -> None:
+    dst.write(text)
+    dst.flush()
+    if log is not None:
+        log("<<", text)
+
+
+def _run_stream(
+    engine: GtpEngine,
+    stream: GtpStream,
+    command_id: str | None,
+    reader: _LineReader,
+    dst: IO[str],
+    log: Callable[[str, str], None] | None,
+) -> None:
+    _write(dst, "=" + (command_id or "") + "\n", log)
+
+    def write(line: str) -> None:
+        text = "\n".join(part for part in line.split("\n") if part.strip())
+        if text:
+            _write(dst, text + "\n", log)
+
+    try:
+        stream.run(write, reader.line_waiting)
+    except Exception:  # noqa: BLE001 - a failing stream still ends its response
+        (engine._stderr or sys.stderr).write(f"margo-gtp: internal error in stream:\n{traceback.format_exc()}")
+    _write(dst, "\n", log)
+
+
+def run_script(engine: GtpEngine, lines: Iterable[str]) -> str:
+    """Convenience for tests: run ``lines`` through a session and return all output."""
+    import io
+
+    out = io.StringIO()
+    run_gtp_session(engine, io.StringIO("".join(line if line.endswith("\n") else line + "\n" for line in lines)), out)
+    return out.getvalue()

@@ -1,0 +1,100 @@
+"""Typed command handlers: ``cmd_*`` methods whose parameters are converted from the
+GTP argument strings by their annotations (as minigo's ``_convert_args``).
+
+    class Group(HandlerGroup):
+        def commands(self):
+            return {"play": self.cmd_play}
+        def cmd_play(self, colour: Colour, move: Move) -> None: ...
+
+A parameter with a default is optional; ``*rest: T`` takes the remaining arguments;
+``X | None = None`` converts with ``X``. Too few or too many arguments, or a conversion
+that raises ``ValueError`` (``InvalidVertexError`` is one), answer ``? syntax error``.
+The converters for a group come from :meth:`HandlerGroup.converters`, looked up at call
+time, so a converter may depend on state (a vertex depends on the board size).
+
+Several groups can feed one :class:`~margo_gtp.protocol.gtp.GtpEngine`
+(``engine.add_handlers(group.handlers())``), like minigo's composable GoGui/KGS groups.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from margo_gtp.protocol.gtp import GtpError, Handler
+
+__all__ = ["HandlerGroup", "typed_handler"]
+
+Converter = Callable[[str], Any]
+
+
+def _base_type(annotation: Any) -> Any:
+    """``X | None`` -> ``X``; anything else unchanged."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        members = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return annotation
+
+
+def typed_handler(func: Callable[..., Any], converters: Callable[[], Mapping[Any, Converter]]) -> Handler:
+    """Wrap ``func`` (typed parameters) as a GTP handler taking the list of argument strings."""
+    signature = inspect.signature(func)
+    hints = typing.get_type_hints(func)
+    fixed: list[tuple[Any, bool]] = []  # (type, required)
+    rest_type: Any = None
+    for parameter in signature.parameters.values():
+        annotation = _base_type(hints.get(parameter.name, str))
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            rest_type = annotation
+        else:
+            fixed.append((annotation, parameter.default is inspect.Parameter.empty))
+    required = sum(1 for _, is_required in fixed if is_required)
+
+    def handler(args: list[str]) -> Any:
+        if len(args) < required or (rest_type is None and len(args) > len(fixed)):
+            raise GtpError("syntax error")
+        table = converters()
+        types_ = [annotation for annotation, _ in fixed] + [rest_type] * (len(args) - len(fixed))
+        try:
+            values = [table[annotation](arg) for annotation, arg in zip(types_, args)]
+        except ValueError:
+            raise GtpError("syntax error") from None
+        return func(*values)
+
+    handler.__name__ = getattr(func, "__name__", "handler")
+    handler.__doc__ = func.__doc__
+    return handler
+
+
+def _parse_int(text: str) -> int:
+    # int() accepts '+5', ' 5', '5_0' and non-ASCII digits; GTP integers are plain digits.
+    if not (text.isascii() and text.lstrip("-").isdigit()):
+        raise ValueError(f"not an integer: {text!r}")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"not a finite number: {text!r}")
+    return value
+
+
+class HandlerGroup:
+    """A set of commands with typed handlers; subclasses list them in :meth:`commands`."""
+
+    def commands(self) -> dict[str, Callable[..., Any]]:
+        """The explicit registry: command name -> typed method."""
+        return {}
+
+    def converters(self) -> dict[Any, Converter]:
+        """Annotation -> converter from the argument string (ValueError when bad)."""
+        return {int: _parse_int, float: _parse_float, str: str}
+
+    def handlers(self) -> dict[str, Handler]:
+        """The commands wrapped for :meth:`GtpEngine.add_handlers`."""
+        return {name: typed_handler(func, self.converters) for name, func in self.commands().items()}

@@ -1,0 +1,465 @@
+"""The game session: a MarGo board, komi and clocks behind typed GTP command handlers.
+
+The middle layer of three (gomill ``gtp_states``): :class:`~margo_gtp.protocol.gtp.GtpEngine`
+(lines, ids, framing) <- :class:`GameSession` (this module: game state, one ``cmd_*``
+method per command) <- a :class:`~margo_gtp.engine.players.Player` (move choice).
+
+Every standard command of gtp.md section 3 and the ``margo-`` extensions of section 4
+are here, except ``margo-analyze`` (added by the players' analysis group through
+:meth:`GtpEngine.add_handlers` and :attr:`GameSession.analyze_commands`).
+
+What is enforced: argument syntax (``syntax error``), the canonical failure texts of
+gtp.md section 1, and that a failed command changes nothing (each handler validates
+everything before it touches the board, or works on a copy). What is not: time. The
+clocks given by ``time_settings``/``time_left``/``kgs-time_settings`` are stored and
+turned into a :class:`~margo_gtp.engine.players.Budget` for the player; the session
+does not stop a player that overruns.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import margo_gtp
+from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
+from margo_gtp.engine.players import RESIGN, Budget, Player
+from margo_gtp.protocol.gtp import GtpEngine, GtpError
+from margo_gtp.protocol.handlers import Converter, HandlerGroup
+from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
+
+__all__ = ["ENGINE_NAME", "GameSession", "TimeSettings", "format_result", "make_gtp_engine", "render_board"]
+
+ENGINE_NAME = "margo-gtp"
+
+
+@dataclass
+class TimeSettings:
+    """A clock as set by ``time_settings`` or ``kgs-time_settings``.
+
+    ``system`` is ``none`` (no limit), ``absolute``, ``byoyomi`` (``periods`` periods of
+    ``period_time``) or ``canadian`` (``period_time`` for ``period_stones`` stones).
+    """
+
+    system: str = "none"
+    main_time: int = 0
+    period_time: int = 0
+    period_stones: int = 0
+    periods: int = 0
+
+
+@dataclass
+class Clock:
+    """What ``time_left`` last reported for one colour (seconds, stones; 0 stones = main time)."""
+
+    seconds: int
+    stones: int
+
+
+@dataclass
+class _SessionState:
+    resigned: Colour | None = None
+    clocks: dict[Colour, Clock] = field(default_factory=dict)
+
+
+def format_result(white: float, black: float) -> str:
+    """``(white, black)`` scores -> ``'W+3'``, ``'B+0.5'`` or ``'0'``."""
+    diff = white - black
+    if diff == 0:
+        return "0"
+    return f"{'W' if diff > 0 else 'B'}+{abs(diff):g}"
+
+
+def _colour_name(colour: Colour) -> str:
+    return colour.name.capitalize()
+
+
+def render_board(board: Board) -> str:
+    """The ``showboard`` diagram: one labelled grid per non-empty level (level 1, the
+    board plane, always shown and last), ``X`` Black, ``O`` White, ``x``/``o`` zombies,
+    ``.`` empty; below: side to move, ball counts, captures, game end."""
+    balls = board.balls()
+    zombies = set(board.zombies())
+    size = board.size
+    top = max((point.level for point in balls), default=0)
+    lines: list[str] = []
+    for level in range(top, -1, -1):
+        width = size - level
+        letters = "    " + " ".join(COLUMNS[x] for x in range(width))
+        lines.append(f"Level {level + 1}")
+        lines.append(letters)
+        for y in range(width - 1, -1, -1):
+            cells = []
+            for x in range(width):
+                point = Point(x, y, level)
+                colour = balls.get(point)
+                mark = "." if colour is None else "OX"[colour]
+                cells.append(mark.lower() if point in zombies else mark)
+            lines.append(f" {y + 1:>2} " + " ".join(cells) + f" {y + 1}")
+        lines.append(letters)
+    counts = board.ball_counts()
+    lines.append(f"{_colour_name(board.to_move)} to move; move {len(board.history)}")
+    lines.append(f"Balls: White (O) {counts[Colour.WHITE]}, Black (X) {counts[Colour.BLACK]}")
+    lines.append(f"Captured by: White {board.captured[Colour.WHITE]}, Black {board.captured[Colour.BLACK]}")
+    if zombies:
+        lines.append("Zombies (o x): " + " ".join(point.gtp() for point in sorted(zombies, key=gtp_order)))
+    outcome = board.outcome()
+    if outcome is not None:
+        lines.append(f"Game over: {outcome.result()}")
+    return "\n" + "\n".join(lines)
+
+
+class GameSession(HandlerGroup):
+    """Game state plus the command handlers of gtp.md sections 3 and 4.
+
+    ``player`` chooses moves for ``genmove``/``reg_genmove``; ``stderr`` receives
+    details the canonical failure texts leave out.
+    """
+
+    def __init__(self, player: Player, rules: Rules | None = None, *, stderr: IO[str] | None = None) -> None:
+        self.player = player
+        self.board = Board(rules if rules is not None else Rules())
+        self.time_settings = TimeSettings()
+        self._state = _SessionState()
+        self._stderr = stderr
+        #: ``gogui-analyze_commands`` lines ("type/Label/command"); other groups append.
+        self.analyze_commands: list[str] = [
+            "string/Board (JSON)/margo-board",
+            "string/Legal moves/margo-legal_moves",
+            "string/Ball counts/margo-score",
+            "string/Rules (JSON)/margo-get_rules",
+            "string/Final score/final_score",
+            "string/Dead balls/final_status_list dead",
+        ]
+        self.player.reset(self.board)
+
+    # -- registry ----------------------------------------------------------------------
+
+    def commands(self) -> dict[str, Callable[..., Any]]:
+        return {
+            "name": self.cmd_name,
+            "version": self.cmd_version,
+            "boardsize": self.cmd_boardsize,
+            "clear_board": self.cmd_clear_board,
+            "komi": self.cmd_komi,
+            "play": self.cmd_play,
+            "genmove": self.cmd_genmove,
+            "reg_genmove": self.cmd_reg_genmove,
+            "undo": self.cmd_undo,
+            "showboard": self.cmd_showboard,
+            "final_score": self.cmd_final_score,
+            "final_status_list": self.cmd_final_status_list,
+            "time_settings": self.cmd_time_settings,
+            "time_left": self.cmd_time_left,
+            "kgs-time_settings": self.cmd_kgs_time_settings,
+            "loadsgf": self.cmd_loadsgf,
+            "printsgf": self.cmd_printsgf,
+            "gogui-analyze_commands": self.cmd_gogui_analyze_commands,
+            "margo-setup": self.cmd_margo_setup,
+            "margo-to_move": self.cmd_margo_to_move,
+            "margo-board": self.cmd_margo_board,
+            "margo-legal_moves": self.cmd_margo_legal_moves,
+            "margo-get_rules": self.cmd_margo_get_rules,
+            "margo-set_rules": self.cmd_margo_set_rules,
+            "margo-score": self.cmd_margo_score,
+        }
+
+    def converters(self) -> dict[Any, Converter]:
+        table = super().converters()
+        table[Colour] = Colour.parse
+        table[Point] = lambda text: parse_vertex(text, self.board.size)
+        table[Move] = lambda text: Move.from_gtp(text, self.board.size)
+        return table
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _detail(self, message: str) -> None:
+        stream = self._stderr or sys.stderr
+        stream.write(f"margo-gtp: {message}\n")
+        stream.flush()
+
+    def _replace_board(self, board: Board) -> None:
+        """Install a new position (not reached by one move): the player starts over."""
+        self.board = board
+        self._state.resigned = None
+        self.player.reset(board)
+
+    def _rebuilt(self, rules: Rules) -> Board:
+        """The current game (root position and moves) replayed under ``rules``.
+        Raises IllegalMoveError/ValueError if it does not fit them."""
+        old = self.board
+        board = Board(rules)
+        root = old.root_balls()
+        if root:
+            board.setup(root, to_move=old.root_to_move)
+        elif old.root_to_move != old.rules.first_player:
+            board.set_to_move(old.root_to_move)
+        for colour, move in old.history:
+            board.push(move, colour)
+        return board
+
+    def _apply(self, move: Move, colour: Colour) -> None:
+        self.board.push(move, colour)
+        self._state.resigned = None
+        self.player.notify(self.board, move, colour)
+
+    def _game_over(self) -> bool:
+        return self._state.resigned is not None or self.board.is_game_over()
+
+    def budget_for(self, colour: Colour) -> Budget:
+        """The thinking budget for ``colour``'s next move from the stored clocks
+        (no limit when none was set). A simple share of the remaining time: the whole
+        byo-yomi period divided by its stones, or a 30th of the main time."""
+        clock = self._state.clocks.get(colour)
+        settings = self.time_settings
+        if settings.system == "none":
+            return Budget()
+        if clock is None:
+            seconds = settings.main_time / 30 if settings.main_time else settings.period_time / max(settings.period_stones, 1)
+        elif clock.stones > 0:
+            seconds = clock.seconds / clock.stones
+        else:
+            seconds = clock.seconds / 30
+        return Budget(seconds=max(seconds * 0.9, 0.01))
+
+    def _choose(self, colour: Colour) -> Move | Any:
+        """Ask the player; pass when ``colour`` has no legal move or the game is over."""
+        if self._game_over() or not self.board.legal_moves(colour):
+            return Move.PASS
+        choice = self.player.select_move(self.board, colour, self.budget_for(colour))
+        if choice is RESIGN:
+            return choice
+        if not self.board.is_legal(choice, colour):
+            raise RuntimeError(f"player {self.player.name!r} chose an illegal move {choice!r} for {colour.name}")
+        return choice
+
+    # -- standard commands (gtp.md section 3) --------------------------------------------
+
+    def cmd_name(self) -> str:
+        return ENGINE_NAME
+
+    def cmd_version(self) -> str:
+        return margo_gtp.__version__
+
+    def cmd_boardsize(self, size: int) -> None:
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise GtpError("unacceptable size")
+        self._replace_board(Board(self.board.rules.replace(size=size)))
+
+    def cmd_clear_board(self) -> None:
+        self._replace_board(Board(self.board.rules))
+
+    def cmd_komi(self, komi: float) -> None:
+        if komi != self.board.rules.komi:
+            self._replace_board(self._rebuilt(self.board.rules.replace(komi=komi)))
+
+    def cmd_play(self, colour: Colour, move: Move) -> None:
+        if move.is_pass and not self.board.rules.allow_pass:
+            if self.board.legal_moves(colour):
+                raise GtpError("illegal move")
+            return  # a blocked colour "passes": nothing to do
+        try:
+            self.board.push(move, colour)
+        except IllegalMoveError as error:
+            self._detail(str(error))
+            raise GtpError("illegal move") from None
+        self._state.resigned = None
+        self.player.notify(self.board, move, colour)
+
+    def cmd_genmove(self, colour: Colour) -> str:
+        choice = self._choose(colour)
+        if choice is RESIGN:
+            self._state.resigned = colour
+            return "resign"
+        if choice.is_pass and not self.board.is_legal(choice, colour):
+            return "pass"  # no legal move: the game is over, nothing is played
+        self._apply(choice, colour)
+        return choice.gtp()
+
+    def cmd_reg_genmove(self, colour: Colour) -> str:
+        choice = self._choose(colour)
+        return "resign" if choice is RESIGN else choice.gtp()
+
+    def cmd_undo(self) -> None:
+        if not self.board.history:
+            raise GtpError("cannot undo")
+        board = self.board.copy()
+        board.pop()
+        self._replace_board(board)
+
+    def cmd_showboard(self) -> str:
+        return render_board(self.board)
+
+    def cmd_final_score(self) -> str:
+        if self._state.resigned is not None:
+            return f"{self._state.resigned.opponent.letter}+R"
+        outcome = self.board.outcome()
+        if outcome is not None:
+            return outcome.result()
+        white, black = self.board.score()
+        return format_result(white, black)
+
+    def cmd_final_status_list(self, status: str) -> str:
+        if status not in ("alive", "dead", "seki"):
+            raise GtpError("syntax error")
+        dead = set(self.board.zombies())
+        if status == "seki":
+            return ""
+        if status == "dead":
+            return " ".join(point.gtp() for point in sorted(dead, key=gtp_order))
+        alive = [point for point in self.board.balls() if point not in dead]
+        return " ".join(point.gtp() for point in sorted(alive, key=gtp_order))
+
+    def cmd_time_settings(self, main_time: int, byo_yomi_time: int, byo_yomi_stones: int) -> None:
+        if min(main_time, byo_yomi_time, byo_yomi_stones) < 0:
+            raise GtpError("syntax error")
+        if byo_yomi_time > 0 and byo_yomi_stones == 0:
+            self.time_settings = TimeSettings()  # GTP 2: no time limits
+        elif byo_yomi_time == 0:
+            self.time_settings = TimeSettings("absolute", main_time)
+        else:
+            self.time_settings = TimeSettings("canadian", main_time, byo_yomi_time, byo_yomi_stones)
+        self._state.clocks.clear()
+
+    def cmd_time_left(self, colour: Colour, seconds: int, stones: int) -> None:
+        if seconds < 0 or stones < 0:
+            raise GtpError("syntax error")
+        self._state.clocks[colour] = Clock(seconds, stones)
+
+    def cmd_kgs_time_settings(self, system: str, *values: int) -> None:
+        arity = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+        if arity.get(system) != len(values) or any(value < 0 for value in values):
+            raise GtpError("syntax error")
+        if system == "none":
+            settings = TimeSettings()
+        elif system == "absolute":
+            settings = TimeSettings("absolute", values[0])
+        elif system == "byoyomi":
+            settings = TimeSettings("byoyomi", values[0], values[1], 1, values[2])
+        else:
+            settings = TimeSettings("canadian", values[0], values[1], values[2])
+        self.time_settings = settings
+        self._state.clocks.clear()
+
+    def cmd_loadsgf(self, filename: str, move_number: int | None = None) -> None:
+        if move_number is not None and move_number < 1:
+            raise GtpError("syntax error")
+        try:
+            from margo_adapters import sgf
+
+            record = sgf.loads(Path(filename).read_text(encoding="utf-8"))
+            board = sgf.replay(record, None if move_number is None else move_number - 1)
+        except Exception as error:  # noqa: BLE001 - any failure is "cannot load file" (gtp.md)
+            self._detail(f"loadsgf {filename!r}: {type(error).__name__}: {error}")
+            raise GtpError("cannot load file") from None
+        self._replace_board(board)
+
+    def cmd_printsgf(self, filename: str | None = None) -> str | None:
+        try:
+            from margo_adapters import sgf
+        except ImportError as error:
+            self._detail(f"printsgf: {error}")
+            raise GtpError("cannot save file") from None
+        text = sgf.dumps(sgf.record_from_board(self.board))
+        if filename is None:
+            return text
+        try:
+            Path(filename).write_text(text, encoding="utf-8")
+        except OSError as error:
+            self._detail(f"printsgf {filename!r}: {error}")
+            raise GtpError("cannot save file") from None
+        return None
+
+    def cmd_gogui_analyze_commands(self) -> str:
+        return "\n".join(self.analyze_commands)
+
+    # -- MarGo extensions (gtp.md section 4) ----------------------------------------------
+
+    def cmd_margo_setup(self, *pairs: str) -> None:
+        if not pairs or len(pairs) % 2:
+            raise GtpError("syntax error")
+        size = self.board.size
+        try:
+            balls = [(parse_vertex(pairs[i + 1], size), Colour.parse(pairs[i])) for i in range(0, len(pairs), 2)]
+        except ValueError:
+            raise GtpError("syntax error") from None
+        board = self.board.copy()
+        try:
+            board.setup(balls)
+        except IllegalMoveError as error:
+            self._detail(str(error))
+            raise GtpError("illegal move") from None
+        self._replace_board(board)
+
+    def cmd_margo_to_move(self, colour: Colour | None = None) -> str | None:
+        if colour is None:
+            return self.board.to_move.letter
+        board = self.board.copy()
+        board.set_to_move(colour)
+        self._replace_board(board)
+        return None
+
+    def cmd_margo_board(self) -> str:
+        board = self.board
+        balls = board.balls()
+        return json.dumps(
+            {
+                "size": board.size,
+                "to_move": board.to_move.letter,
+                "balls": {point.gtp(): balls[point].letter for point in sorted(balls, key=gtp_order)},
+                "zombies": [point.gtp() for point in board.zombies()],
+                "buried": [point.gtp() for point in board.buried()],
+                "captured": {"W": board.captured[Colour.WHITE], "B": board.captured[Colour.BLACK]},
+                "moves": len(board.history),
+                "over": self._game_over(),
+            },
+            separators=(",", ":"),
+        )
+
+    def cmd_margo_legal_moves(self, colour: Colour | None = None) -> str:
+        if self._state.resigned is not None:
+            return ""
+        return " ".join(move.gtp() for move in self.board.legal_moves(colour))
+
+    def cmd_margo_get_rules(self) -> str:
+        return json.dumps(self.board.rules.options(), separators=(",", ":"))
+
+    def cmd_margo_set_rules(self, *pairs: str) -> None:
+        if not pairs:
+            raise GtpError("syntax error")
+        options: dict[str, str] = {}
+        for pair in pairs:
+            key, equals, value = pair.partition("=")
+            if not equals or key in options:
+                raise GtpError("syntax error")
+            options[key] = value
+        try:
+            rules = self.board.rules.with_options(options)
+        except (RulesError, ValueError, TypeError) as error:
+            self._detail(str(error))
+            raise GtpError("syntax error") from None
+        if self.board.history:
+            raise GtpError("cannot change rules now")
+        try:
+            board = self._rebuilt(rules)
+        except ValueError as error:  # the set-up position does not fit the new rules
+            self._detail(str(error))
+            raise GtpError("cannot change rules now") from None
+        self._replace_board(board)
+
+    def cmd_margo_score(self) -> str:
+        counts = self.board.ball_counts()
+        return f"W {counts[Colour.WHITE]} B {counts[Colour.BLACK]}"
+
+
+def make_gtp_engine(player: Player, rules: Rules | None = None, *, stderr: IO[str] | None = None) -> GtpEngine:
+    """Composition root of the protocol: player -> session -> engine (style.md item 18).
+    The session is reachable as ``engine.session`` (for tests and extra handler groups)."""
+    session = GameSession(player, rules, stderr=stderr)
+    engine = GtpEngine(session.handlers(), stderr=stderr)
+    engine.session = session  # type: ignore[attr-defined]
+    return engine
