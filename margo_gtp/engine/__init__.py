@@ -1,0 +1,23 @@
+"""The MarGo rules core: geometry, groups, captures, repetition, scoring — and players.
+
+Imports nothing from :mod:`margo_gtp.protocol`. Public API in the spirit of python-chess::
+
+    from margo_gtp.engine import Board, Move, Rules, Colour
+    board = Board(Rules(size=7))
+    board.push(Move.from_gtp("D4", 7))     # White first by default
+    board.legal_moves()                    # [Move(Point(0, 0, 0)), ...]
+    board.pop()
+
+See :mod:`margo_gtp.engine.board` for what is and is not enforced.
+"""
+
+from margo_gtp.engine.board import BLACK, WHITE, Board, IllegalMoveError, Move, Outcome, Termination
+from margo_gtp.engine.geometry import Geometry, geometry
+from margo_gtp.engine.rules import OPTION_NAMES, Colour, Rules, RulesError
+from margo_gtp.vertex import InvalidVertexError, Point
+
+__all__ = [
+    "Board", "Move", "Outcome", "Termination", "IllegalMoveError", "InvalidVertexError",
+    "Colour", "WHITE", "BLACK", "Rules", "RulesError", "OPTION_NAMES", "Point",
+    "Geometry", "geometry",
+]

@@ -1,0 +1,1016 @@
+"""The MarGo board: position, legal moves, push/pop, repetition, end of game and scoring.
+
+Reading guide
+-------------
+* State is a handful of ints (bit sets over the flat point index of
+  :mod:`~margo_gtp.engine.geometry`): balls per colour, buried balls, empty-and-supported
+  points, a Zobrist key of all balls and one of the buried balls. :meth:`Board.push`
+  saves those ints on a stack and :meth:`Board.pop` restores them: undo is exact.
+* :meth:`Board._resolve` is the heart: it works out what a placement does (rules R13)
+  without touching the board, and returns the new state or ``None`` if the move is
+  illegal. It first checks, cheaply, only the groups the placement can have hurt (the
+  enemy groups next to it, the enemy groups it cuts with a bridge, the groups of the ball
+  it buries, and its own group). When none of them is freedomless with something to
+  lift — nearly every move — nothing is captured and it is done. Otherwise it runs the
+  full capture cascade of R13 step 3, again seeded only by the balls a removal can hurt
+  (released zombies, un-buried balls, and with ``all_freedoms`` the neighbours of points
+  that lost their support). Pinned freedomless groups elsewhere (zombies) cannot change
+  unless one of those seeds touches them, so skipping them gives the same result as
+  recomputing every group; ``tests/test_rules_properties.py`` checks this against a
+  literal reference implementation.
+
+What is enforced: every rule of ``rules.md`` R1-R21 with the options of section 9 (on the
+:class:`~margo_gtp.engine.rules.Rules` the board holds). What is not: time, resignation
+(the caller ends the game; :meth:`Board.outcome_by_resignation` builds the outcome), and
+who plays which colour — :meth:`Board.push` plays any colour (as GTP ``play`` allows).
+
+Interpretations where ``rules.md`` leaves room (also in the README):
+* A crossing ball cuts even when it is buried or a zombie: it is physically there (R10).
+* ``simple`` ko compares the position after the move with the one two plies back;
+  positions include the colour to move; passes and swaps add no position (R7, R16, R20).
+* Swap is legal when ``swap`` is on and the history is exactly one placement.
+* ``first_capture_wins``: the first move whose resolution removes any ball ends the game;
+  the mover wins if enemy balls were removed, otherwise (only its own balls went) the
+  opponent. The result is written ``W+n``/``B+n`` with ``n`` the balls that move captured.
+* ``captured[c]`` counts the balls captured *by* ``c``: enemy balls removed by ``c``'s
+  moves, and ``c``'s opponent's own balls lost in the opponent's cascade count for ``c``.
+* Territory (R19): the level-0 region must touch at least one *non-zombie* ball of the
+  side and no non-zombie ball of the other side; buried balls count as balls.
+"""
+
+from __future__ import annotations
+
+import enum
+import random as _random
+from dataclasses import dataclass
+from typing import ClassVar, Iterable, Mapping
+
+from margo_gtp.engine.geometry import Geometry, geometry
+from margo_gtp.engine.rules import Colour, Rules
+from margo_gtp.vertex import InvalidVertexError, Point, format_vertex, parse_vertex
+
+WHITE, BLACK = Colour.WHITE, Colour.BLACK
+
+
+class IllegalMoveError(ValueError):
+    """Raised when a move is illegal in the current position"""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move: a placement at ``point``, or the singletons :attr:`PASS` and :attr:`SWAP`.
+
+    ``bool(move)`` is False for a pass (as python-chess's null move). ``repr`` round-trips:
+    ``Move.from_gtp('D4:2', 9)`` prints as ``Move(Point(3, 3, 1))``.
+    """
+
+    point: Point | None
+    kind: str = "place"
+
+    PASS: ClassVar["Move"]
+    SWAP: ClassVar["Move"]
+
+    def __bool__(self) -> bool:
+        return self.kind != "pass"
+
+    def __repr__(self) -> str:
+        return f"Move({self.point!r})" if self.kind == "place" else f"Move.{self.kind.upper()}"
+
+    @property
+    def is_pass(self) -> bool:
+        return self.kind == "pass"
+
+    @property
+    def is_swap(self) -> bool:
+        return self.kind == "swap"
+
+    def gtp(self) -> str:
+        """``'D4:2'``, ``'pass'`` or ``'swap'``."""
+        return format_vertex(self.point) if self.kind == "place" else self.kind
+
+    @classmethod
+    def from_gtp(cls, text: str, size: int) -> "Move":
+        """Parse a GTP move token (vertex, ``pass`` or ``swap``, any case).
+
+        Raises :class:`~margo_gtp.vertex.InvalidVertexError` for a malformed or off-board vertex.
+        """
+        word = text.strip().lower() if isinstance(text, str) else ""
+        if word == "pass":
+            return cls.PASS
+        if word == "swap":
+            return cls.SWAP
+        return cls(parse_vertex(text, size))
+
+
+Move.PASS = Move(None, "pass")
+Move.SWAP = Move(None, "swap")
+
+
+class Termination(enum.Enum):
+    """How a game ended."""
+
+    NO_LEGAL_MOVE = "no legal move"   # R17
+    TWO_PASSES = "two passes"         # R20
+    FIRST_CAPTURE = "first capture"   # R21
+    RESIGNATION = "resignation"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: how, who won (``None`` = draw) and the final scores."""
+
+    termination: Termination
+    winner: Colour | None
+    white_score: float
+    black_score: float
+    margin: float | None = None  # overrides the score difference in result() (first capture)
+
+    def result(self) -> str:
+        """``'W+3'``, ``'B+0.5'``, ``'0'`` (draw) or ``'W+R'`` (resignation)."""
+        if self.winner is None:
+            return "0"
+        if self.termination is Termination.RESIGNATION:
+            return f"{self.winner.letter}+R"
+        margin = self.margin if self.margin is not None else abs(self.white_score - self.black_score)
+        return f"{self.winner.letter}+{_format_number(margin)}"
+
+
+def _format_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+# Indices into a saved state (the stack entries and _resolve's result).
+_STATE_FIELDS = ("white", "black", "buried", "key", "buried_key", "supported_empty")
+
+
+class Board:
+    """A MarGo position with its history since the root (see the module docstring).
+
+    >>> board = Board(Rules(size=4))
+    >>> board.push(Move.from_gtp("B2", 4)); board.to_move
+    <Colour.BLACK: 1>
+    """
+
+    def __init__(self, rules: Rules | None = None, *, size: int | None = None) -> None:
+        if rules is None:
+            rules = Rules() if size is None else Rules(size=size)
+        elif size is not None and size != rules.size:
+            rules = rules.replace(size=size)
+        self.rules = rules
+        self._g: Geometry = geometry(rules.size)
+        self._links = self._g.links if rules.bridge_cutting else self._g.links_uncut
+        self._freedom_neighbours = self._g.neighbours if rules.all_freedoms else self._g.plane_neighbours
+        self._playable = self._g.up_to_level[rules.top_level]
+        self.clear()
+
+    # ------------------------------------------------------------------ basic state
+
+    def clear(self) -> None:
+        """Empty board, the first player to move, history cleared."""
+        self._balls = [0, 0]
+        self._buried = 0
+        self._key = 0
+        self._buried_key = 0
+        self._supported_empty = self._g.board_plane
+        self._set_root(self.rules.first_player)
+
+    def _set_root(self, to_move: Colour) -> None:
+        self._to_move = int(to_move)
+        self._captured = [0, 0]
+        self._passes = 0
+        self._swapped = False
+        self._end: tuple[Termination, int | None, int] | None = None
+        self._stack: list[tuple] = []
+        self._root = (self._balls[0], self._balls[1], int(to_move))
+        key = self._repetition_key(self._key, self._buried_key, self._to_move)
+        self._positions = [key]
+        self._position_count = {key: 1}
+        self._version = getattr(self, "_version", 0) + 1  # bumped by every change; keys caches
+        self._placement_cache: tuple[int, int, bool] | None = None
+
+    @property
+    def size(self) -> int:
+        return self.rules.size
+
+    @property
+    def to_move(self) -> Colour:
+        return Colour(self._to_move)
+
+    @property
+    def captured(self) -> dict[Colour, int]:
+        """Balls captured *by* each colour since the root."""
+        return {WHITE: self._captured[0], BLACK: self._captured[1]}
+
+    @property
+    def swapped(self) -> bool:
+        """True once a swap was played (the players exchanged colours)."""
+        return self._swapped
+
+    @property
+    def history(self) -> list[tuple[Colour, Move]]:
+        """Moves since the root, oldest first, with the colour that played each."""
+        return [(Colour(entry[0]), entry[1]) for entry in self._stack]
+
+    @property
+    def move_stack(self) -> list[Move]:
+        return [entry[1] for entry in self._stack]
+
+    @property
+    def zobrist_key(self) -> int:
+        """64-bit key of the full position: every ball (buried included) and the colour to move."""
+        return self._key ^ self._g.zobrist_to_move[self._to_move]
+
+    @property
+    def root_to_move(self) -> Colour:
+        return Colour(self._root[2])
+
+    def root_balls(self) -> dict[Point, Colour]:
+        """The position at the root (after :meth:`clear`, :meth:`setup` or :meth:`set_to_move`)."""
+        return self._balls_of(self._root[0], self._root[1])
+
+    def get(self, point: Point) -> Colour | None:
+        i = self._g.index.get(point)
+        if i is None:
+            return None
+        bit = 1 << i
+        if self._balls[0] & bit:
+            return WHITE
+        if self._balls[1] & bit:
+            return BLACK
+        return None
+
+    def balls(self) -> dict[Point, Colour]:
+        """Every ball on the board (buried ones included), in protocol order."""
+        return self._balls_of(self._balls[0], self._balls[1])
+
+    def _balls_of(self, white: int, black: int) -> dict[Point, Colour]:
+        points = self._g.points
+        out = {}
+        m = white | black
+        while m:
+            low = m & -m
+            out[points[low.bit_length() - 1]] = WHITE if white & low else BLACK
+            m ^= low
+        return out
+
+    def buried(self) -> list[Point]:
+        """Buried balls (R8), in protocol order."""
+        return self._g.points_of(self._buried)
+
+    def ball_counts(self) -> dict[Colour, int]:
+        """Balls in play per colour, zombies and buried balls included."""
+        return {WHITE: self._balls[0].bit_count(), BLACK: self._balls[1].bit_count()}
+
+    def copy(self) -> "Board":
+        """An independent copy with the same history (so undo and repetition carry over)."""
+        other = Board.__new__(Board)
+        other.__dict__.update(self.__dict__)
+        other._balls = list(self._balls)
+        other._captured = list(self._captured)
+        other._stack = list(self._stack)
+        other._positions = list(self._positions)
+        other._position_count = dict(self._position_count)
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        """Same rules, balls, side to move, captures and history."""
+        if not isinstance(other, Board):
+            return NotImplemented
+        return (self.rules == other.rules and self._balls == other._balls
+                and self._to_move == other._to_move and self._captured == other._captured
+                and self.history == other.history and self._root == other._root)
+
+    def __repr__(self) -> str:
+        return f"<Board size={self.size} to_move={self.to_move.name} balls={len(self.balls())} moves={len(self._stack)}>"
+
+    # ------------------------------------------------------------------ setup
+
+    def setup(self, balls: Mapping[Point, Colour] | Iterable[tuple[Point, Colour]], to_move: Colour | None = None) -> None:
+        """Add balls to the current position without resolving captures (for scripting).
+
+        Balls may come in any order: lower levels are placed first. All or nothing: an
+        occupied, duplicated, off-board or unsupported point (once the others are placed)
+        raises :class:`IllegalMoveError` and nothing is placed. ``max_level`` is not
+        enforced here. The result becomes the new root: history and captures are reset.
+        """
+        items = list(balls.items()) if isinstance(balls, Mapping) else list(balls)
+        g = self._g
+        white, black = self._balls
+        seen: set[Point] = set()
+        for point, colour in sorted(items, key=lambda pc: (pc[0].level, pc[0].y, pc[0].x)):
+            i = g.index.get(point)
+            if i is None:
+                raise IllegalMoveError(f"illegal setup: {point!r} is off the board")
+            if point in seen or (white | black) & g.bit[i]:
+                raise IllegalMoveError(f"illegal setup: {format_vertex(point)} is occupied")
+            if g.support[i] & (white | black) != g.support[i]:
+                raise IllegalMoveError(f"illegal setup: {format_vertex(point)} is not supported")
+            seen.add(point)
+            if Colour(colour) is WHITE:
+                white |= g.bit[i]
+            else:
+                black |= g.bit[i]
+        self._load(white, black)
+        self._set_root(self._to_move if to_move is None else to_move)
+
+    def _load(self, white: int, black: int) -> None:
+        """Set the balls and recompute everything derived from them."""
+        g = self._g
+        occ = white | black
+        self._balls = [white, black]
+        key = buried = buried_key = 0
+        supported_empty = g.board_plane & ~occ
+        m = occ
+        while m:
+            low = m & -m
+            i = low.bit_length() - 1
+            colour = 0 if white & low else 1
+            key ^= g.zobrist[colour][i]
+            if g.buried_by[i] & occ:
+                buried |= low
+                buried_key ^= g.zobrist[colour][i]
+            m ^= low
+        m = g.all_points & ~g.board_plane & ~occ
+        while m:
+            low = m & -m
+            i = low.bit_length() - 1
+            if g.support[i] & occ == g.support[i]:
+                supported_empty |= low
+            m ^= low
+        self._key, self._buried, self._buried_key = key, buried, buried_key
+        self._supported_empty = supported_empty
+
+    def set_to_move(self, colour: Colour) -> None:
+        """Set the colour to move; the current position becomes the new root."""
+        self._set_root(colour)
+
+    # ------------------------------------------------------------------ repetition
+
+    def _repetition_key(self, key: int, buried_key: int, to_move: int) -> int:
+        rules = self.rules
+        if rules.ko_position == "top_view":
+            key ^= buried_key
+        if rules.ko_rule != "positional":
+            key ^= self._g.zobrist_to_move[to_move]
+        return key
+
+    def _repeats(self, key: int) -> bool:
+        rule = self.rules.ko_rule
+        if rule == "none":
+            return False
+        if rule == "simple":
+            return len(self._positions) >= 2 and self._positions[-2] == key
+        return key in self._position_count
+
+    # ------------------------------------------------------------------ groups
+
+    def _probe(self, start: int, mine: int, theirs: int, free: int) -> int:
+        """0 if the group of the ball at ``start`` has a freedom, else the group's bit set.
+
+        ``mine``: the colour's non-buried balls; ``theirs``: the other colour's balls (for
+        cuts); ``free``: the points that count as freedoms.
+        """
+        g_vertical = self._g.vertical
+        links = self._links
+        fnbr = self._freedom_neighbours
+        seen = frontier = 1 << start
+        while frontier:
+            low = frontier & -frontier
+            frontier ^= low
+            i = low.bit_length() - 1
+            if fnbr[i] & free:
+                return 0
+            grow = g_vertical[i] & mine & ~seen
+            for bit, crossing in links[i]:
+                if mine & bit and not seen & bit and theirs & crossing != crossing:
+                    grow |= bit
+            seen |= grow
+            frontier |= grow
+        return seen
+
+    def _group(self, start: int, mine: int, theirs: int, free: int) -> tuple[int, bool]:
+        """The full group of the ball at ``start`` and whether it has a freedom."""
+        g_vertical = self._g.vertical
+        links = self._links
+        fnbr = self._freedom_neighbours
+        seen = frontier = 1 << start
+        has_freedom = False
+        while frontier:
+            low = frontier & -frontier
+            frontier ^= low
+            i = low.bit_length() - 1
+            if not has_freedom and fnbr[i] & free:
+                has_freedom = True
+            grow = g_vertical[i] & mine & ~seen
+            for bit, crossing in links[i]:
+                if mine & bit and not seen & bit and theirs & crossing != crossing:
+                    grow |= bit
+            seen |= grow
+            frontier |= grow
+        return seen, has_freedom
+
+    def _has_top(self, group: int, occ: int) -> bool:
+        """True if some ball of ``group`` has nothing resting on it (it can be lifted)."""
+        resting = self._g.resting
+        while group:
+            low = group & -group
+            if not resting[low.bit_length() - 1] & occ:
+                return True
+            group ^= low
+        return False
+
+    def _free_points(self, occ: int, supported_empty: int) -> int:
+        return supported_empty if self.rules.all_freedoms else self._g.board_plane & ~occ
+
+    def groups(self) -> list[tuple[Colour, list[Point], bool]]:
+        """Every group (R11) as ``(colour, points, has_freedom)``, for analysis and display."""
+        g = self._g
+        occ = self._balls[0] | self._balls[1]
+        free = self._free_points(occ, self._supported_empty)
+        out = []
+        for colour in (0, 1):
+            mine = self._balls[colour] & ~self._buried
+            theirs = self._balls[colour ^ 1]
+            todo = mine
+            while todo:
+                low = todo & -todo
+                group, has_freedom = self._group(low.bit_length() - 1, mine, theirs, free)
+                todo &= ~group
+                out.append((Colour(colour), g.points_of(group), has_freedom))
+        return out
+
+    def _zombie_mask(self) -> int:
+        g = self._g
+        occ = self._balls[0] | self._balls[1]
+        free = self._free_points(occ, self._supported_empty)
+        zombies = 0
+        for colour in (0, 1):
+            mine = self._balls[colour] & ~self._buried
+            theirs = self._balls[colour ^ 1]
+            todo = mine
+            while todo:
+                low = todo & -todo
+                group, has_freedom = self._group(low.bit_length() - 1, mine, theirs, free)
+                todo &= ~group
+                if not has_freedom:
+                    m = group
+                    while m:
+                        b = m & -m
+                        if g.resting[b.bit_length() - 1] & occ:
+                            zombies |= b
+                        m ^= b
+        return zombies
+
+    def zombies(self) -> list[Point]:
+        """Zombies (R15): balls of freedomless groups with something resting on them."""
+        return self._g.points_of(self._zombie_mask())
+
+    # ------------------------------------------------------------------ resolving a placement
+
+    def _resolve(self, i: int, c: int) -> tuple | None:
+        """What placing colour ``c`` at point ``i`` does (R13), without changing the board.
+
+        Returns ``(white, black, buried, key, buried_key, supported_empty, removed_white,
+        removed_black, repetition_key)`` or ``None`` if the move is illegal. ``i`` must be
+        an empty supported point within ``max_level`` (the callers check).
+        """
+        g = self._g
+        bit = 1 << i
+        own = self._balls[c] | bit
+        opp = self._balls[c ^ 1]
+        occ = own | opp
+        buried = self._buried
+        buried_key = self._buried_key
+        key = self._key ^ g.zobrist[c][i]
+        supported = self._supported_empty ^ bit
+        support = g.support
+        m = g.resting[i]
+        while m:
+            low = m & -m
+            s = support[low.bit_length() - 1]
+            if occ & s == s:
+                supported |= low
+            m ^= low
+        all_freedoms = self.rules.all_freedoms
+        free = supported if all_freedoms else g.board_plane & ~occ
+        level = g.level[i]
+        seeds_opp = g.neighbours[i] & opp if (level == 0 or all_freedoms) else 0
+        seeds_own = bit
+        if level:
+            if self.rules.bridge_cutting:
+                for pair, other in g.under[i]:
+                    if opp & pair == pair and own & other:
+                        seeds_opp |= pair
+            if level >= 2:
+                j = g.buries[i]
+                bj = 1 << j
+                buried |= bj
+                near = g.vertical[j] | g.neighbours[j]
+                if own & bj:
+                    buried_key ^= g.zobrist[c][j]
+                    seeds_own |= near & own
+                else:
+                    buried_key ^= g.zobrist[c ^ 1][j]
+                    seeds_opp |= near & opp
+        fnbr = self._freedom_neighbours
+        # Fast check: does any hurt group lack a freedom and have a ball to lift?
+        slow = False
+        mine = opp & ~buried
+        seeds = seeds_opp & mine
+        while seeds:
+            low = seeds & -seeds
+            seeds ^= low
+            q = low.bit_length() - 1
+            if fnbr[q] & free:
+                continue
+            group = self._probe(q, mine, own, free)
+            if group:
+                if self._has_top(group, occ):
+                    slow = True
+                    break
+                seeds &= ~group
+        if not slow:
+            mine = own & ~buried
+            if not fnbr[i] & free and self._probe(i, mine, opp, free):
+                return None  # suicide: the placed ball's group has no freedom
+            seeds = seeds_own & mine & ~bit
+            while seeds:
+                low = seeds & -seeds
+                seeds ^= low
+                q = low.bit_length() - 1
+                if fnbr[q] & free:
+                    continue
+                group = self._probe(q, mine, opp, free)
+                if group:
+                    if self._has_top(group, occ):
+                        slow = True
+                        break
+                    seeds &= ~group
+        if not slow:
+            balls = (own, opp) if c == 0 else (opp, own)
+            removed = (0, 0)
+        else:
+            state = self._cascade(i, c, own, opp, buried, key, buried_key, supported, seeds_opp, seeds_own)
+            if state is None:
+                return None
+            balls, buried, key, buried_key, supported, removed = state
+        to_move = c ^ 1
+        repetition_key = self._repetition_key(key, buried_key, to_move)
+        if self._repeats(repetition_key):
+            return None
+        return (balls[0], balls[1], buried, key, buried_key, supported, removed[0], removed[1], repetition_key)
+
+    def _cascade(self, i, c, own, opp, buried, key, buried_key, supported, seeds_opp, seeds_own):
+        """The capture cascade of R13 step 3 (and the suicide test of step 4), seeded by the
+        balls the placement hurt. Returns the new state or ``None`` if the move is illegal."""
+        g = self._g
+        resting, support, zobrist = g.resting, g.support, g.zobrist
+        fnbr = self._freedom_neighbours
+        all_freedoms = self.rules.all_freedoms
+        single_pass = self.rules.own_freedomless_group == "illegal"
+        bit = 1 << i
+        balls = [0, 0]
+        balls[c], balls[c ^ 1] = own, opp
+        seeds = [0, 0]
+        seeds[c], seeds[c ^ 1] = seeds_own, seeds_opp
+        removed = [0, 0]
+        side = c ^ 1
+        idle = 0
+        while idle < 2:
+            mine = balls[side] & ~buried
+            theirs = balls[side ^ 1]
+            occ = mine | theirs | buried
+            free = supported if all_freedoms else g.board_plane & ~occ
+            todo = seeds[side] & mine
+            seeds[side] = 0
+            dead = 0
+            while todo:
+                low = todo & -todo
+                todo ^= low
+                q = low.bit_length() - 1
+                if fnbr[q] & free:
+                    continue
+                group = self._probe(q, mine, theirs, free)
+                if group:
+                    dead |= group
+                    todo &= ~group
+            lifted = 0
+            while dead:  # top-down: the highest index is on the highest level
+                top = 1 << (dead.bit_length() - 1)
+                dead ^= top
+                if not resting[top.bit_length() - 1] & occ:
+                    occ ^= top
+                    lifted |= top
+            if lifted:
+                if side == c and lifted & bit:
+                    return None  # the placed ball itself was captured: suicide
+                idle = 0
+                balls[side] ^= lifted
+                removed[side] |= lifted
+                unsupported = 0
+                m = lifted
+                while m:
+                    low = m & -m
+                    m ^= low
+                    r = low.bit_length() - 1
+                    key ^= zobrist[side][r]
+                    seeds[0] |= support[r] & balls[0]  # released zombies
+                    seeds[1] |= support[r] & balls[1]
+                    unsupported |= resting[r]
+                    u = g.buries[r]
+                    if u >= 0 and not g.buried_by[u] & occ and buried >> u & 1:
+                        buried ^= 1 << u  # un-buried: may now be taken (revealed capture)
+                        uc = 0 if balls[0] >> u & 1 else 1
+                        buried_key ^= zobrist[uc][u]
+                        seeds[uc] |= 1 << u
+                supported &= ~unsupported
+                m = lifted
+                while m:
+                    low = m & -m
+                    m ^= low
+                    s = support[low.bit_length() - 1]
+                    if occ & s == s:
+                        supported |= low
+                if all_freedoms:
+                    m = unsupported
+                    while m:
+                        low = m & -m
+                        m ^= low
+                        near = g.neighbours[low.bit_length() - 1]
+                        seeds[0] |= near & balls[0]
+                        seeds[1] |= near & balls[1]
+            else:
+                idle += 1
+            if single_pass:
+                break
+            side ^= 1
+        occ = balls[0] | balls[1]
+        free = supported if all_freedoms else g.board_plane & ~occ
+        mine = balls[c] & ~buried
+        if not balls[c] & bit:
+            return None
+        if not fnbr[i] & free and self._probe(i, mine, balls[c ^ 1], free):
+            return None
+        if single_pass:
+            todo = seeds[c] & mine & ~bit
+            while todo:
+                low = todo & -todo
+                todo ^= low
+                q = low.bit_length() - 1
+                if fnbr[q] & free:
+                    continue
+                group = self._probe(q, mine, balls[c ^ 1], free)
+                if group:
+                    if self._has_top(group, occ):
+                        return None  # another own group left freedomless (rule "illegal")
+                    todo &= ~group
+        return balls, buried, key, buried_key, supported, removed
+
+    # ------------------------------------------------------------------ moves
+
+    def _point_index(self, move: Move) -> int:
+        i = self._g.index.get(move.point)
+        if i is None:
+            raise IllegalMoveError(f"illegal move: {move!r} is off a {self.size}x{self.size} board")
+        return i
+
+    def _check_placeable(self, i: int) -> str | None:
+        """Why point ``i`` cannot take a ball now (before any capture logic), or None."""
+        g = self._g
+        bit = 1 << i
+        if (self._balls[0] | self._balls[1]) & bit:
+            return "point is occupied"
+        if not self._supported_empty & bit:
+            return "point is not supported"
+        if not self._playable & bit:
+            return f"level is above max_level {self.rules.top_level + 1}"
+        return None
+
+    def _swap_legal(self, c: int) -> bool:
+        return (self.rules.swap and len(self._stack) == 1 and self._stack[0][1].kind == "place"
+                and c == self._to_move and self._end is None)
+
+    def is_legal(self, move: Move, colour: Colour | None = None) -> bool:
+        """True if ``colour`` (default: the side to move) may play ``move`` now."""
+        try:
+            self._prepare(move, colour)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def _prepare(self, move: Move, colour: Colour | None) -> tuple:
+        """Check ``move``; return what :meth:`push` needs, or raise IllegalMoveError."""
+        c = self._to_move if colour is None else int(colour)
+        if self._end is not None:
+            raise IllegalMoveError(f"illegal move: {move.gtp()}: the game is over ({self._end[0].value})")
+        if move.kind == "pass":
+            if not self.rules.allow_pass:
+                raise IllegalMoveError("illegal move: pass: passing is not allowed (allow_pass is off)")
+            return (c, None)
+        if move.kind == "swap":
+            if not self._swap_legal(c):
+                raise IllegalMoveError("illegal move: swap: only the second player, on the second turn, with swap on")
+            return (c, None)
+        i = self._point_index(move)
+        reason = self._check_placeable(i)
+        if reason is None:
+            state = self._resolve(i, c)
+            if state is not None:
+                return (c, state)
+            reason = "suicide or repetition"
+        raise IllegalMoveError(f"illegal move: {move.gtp()} for {Colour(c).name}: {reason}")
+
+    def push(self, move: Move, colour: Colour | None = None) -> None:
+        """Play ``move`` for ``colour`` (default: the side to move); then the opponent of
+        ``colour`` is to move (after a swap the side to move is unchanged).
+
+        Raises :class:`IllegalMoveError` (the board unchanged) if the move is illegal.
+        """
+        c, state = self._prepare(move, colour)
+        self._commit(move, c, state)
+
+    def _commit(self, move: Move, c: int, state: tuple | None) -> None:
+        self._version += 1
+        self._stack.append((c, move, self._balls[0], self._balls[1], self._buried, self._key,
+                            self._buried_key, self._supported_empty, self._to_move,
+                            self._captured[0], self._captured[1], self._passes, self._swapped, self._end))
+        if move.kind == "place":
+            white, black, self._buried, self._key, self._buried_key, self._supported_empty, rw, rb, rk = state
+            self._balls = [white, black]
+            self._to_move = c ^ 1
+            self._passes = 0
+            if rw or rb:
+                taken_by_white, taken_by_black = rb.bit_count(), rw.bit_count()
+                self._captured[0] += taken_by_white
+                self._captured[1] += taken_by_black
+                if self.rules.first_capture_wins:
+                    enemy_removed = (rb if c == 0 else rw).bit_count()
+                    winner = c if enemy_removed else c ^ 1
+                    self._end = (Termination.FIRST_CAPTURE, winner, taken_by_white + taken_by_black)
+            self._positions.append(rk)
+            self._position_count[rk] = self._position_count.get(rk, 0) + 1
+        elif move.kind == "pass":
+            self._to_move = c ^ 1
+            self._passes += 1
+            if self._passes >= 2:
+                self._end = (Termination.TWO_PASSES, None, 0)
+        else:  # swap: the players exchange colours; the same colour is still to move (R7)
+            self._swapped = True
+
+    def pop(self) -> Move:
+        """Undo the last move exactly. Raises IndexError at the root."""
+        if not self._stack:
+            raise IndexError("pop from a board with no moves since the root")
+        self._version += 1
+        (c, move, white, black, self._buried, self._key, self._buried_key, self._supported_empty,
+         self._to_move, cw, cb, self._passes, self._swapped, self._end) = self._stack.pop()
+        self._balls = [white, black]
+        self._captured = [cw, cb]
+        if move.kind == "place":
+            rk = self._positions.pop()
+            count = self._position_count[rk] - 1
+            if count:
+                self._position_count[rk] = count
+            else:
+                del self._position_count[rk]
+        return move
+
+    def peek(self) -> Move | None:
+        return self._stack[-1][1] if self._stack else None
+
+    def _candidates(self) -> int:
+        return self._supported_empty & self._playable
+
+    def _placement_legal(self, i: int, c: int) -> bool:
+        """Legality of a placement at a candidate point, with a cheap exact shortcut for the
+        common board-plane move that has a freedom of its own and captures nothing."""
+        g = self._g
+        if g.level[i] == 0 and not self.rules.all_freedoms:
+            bit = 1 << i
+            opp = self._balls[c ^ 1]
+            empty = g.board_plane & ~(self._balls[0] | self._balls[1] | bit)
+            pn = g.plane_neighbours
+            if pn[i] & empty:
+                enemies = g.neighbours[i] & opp
+                while enemies:
+                    low = enemies & -enemies
+                    if not pn[low.bit_length() - 1] & empty:
+                        break
+                    enemies ^= low
+                else:
+                    # Nothing is captured and the ball lives: only repetition can forbid it.
+                    key = self._key ^ g.zobrist[c][i]
+                    return not self._repeats(self._repetition_key(key, self._buried_key, c ^ 1))
+        return self._resolve(i, c) is not None
+
+    def legal_moves(self, colour: Colour | None = None) -> list[Move]:
+        """Every legal move of ``colour`` (default: side to move), placements sorted by level,
+        row, column, then ``Move.SWAP`` when legal, then ``Move.PASS`` when passing is
+        allowed. Empty when the game is over or ``colour`` cannot move."""
+        if self._end is not None:
+            return []
+        c = self._to_move if colour is None else int(colour)
+        points = self._g.points
+        out = []
+        m = self._candidates()
+        while m:
+            low = m & -m
+            m ^= low
+            i = low.bit_length() - 1
+            if self._placement_legal(i, c):
+                out.append(Move(points[i]))
+        if self._swap_legal(c):
+            out.append(Move.SWAP)
+        if self.rules.allow_pass:
+            out.append(Move.PASS)
+        return out
+
+    def has_legal_placement(self, colour: Colour | None = None) -> bool:
+        """True if ``colour`` (default: side to move) can place a ball somewhere."""
+        c = self._to_move if colour is None else int(colour)
+        cached = self._placement_cache
+        if cached is not None and cached[0] == self._version and cached[1] == c:
+            return cached[2]
+        m = self._candidates()
+        found = False
+        while m:
+            low = m & -m
+            m ^= low
+            if self._placement_legal(low.bit_length() - 1, c):
+                found = True
+                break
+        self._placement_cache = (self._version, c, found)
+        return found
+
+    # ------------------------------------------------------------------ end and score
+
+    def is_game_over(self) -> bool:
+        return self.outcome() is not None
+
+    def outcome(self) -> Outcome | None:
+        """The outcome if the game is over (R17, R20, R21), else None. Resignation is the
+        caller's business: see :meth:`outcome_by_resignation`."""
+        if self._end is not None:
+            termination, winner, margin = self._end
+            if termination is Termination.TWO_PASSES:
+                white, black = self.score("territory")
+                return Outcome(termination, _winner(white, black), white, black)
+            white, black = self.score()
+            return Outcome(termination, None if winner is None else Colour(winner), white, black, margin)
+        if self.rules.allow_pass or self.has_legal_placement():
+            return None
+        if self._swap_legal(self._to_move):
+            return None
+        white, black = self.score()
+        return Outcome(Termination.NO_LEGAL_MOVE, _winner(white, black), white, black)
+
+    def outcome_by_resignation(self, loser: Colour) -> Outcome:
+        white, black = self.score()
+        return Outcome(Termination.RESIGNATION, Colour(loser).opponent, white, black)
+
+    def score(self, scoring: str | None = None) -> tuple[float, float]:
+        """``(white, black)`` under ``scoring`` (default: the rules' scoring), komi added to White.
+
+        ``balls`` (R18): every ball in play. ``territory`` (R19): non-zombie balls, the other
+        side's zombies and the pyramid-closure territory.
+        """
+        scoring = scoring or self.rules.scoring
+        komi = self.rules.komi
+        if scoring == "balls":
+            return self._balls[0].bit_count() + komi, self._balls[1].bit_count() + float(0)
+        zombies = self._zombie_mask()
+        territory = self.territory_masks(zombies)
+        scores = []
+        for c in (0, 1):
+            own = self._balls[c]
+            scores.append((own & ~zombies).bit_count() + (self._balls[c ^ 1] & zombies).bit_count()
+                          + territory[c].bit_count())
+        return scores[0] + komi, float(scores[1])
+
+    def territory_masks(self, zombies: int | None = None) -> tuple[int, int]:
+        """Territory bit sets ``(white, black)`` by the pyramid closure of R19."""
+        g = self._g
+        if zombies is None:
+            zombies = self._zombie_mask()
+        occ = self._balls[0] | self._balls[1]
+        alive = (self._balls[0] & ~zombies, self._balls[1] & ~zombies)
+        plane = g.board_plane
+        empty = plane & ~occ
+        territory = [0, 0]
+        todo = empty
+        while todo:
+            low = todo & -todo
+            region = frontier = low
+            while frontier:  # flood the empty region on level 0
+                b = frontier & -frontier
+                frontier ^= b
+                grow = g.neighbours[b.bit_length() - 1] & empty & ~region
+                region |= grow
+                frontier |= grow
+            todo &= ~region
+            border = 0
+            m = region
+            while m:
+                b = m & -m
+                m ^= b
+                border |= g.neighbours[b.bit_length() - 1]
+            for c in (0, 1):
+                if border & alive[c] and not border & alive[c ^ 1]:
+                    territory[c] |= region
+        for c in (0, 1):
+            base = alive[c] | territory[c]
+            for level in range(1, self.size):
+                m = g.level_mask[level] & ~occ
+                while m:
+                    b = m & -m
+                    m ^= b
+                    s = g.support[b.bit_length() - 1]
+                    if base & s == s:
+                        territory[c] |= b
+                        base |= b
+        return territory[0], territory[1]
+
+    # ------------------------------------------------------------------ random play
+
+    def random_playout(self, rng: _random.Random | None = None, max_moves: int = 2000) -> int:
+        """Play uniformly random legal moves (passes and swaps included when legal) until the
+        game is over or ``max_moves`` were played; return the number of moves played.
+
+        Uniform: candidates are tried in random order without replacement and the first
+        legal one is played, so every legal move is equally likely.
+        """
+        rng = rng or _random.Random()
+        rand = rng.random
+        playable = self._playable
+        g = self._g
+        allow_pass = self.rules.allow_pass
+        cands: list[int] = []
+        where = [-1] * g.count
+        m = self._supported_empty & playable
+        while m:
+            low = m & -m
+            m ^= low
+            i = low.bit_length() - 1
+            where[i] = len(cands)
+            cands.append(i)
+        resolve = self._resolve
+        commit = self._commit
+        points = g.points
+        played = 0
+        while played < max_moves and self._end is None:
+            c = self._to_move
+            k = len(cands)
+            extra = 1 if allow_pass else 0
+            if self._swap_legal(c):
+                extra += 1
+            chosen = None
+            while k + extra:
+                r = int(rand() * (k + extra))
+                if r >= k:  # a pass or a swap, both always legal when offered
+                    chosen = Move.SWAP if (r == k and self._swap_legal(c)) else Move.PASS
+                    state = None
+                    break
+                i = cands[r]
+                state = resolve(i, c)
+                if state is not None:
+                    chosen = i
+                    break
+                k -= 1
+                j = cands[k]
+                cands[r], cands[k] = j, i
+                where[j], where[i] = r, k
+            if chosen is None:
+                break  # the side to move has no legal move: game over (R17)
+            before = self._supported_empty
+            if isinstance(chosen, Move):
+                commit(chosen, c, None)
+            else:
+                commit(Move(points[chosen]), c, state)
+            played += 1
+            diff = (before ^ self._supported_empty) & playable
+            while diff:
+                low = diff & -diff
+                diff ^= low
+                i = low.bit_length() - 1
+                if where[i] < 0:
+                    where[i] = len(cands)
+                    cands.append(i)
+                else:
+                    r = where[i]
+                    last = cands.pop()
+                    if last != i:
+                        cands[r] = last
+                        where[last] = r
+                    where[i] = -1
+        return played
+
+
+def _winner(white: float, black: float) -> Colour | None:
+    if white > black:
+        return WHITE
+    if black > white:
+        return BLACK
+    return None
+
+
+__all__ = ["Board", "Move", "Outcome", "Termination", "IllegalMoveError", "InvalidVertexError", "WHITE", "BLACK"]

@@ -1,0 +1,190 @@
+"""Colours and rule options (``rules.md`` section 9), with their defaults and parsing.
+
+Options live on a :class:`Rules` value that a :class:`~margo_gtp.engine.board.Board` holds;
+nothing is a module global. Names and values are exactly those of ``rules.md`` section 9,
+so the GTP command ``margo-set_rules ko_rule=simple`` and the CLI ``--rule ko_rule=simple``
+both go through :meth:`Rules.with_options`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from margo_gtp.vertex import MAX_SIZE, MIN_SIZE
+
+
+class Colour(enum.IntEnum):
+    """Ball colour. ``int(Colour.WHITE) == 0`` so colours index two-element lists."""
+
+    WHITE = 0
+    BLACK = 1
+
+    @property
+    def opponent(self) -> "Colour":
+        return Colour(self ^ 1)
+
+    @property
+    def letter(self) -> str:
+        """``'W'`` or ``'B'``, as GTP writes colours."""
+        return "WB"[self]
+
+    @classmethod
+    def parse(cls, text: str) -> "Colour":
+        """``'w'``, ``'white'``, ``'B'``, ``'black'`` (any case) -> Colour; ValueError otherwise."""
+        colour = _COLOUR_NAMES.get(text.lower()) if isinstance(text, str) else None
+        if colour is None:
+            raise ValueError(f"invalid colour: {text!r}")
+        return colour
+
+
+_COLOUR_NAMES = {"w": Colour.WHITE, "white": Colour.WHITE, "b": Colour.BLACK, "black": Colour.BLACK}
+
+
+class RulesError(ValueError):
+    """Raised when a rule option name or value is not one of ``rules.md`` section 9"""
+
+
+_ON_OFF = {"on": True, "off": False}
+KO_RULES = ("situational", "positional", "simple", "none")
+KO_POSITIONS = ("full", "top_view")
+SCORINGS = ("balls", "territory")
+OWN_FREEDOMLESS = ("capture", "illegal")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every option of ``rules.md`` section 9, defaults as there.
+
+    ``max_level`` is 0-based like the rules text (``None`` means ``size - 1``: no limit);
+    :attr:`top_level` gives the effective value.
+    """
+
+    size: int = 9
+    first_player: Colour = Colour.WHITE
+    swap: bool = False
+    max_level: int | None = None
+    bridge_cutting: bool = True
+    all_freedoms: bool = False
+    own_freedomless_group: str = "capture"
+    ko_rule: str = "situational"
+    ko_position: str = "full"
+    scoring: str = "balls"
+    allow_pass: bool = False
+    first_capture_wins: bool = False
+    komi: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.size, int) and MIN_SIZE <= self.size <= MAX_SIZE):
+            raise RulesError(f"invalid size: {self.size!r} (allowed {MIN_SIZE}..{MAX_SIZE})")
+        if self.max_level is not None and not (0 <= self.max_level <= self.size - 1):
+            raise RulesError(f"invalid max_level: {self.max_level!r} (allowed 0..{self.size - 1})")
+        for name, allowed in (
+            ("own_freedomless_group", OWN_FREEDOMLESS),
+            ("ko_rule", KO_RULES),
+            ("ko_position", KO_POSITIONS),
+            ("scoring", SCORINGS),
+        ):
+            if getattr(self, name) not in allowed:
+                raise RulesError(f"invalid {name}: {getattr(self, name)!r} (allowed {', '.join(allowed)})")
+        if not math.isfinite(self.komi):
+            raise RulesError(f"invalid komi: {self.komi!r}")
+        object.__setattr__(self, "first_player", Colour(self.first_player))
+
+    @property
+    def top_level(self) -> int:
+        """Highest playable level, 0-based (``max_level`` or ``size - 1``)."""
+        return self.size - 1 if self.max_level is None else min(self.max_level, self.size - 1)
+
+    def replace(self, **changes: Any) -> "Rules":
+        """A copy with some fields changed. Changing ``size`` drops a ``max_level`` that no
+        longer fits (it becomes the default, no limit)."""
+        if "size" in changes and "max_level" not in changes and self.max_level is not None:
+            if self.max_level > changes["size"] - 1:
+                changes["max_level"] = None
+        return dataclasses.replace(self, **changes)
+
+    def with_options(self, options: Mapping[str, str]) -> "Rules":
+        """Apply ``{name: text value}`` pairs (names and values of ``rules.md`` section 9).
+
+        All or nothing: raises :class:`RulesError` quoting the first bad name or value and
+        returns no partial result.
+        """
+        changes: dict[str, Any] = {}
+        for name, text in options.items():
+            changes[name] = _parse_option(name, str(text))
+        size = changes.get("size", self.size)
+        if "max_level" in changes and changes["max_level"] is not None and changes["max_level"] > size - 1:
+            raise RulesError(f"invalid max_level: {options['max_level']!r} (allowed 0..{size - 1})")
+        return self.replace(**changes)
+
+    def options(self) -> dict[str, Any]:
+        """Every option as a JSON-ready value: on/off options as ``"on"``/``"off"``,
+        ``size``/``max_level`` as int (``max_level`` effective), ``komi`` as float."""
+        return {
+            "size": self.size,
+            "first_player": self.first_player.name.lower(),
+            "swap": _on_off(self.swap),
+            "max_level": self.top_level,
+            "bridge_cutting": _on_off(self.bridge_cutting),
+            "all_freedoms": _on_off(self.all_freedoms),
+            "own_freedomless_group": self.own_freedomless_group,
+            "ko_rule": self.ko_rule,
+            "ko_position": self.ko_position,
+            "scoring": self.scoring,
+            "allow_pass": _on_off(self.allow_pass),
+            "first_capture_wins": _on_off(self.first_capture_wins),
+            "komi": float(self.komi),
+        }
+
+
+OPTION_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
+
+
+def _on_off(value: bool) -> str:
+    return "on" if value else "off"
+
+
+def _parse_option(name: str, text: str) -> Any:
+    value = text.strip().lower()
+    if name in ("swap", "bridge_cutting", "all_freedoms", "allow_pass", "first_capture_wins"):
+        if value not in _ON_OFF:
+            raise RulesError(f"invalid value for {name}: {text!r} (allowed on, off)")
+        return _ON_OFF[value]
+    if name in ("size", "max_level"):
+        try:
+            number = int(value)
+        except ValueError:
+            raise RulesError(f"invalid value for {name}: {text!r} (an integer)") from None
+        if name == "size" and not (MIN_SIZE <= number <= MAX_SIZE):
+            raise RulesError(f"invalid value for size: {text!r} (allowed {MIN_SIZE}..{MAX_SIZE})")
+        if name == "max_level" and number < 0:
+            raise RulesError(f"invalid value for max_level: {text!r} (allowed 0..size-1)")
+        return number
+    if name == "komi":
+        try:
+            komi = float(value)
+        except ValueError:
+            raise RulesError(f"invalid value for komi: {text!r} (a number)") from None
+        if not math.isfinite(komi):
+            raise RulesError(f"invalid value for komi: {text!r} (a finite number)")
+        return komi
+    if name == "first_player":
+        try:
+            return Colour.parse(value)
+        except ValueError:
+            raise RulesError(f"invalid value for first_player: {text!r} (allowed white, black)") from None
+    choices = {
+        "own_freedomless_group": OWN_FREEDOMLESS,
+        "ko_rule": KO_RULES,
+        "ko_position": KO_POSITIONS,
+        "scoring": SCORINGS,
+    }.get(name)
+    if choices is None:
+        raise RulesError(f"unknown rule option: {name!r}")
+    if value not in choices:
+        raise RulesError(f"invalid value for {name}: {text!r} (allowed {', '.join(choices)})")
+    return value
