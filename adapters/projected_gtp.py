@@ -1,0 +1,496 @@
+"""``margo-gtp-2d``: the projected 2-D GTP proxy, so Go tools (GoGui, gogui-twogtp) drive MarGo.
+
+Reading guide. The proxy speaks plain 2-D GTP on stdin/stdout and native 3-D GTP
+(``gtp.md``) to an engine subprocess (default: our own ``margo-gtp``). The projection
+(``gtp.md`` section 5, :mod:`margo_gtp.vertex`): the level-``l`` point ``(x, y)`` (0-based)
+is the Go point ``(2x+l, 2y+l)`` of a ``(2N-1)x(2N-1)`` board. A 2-D point is a *column*
+of 3-D points that bury one another; a 2-D move names the lowest empty point of its
+column (:func:`lift`), and a 2-D point whose column holds no point at all (coordinates of
+different parity) can never be played.
+
+Commands the proxy answers or translates (everything else goes to the engine unchanged):
+
+    boardsize S            odd S in 3..25 -> engine ``boardsize (S+1)/2``; else ``unacceptable size``
+    play C V               V lifted to the lowest empty point of its column; ``illegal move`` when
+                           the column is full or empty of points. ``play C pass`` at game end: no-op
+    genmove C, reg_genmove the engine's 3-D answer projected; at game end ``pass`` without asking,
+                           so 2-D referees see two passes and ask ``final_score``
+    final_status_list S    the engine's vertices projected (each 2-D point once)
+    gogui-rules_*          GoGui ruler commands (game_id, board_size, board, legal_moves,
+                           side_to_move, final_result, captured_count, board_gfx)
+    gogui-analyze_commands the proxy's own analyze menu (top-view graphics and text commands)
+
+State (board, side to move, whether the game is over) is always read back from the engine
+with ``margo-board`` and ``margo-legal_moves``; the proxy keeps none, so it can never
+drift from the engine. Malformed input gets the canonical GTP errors and never stops the
+proxy; if the engine process ends, every command that needs it answers
+``? engine is not running`` and ``quit`` still works.
+
+Not representable in 2-D: the swap move (a ``swap`` genmove answer is passed through as
+the word ``swap``) and ``margo-analyze`` (a streaming command; not offered through the proxy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Callable, Sequence
+
+from margo_gtp.protocol.gtp import GtpEngine, GtpError, GtpQuit, run_gtp_session
+from margo_gtp.vertex import (
+    InvalidVertexError,
+    Point,
+    column_points,
+    format_point_2d,
+    parse_point_2d,
+    parse_vertex,
+    project,
+    projected_size,
+)
+
+#: Largest 2-D board: GTP vertices stop at 25 columns (A..Z without I), so N <= 13.
+MAX_SIZE_2D = 25
+#: Native commands not offered through the proxy (streaming results cannot be relayed
+#: line by line).
+HIDDEN_COMMANDS = frozenset({"margo-analyze"})
+GAME_ID = "Margo"
+#: GoGui analyze menu entries (type/label/command), see GoGui's analyze-command docs.
+ANALYZE_COMMANDS = (
+    "gfx/MarGo levels and zombies/gogui-rules_board_gfx",
+    "string/MarGo 3-D board/showboard",
+    "string/MarGo ball count now/margo-score",
+    "string/MarGo rules/margo-get_rules",
+)
+
+
+class EngineGone(Exception):
+    """Raised when the native engine process has ended or broke the protocol"""
+
+
+# ---------------------------------------------------------------------------------------
+# The projection (pure)
+
+
+def lift(col: int, row: int, size: int, occupied: set[Point] | dict[Point, str]) -> Point | None:
+    """The 3-D point a 2-D move at ``(col, row)`` names: the lowest empty point of the
+    column, or None when the column holds no point or is full. Support and legality are
+    not checked (the engine does that)."""
+    for point in column_points(col, row, size):
+        if point not in occupied:
+            return point
+    return None
+
+
+def top_view(balls: dict[Point, str]) -> dict[tuple[int, int], tuple[Point, str]]:
+    """2-D point -> (highest ball of its column, its colour letter)."""
+    view: dict[tuple[int, int], tuple[Point, str]] = {}
+    for point, colour in balls.items():
+        key = project(point)
+        if key not in view or view[key][0].level < point.level:
+            view[key] = (point, colour)
+    return view
+
+
+def board_rows(size: int, balls: dict[Point, str], hole: str = "?") -> list[str]:
+    """The top view as GoGui's ruler board: one line per 2-D row, top row first, points
+    separated by spaces; ``X`` Black, ``O`` White, ``.`` a column that can still take a
+    ball or is empty, ``hole`` a 2-D point with no 3-D point."""
+    side = projected_size(size)
+    view = top_view(balls)
+    rows = []
+    for row in reversed(range(side)):
+        cells = []
+        for col in range(side):
+            if (col, row) in view:
+                cells.append("X" if view[(col, row)][1] == "B" else "O")
+            elif column_points(col, row, size):
+                cells.append(".")
+            else:
+                cells.append(hole)
+        rows.append(" ".join(cells))
+    return rows
+
+
+def project_vertex(text: str, size: int) -> str:
+    """A native vertex (``'D4:2'``) -> its 2-D point (``'H8'``); ``pass``/``resign``/``swap``
+    come back lower case. Raises InvalidVertexError on anything else."""
+    word = text.strip().lower()
+    if word in ("pass", "resign", "swap"):
+        return word
+    return format_point_2d(*project(parse_vertex(text, size)))
+
+
+# ---------------------------------------------------------------------------------------
+# The engine side
+
+
+class NativeEngine:
+    """A blocking line-by-line GTP client of the native engine subprocess."""
+
+    def __init__(self, argv: Sequence[str], *, stderr: IO[str] | None = None) -> None:
+        self.argv = list(argv)
+        self._process = subprocess.Popen(
+            self.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+        )
+
+    def send(self, command: str) -> tuple[bool, str]:
+        """Send one command line; returns ``(ok, result text)``. Raises EngineGone."""
+        process = self._process
+        if process.poll() is not None or process.stdin is None or process.stdout is None:
+            raise EngineGone("engine is not running")
+        try:
+            process.stdin.write(command + "\n")
+            process.stdin.flush()
+            first = process.stdout.readline()
+            while first.strip() == "" and first != "":
+                first = process.stdout.readline()
+            lines = [first]
+            while lines[-1] not in ("", "\n"):
+                lines.append(process.stdout.readline())
+        except (OSError, ValueError) as error:
+            raise EngineGone(f"engine is not running ({error})") from None
+        if lines[-1] == "":
+            raise EngineGone("engine is not running")
+        head, body = lines[0].rstrip("\n"), [line.rstrip("\n") for line in lines[1:-1]]
+        if not head or head[0] not in "=?":
+            raise EngineGone(f"engine broke the protocol: {head!r}")
+        ok = head[0] == "="
+        first_text = head[1:].lstrip("0123456789")
+        first_text = first_text[1:] if first_text.startswith(" ") else first_text
+        text = "\n".join(([first_text] if first_text or not body else [""]) + body)
+        return ok, text
+
+    def close(self) -> None:
+        """Ask the engine to quit, then wait for it (killing it if it hangs)."""
+        process = self._process
+        if process.poll() is None:
+            try:
+                self.send("quit")
+            except EngineGone:
+                pass
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+
+@dataclass
+class NativeView:
+    """The engine's ``margo-board`` answer."""
+
+    size: int
+    to_move: str
+    balls: dict[Point, str]
+    zombies: set[Point]
+    captured: dict[str, int]
+    over: bool
+
+    @classmethod
+    def from_json(cls, text: str) -> "NativeView":
+        data = json.loads(text)
+        size = int(data["size"])
+        return cls(
+            size=size,
+            to_move=str(data["to_move"]).upper(),
+            balls={parse_vertex(v, size): str(c).upper() for v, c in data["balls"].items()},
+            zombies={parse_vertex(v, size) for v in data.get("zombies", [])},
+            captured={str(k).upper(): int(n) for k, n in data.get("captured", {}).items()},
+            over=bool(data["over"]),
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# The 2-D session
+
+
+_COLOURS = {"b": "B", "black": "B", "w": "W", "white": "W"}
+
+
+def _colour(text: str) -> str:
+    colour = _COLOURS.get(text.lower())
+    if colour is None:
+        raise GtpError("syntax error")
+    return colour
+
+
+class ProjectedSession:
+    """The 2-D command handlers, talking to a :class:`NativeEngine`.
+
+    ``hole`` is the character ``gogui-rules_board`` writes for 2-D points that can never
+    hold a ball (``?`` by default; GoGui's board parser counts only ``X``, ``O`` and ``.``,
+    so pass ``hole='.'`` when driving GoGui as a ruler).
+    """
+
+    def __init__(self, engine: NativeEngine, *, hole: str = "?") -> None:
+        self.engine = engine
+        self.hole = hole
+
+    # -- plumbing ----------------------------------------------------------------------
+
+    def ask(self, command: str) -> str:
+        """Send a command the proxy needs; engine failures become GtpError."""
+        try:
+            ok, text = self.engine.send(command)
+        except EngineGone as error:
+            raise GtpError(str(error)) from None
+        if not ok:
+            raise GtpError(text)
+        return text
+
+    def view(self) -> NativeView:
+        text = self.ask("margo-board")
+        try:
+            return NativeView.from_json(text)
+        except (ValueError, KeyError, TypeError) as error:
+            raise GtpError(f"engine sent a bad margo-board answer: {error}") from None
+
+    def forwarder(self, name: str) -> Callable[[list[str]], str]:
+        def forward(args: list[str]) -> str:
+            return self.ask(" ".join([name, *args]))
+
+        forward.__name__ = f"forward_{name}"
+        return forward
+
+    def engine_commands(self) -> list[str]:
+        try:
+            ok, text = self.engine.send("list_commands")
+        except EngineGone:
+            return []
+        return [line.strip() for line in text.splitlines() if ok and line.strip()]
+
+    def handlers(self) -> dict[str, Callable[[list[str]], str | None]]:
+        own: dict[str, Callable[[list[str]], str | None]] = {
+            "quit": self.cmd_quit,
+            "boardsize": self.cmd_boardsize,
+            "play": self.cmd_play,
+            "genmove": self.cmd_genmove,
+            "reg_genmove": self.cmd_reg_genmove,
+            "final_status_list": self.cmd_final_status_list,
+            "gogui-rules_game_id": self.cmd_rules_game_id,
+            "gogui-rules_board_size": self.cmd_rules_board_size,
+            "gogui-rules_board": self.cmd_rules_board,
+            "gogui-rules_legal_moves": self.cmd_rules_legal_moves,
+            "gogui-rules_side_to_move": self.cmd_rules_side_to_move,
+            "gogui-rules_final_result": self.cmd_rules_final_result,
+            "gogui-rules_captured_count": self.cmd_rules_captured_count,
+            "gogui-rules_board_gfx": self.cmd_rules_board_gfx,
+            "gogui-analyze_commands": self.cmd_analyze_commands,
+        }
+        passed = {
+            name: self.forwarder(name)
+            for name in self.engine_commands()
+            if name not in own and name not in HIDDEN_COMMANDS
+            and name not in ("protocol_version", "known_command", "list_commands")
+        }
+        return {**passed, **own}
+
+    # -- standard commands ---------------------------------------------------------------
+
+    def cmd_quit(self, args: list[str]) -> None:
+        self.engine.close()
+        raise GtpQuit()
+
+    def cmd_boardsize(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        try:
+            side = int(args[0])
+        except ValueError:
+            raise GtpError("syntax error") from None
+        if side % 2 == 0 or not 3 <= side <= MAX_SIZE_2D:
+            raise GtpError("unacceptable size")
+        self.ask(f"boardsize {(side + 1) // 2}")
+
+    def cmd_play(self, args: list[str]) -> None:
+        if len(args) != 2:
+            raise GtpError("syntax error")
+        colour = _colour(args[0])
+        if args[1].lower() == "pass":
+            if self.view().over:
+                return  # a 2-D referee echoing the end-of-game passes
+            self.ask(f"play {colour} pass")
+            return
+        view = self.view()
+        try:
+            col, row = parse_point_2d(args[1], projected_size(view.size))
+        except InvalidVertexError:
+            raise GtpError("syntax error") from None
+        point = lift(col, row, view.size, view.balls)
+        if point is None:
+            raise GtpError("illegal move")
+        self.ask(f"play {colour} {point.gtp()}")
+
+    def _generate(self, name: str, args: list[str]) -> str:
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        colour = _colour(args[0])
+        view = self.view()
+        if view.over:
+            return "pass"
+        answer = self.ask(f"{name} {colour}")
+        try:
+            return project_vertex(answer, view.size)
+        except InvalidVertexError:
+            raise GtpError(f"engine answered an unreadable move: {answer!r}") from None
+
+    def cmd_genmove(self, args: list[str]) -> str:
+        return self._generate("genmove", args)
+
+    def cmd_reg_genmove(self, args: list[str]) -> str:
+        return self._generate("reg_genmove", args)
+
+    def cmd_final_status_list(self, args: list[str]) -> str:
+        size = self.view().size
+        answer = self.ask(" ".join(["final_status_list", *args]))
+        points: list[str] = []
+        for token in answer.split():
+            try:
+                point = project_vertex(token, size)
+            except InvalidVertexError:
+                continue
+            if point not in points:
+                points.append(point)
+        return " ".join(points)
+
+    # -- GoGui ruler commands ------------------------------------------------------------
+
+    def cmd_rules_game_id(self, args: list[str]) -> str:
+        return GAME_ID
+
+    def cmd_rules_board_size(self, args: list[str]) -> str:
+        return str(projected_size(self.view().size))
+
+    def cmd_rules_board(self, args: list[str]) -> str:
+        view = self.view()
+        return "\n" + "\n".join(board_rows(view.size, view.balls, self.hole))
+
+    def cmd_rules_legal_moves(self, args: list[str]) -> str:
+        view = self.view()
+        if view.over:
+            return ""
+        answer = self.ask("margo-legal_moves")
+        points: list[tuple[int, int]] = []
+        can_pass = False
+        for token in answer.split():
+            word = token.lower()
+            if word == "pass":
+                can_pass = True
+            elif word != "swap":
+                points.append(project(parse_vertex(token, view.size)))
+        moves = [format_point_2d(col, row) for col, row in sorted(set(points), key=lambda p: (p[1], p[0]))]
+        return " ".join(moves + (["pass"] if can_pass else []))
+
+    def cmd_rules_side_to_move(self, args: list[str]) -> str:
+        return "black" if self.view().to_move == "B" else "white"
+
+    def cmd_rules_final_result(self, args: list[str]) -> str:
+        if not self.view().over:
+            return "unknown"
+        return self.ask("final_score")
+
+    def cmd_rules_captured_count(self, args: list[str]) -> str:
+        # GoGui reads "<white stones captured> <black stones captured>"; the engine counts
+        # balls captured *by* each colour, so White's losses are Black's captures.
+        captured = self.view().captured
+        return f"{captured.get('B', 0)} {captured.get('W', 0)}"
+
+    def cmd_rules_board_gfx(self, args: list[str]) -> str:
+        view = self.view()
+        shown = top_view(view.balls)
+        labels = []
+        zombies = []
+        for (col, row), (point, _) in sorted(shown.items(), key=lambda item: (item[0][1], item[0][0])):
+            name = format_point_2d(col, row)
+            if point.level > 0:
+                labels.append(f"{name} {point.level + 1}")
+            if point in view.zombies:
+                zombies.append(name)
+        lines = []
+        if labels:
+            lines.append("LABEL " + " ".join(labels))
+        if zombies:
+            lines.append("COLOR red " + " ".join(zombies))
+        to_move = "Black" if view.to_move == "B" else "White"
+        state = "game over" if view.over else f"{to_move} to move"
+        lines.append(
+            f"TEXT {state}; captured by White {view.captured.get('W', 0)}, "
+            f"by Black {view.captured.get('B', 0)}; zombies {len(view.zombies)}"
+        )
+        return "\n".join(lines)
+
+    def cmd_analyze_commands(self, args: list[str]) -> str:
+        return "\n".join(ANALYZE_COMMANDS)
+
+
+def build_engine(session: ProjectedSession, *, stderr: IO[str] | None = None) -> GtpEngine:
+    """The GTP front end: protocol commands + the session's handlers + passthroughs."""
+    return GtpEngine(session.handlers(), stderr=stderr)
+
+
+def default_engine_command() -> list[str]:
+    """Our own ``margo-gtp``: next to the running Python (same venv) or on PATH."""
+    beside = Path(sys.executable).parent / "margo-gtp"
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("margo-gtp")
+    return [found] if found else ["margo-gtp"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="margo-gtp-2d",
+        description="Projected 2-D GTP for MarGo: Go tools (GoGui, gogui-twogtp) talk to a native "
+        "MarGo GTP engine through a (2N-1)x(2N-1) Go board.",
+    )
+    parser.add_argument(
+        "--engine",
+        metavar="CMD",
+        help="native MarGo GTP engine command line (default: margo-gtp from this installation)",
+    )
+    parser.add_argument(
+        "--hole",
+        default="?",
+        metavar="CHAR",
+        help="character gogui-rules_board writes for 2-D points that never hold a ball "
+        "(default '?'; use '.' for GoGui, whose board parser counts only X, O and '.')",
+    )
+    options = parser.parse_args(argv)
+    if len(options.hole) != 1 or options.hole.isspace():
+        parser.error("--hole takes one visible character")
+    command = shlex.split(options.engine) if options.engine else default_engine_command()
+    try:
+        engine = NativeEngine(command)
+    except OSError as error:
+        print(f"margo-gtp-2d: cannot start engine {command!r}: {error}", file=sys.stderr)
+        return 2
+    session = ProjectedSession(engine, hole=options.hole)
+    try:
+        run_gtp_session(build_engine(session), sys.stdin, sys.stdout)
+    except (KeyboardInterrupt, BrokenPipeError):
+        pass
+    finally:
+        engine.close()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
