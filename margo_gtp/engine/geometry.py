@@ -96,6 +96,8 @@ class Geometry:
         self.vertical = tuple(s | r for s, r in zip(support, resting))
         self.links = tuple(links)
         self.links_uncut = tuple(tuple((b, -1) for b, _ in ls) for ls in links)
+        #: union of the crossing points of all of a point's cuttable contacts
+        self.crossings_near = tuple(_union(c for _, c in ls if c != -1) for ls in links)
         self.under = tuple(under)
         self.buries = tuple(buries)
         self.buried_by = tuple(buried_by)
@@ -137,6 +139,13 @@ class Geometry:
         for p in points:
             m |= 1 << self.index[p]
         return m
+
+
+def _union(masks) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
 
 
 @functools.cache
