@@ -35,7 +35,7 @@ from pathlib import Path
 
 TST_DIR = Path(__file__).parent / "gtp"
 
-_NUMBERED = re.compile(r"\s*(\d+)\s+\S")
+_NUMBERED = re.compile(r"\s*(\d+)(?:\s|$)")
 _EXPECTATION = re.compile(r"#\?\s*\[(!?)(.*)\](\*?)\s*$")
 _RESPONSE_HEAD = re.compile(r"([=?])(\d*)")
 
@@ -93,7 +93,11 @@ def parse_tst(text: str) -> list[Expectation]:
             expectations.append(Expectation(last[0], last[1], pattern, bool(negated), bool(star), line_number))
             last = None
             continue
-        command = line.split("#", 1)[0]
+        # Find the command as the engine will see it (gtp.md section 1), independently
+        # of the engine's own preprocessing: drop control characters except HT, cut the
+        # comment, HT -> space.
+        command = "".join(c for c in line if c == "\t" or (" " <= c != "\x7f")).split("#", 1)[0]
+        command = command.replace("\t", " ")
         numbered = _NUMBERED.match(command)
         if numbered:
             number = numbered.group(1)
