@@ -364,7 +364,10 @@ class GameSession(HandlerGroup):
         except ImportError as error:
             self._detail(f"printsgf: {error}")
             raise GtpError("cannot save file") from None
-        text = sgf.dumps(sgf.record_from_board(self.board))
+        meta = {}
+        if self._state.resigned is not None:
+            meta["result"] = f"{self._state.resigned.opponent.letter}+R"
+        text = sgf.dumps(sgf.record_from_board(self.board, **meta))
         if filename is None:
             return text
         try:

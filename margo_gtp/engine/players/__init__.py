@@ -55,7 +55,8 @@ def register_player(name: str, factory: PlayerFactory) -> None:
 
 def parse_player_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``'mcts:seconds=1,seed=7'`` -> ``('mcts', {'seconds': '1', 'seed': '7'})``."""
-    name, _, option_text = spec.strip().partition(":")
+    name, _, option_text = spec.partition(":")
+    name = name.strip()
     if not name:
         raise PlayerSpecError(f"empty player name in spec {spec!r}")
     options: dict[str, str] = {}
