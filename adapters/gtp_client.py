@@ -37,12 +37,13 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
+import select
 import shlex
 import signal
 import subprocess
 import threading
 import time
+from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -81,9 +82,6 @@ class BadGtpResponse(GtpError):
         super().__init__(f"{shown!r} failed: {message!r}")
 
 
-_EOF = None  # reader-queue sentinel: the engine's stdout ended
-
-
 class GtpClient:
     """A GTP engine running as a child process, driven by blocking calls.
 
@@ -112,7 +110,8 @@ class GtpClient:
             open(wire_log, "a", encoding="utf-8") if isinstance(wire_log, (str, os.PathLike)) else wire_log
         )
         self._process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._lines: deque[str] = deque()  # complete lines read but not yet consumed
+        self._partial = b""  # bytes after the last line end
         self._next_id = 1
         self._broken: str | None = None
         self._eof = False
@@ -141,7 +140,8 @@ class GtpClient:
         """Start (or start again) the engine process and its reader threads."""
         if self._process is not None and self._process.poll() is None:
             raise RuntimeError(f"engine {self.name!r} is already running")
-        self._lines = queue.Queue()
+        self._lines = deque()
+        self._partial = b""
         self._broken = None
         self._eof = False
         self._log("--", f"start {shlex.join(self.argv)}")
@@ -153,9 +153,9 @@ class GtpClient:
             cwd=self.cwd,
             start_new_session=True,
         )
-        process = self._process
-        threading.Thread(target=self._read_stdout, args=(process, self._lines), daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(process,), daemon=True).start()
+        # stdout is read in the caller's thread with select() (no thread hop per answer);
+        # stderr is drained by a thread so a chatty engine never blocks on a full pipe.
+        threading.Thread(target=self._read_stderr, args=(self._process,), daemon=True).start()
 
     def restart(self) -> None:
         """Kill the engine (if running) and start a fresh one: the cure for a broken client."""
@@ -283,19 +283,37 @@ class GtpClient:
             return first[0] == "=", text
 
     def _next_line(self, command: str, deadline: float | None, timeout: float | None) -> str:
-        if self._eof:
-            raise self._eof_error(command)
+        while not self._lines:
+            if self._eof:
+                raise self._eof_error(command)
+            self._fill(command, deadline, timeout)
+        return self._lines.popleft()
+
+    def _fill(self, command: str, deadline: float | None, timeout: float | None) -> None:
+        """Wait (until ``deadline``) for output and split it into lines."""
+        assert self._process is not None and self._process.stdout is not None
+        fd = self._process.stdout.fileno()
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            raise self._break(GtpTimeout(f"engine {self.name!r} did not answer {command!r} within {timeout:g} s"))
+        ready, _, _ = select.select([fd], [], [], remaining)
+        if not ready:
+            return  # the loop in _next_line checks the deadline again
         try:
-            if deadline is None:
-                line = self._lines.get()
-            else:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise self._break(GtpTimeout(f"engine {self.name!r} did not answer {command!r} within {timeout:g} s")) from None
-        if line is _EOF:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
             self._eof = True
-            raise self._eof_error(command)
-        return line
+            if self._partial:  # a last line without its line end still counts
+                chunk, self._partial = self._partial + b"\n", b""
+            else:
+                return
+        *complete, self._partial = (self._partial + chunk).split(b"\n")
+        for raw in complete:
+            line = _preprocess(raw.decode("utf-8", errors="replace"))
+            self._log(">>", line)
+            self._lines.append(line)
 
     def _eof_error(self, command: str) -> GtpChannelClosed:
         code = None
@@ -311,17 +329,6 @@ class GtpClient:
         self._broken = str(error)
         self._log("--", f"broken: {error}")
         return error
-
-    def _read_stdout(self, process: subprocess.Popen[bytes], lines: "queue.Queue[str | None]") -> None:
-        assert process.stdout is not None
-        try:
-            for raw in process.stdout:
-                line = _preprocess(raw.decode("utf-8", errors="replace"))
-                self._log(">>", line)
-                lines.put(line)
-        except (OSError, ValueError):
-            pass
-        lines.put(_EOF)
 
     def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
         assert process.stderr is not None

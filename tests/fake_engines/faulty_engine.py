@@ -1,0 +1,197 @@
+"""A small MarGo GTP engine for the referee tests: plays seeded random legal moves, and
+misbehaves on purpose.
+
+    faulty_engine.py [--fault KIND] [--at N] [--once FILE] [--delay S] [--seed N]
+                     [--swap] [--log FILE]
+
+``--fault`` acts at the engine's N-th ``genmove`` (``--at``, default 1, counted over the
+process's life; for ``reject`` its N-th ``play``; ``badsetup`` on every
+``margo-set_rules``). With ``--once FILE`` the fault happens only while FILE does not
+exist (the engine creates it), so a restarted engine behaves. Kinds:
+
+    crash      exits with code 1 without answering
+    hang       never answers
+    garbage    writes a line that is not a GTP answer
+    malformed  answers "= Z99:9"
+    illegal    answers a well-formed vertex that is illegal now
+    closeout   closes stdout and keeps running
+    resign     answers "= resign"
+    pass       answers "= pass" (illegal unless allow_pass is on)
+    fail       answers "? I give up"
+    slow       sleeps --delay seconds, then plays normally
+    reject     answers "? illegal move" to play
+    badsetup   answers "? unknown command" to margo-set_rules
+
+``--swap`` answers ``swap`` whenever swapping is legal. ``--log FILE`` appends every
+command line received (for tests that check what the referee sends).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules, RulesError
+from margo_gtp.vertex import InvalidVertexError, Point
+
+COMMANDS = [
+    "protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
+    "clear_board", "komi", "play", "genmove", "time_settings", "time_left", "margo-set_rules",
+]
+
+
+class FaultyEngine:
+    def __init__(self, options: argparse.Namespace) -> None:
+        self.options = options
+        self.rng = random.Random(options.seed)
+        self.rules = Rules()
+        self.board = Board(self.rules)
+        self.genmoves = 0
+        self.plays = 0
+        self.log = open(options.log, "a", encoding="utf-8") if options.log else None
+
+    def fault_now(self, count: int, kinds: tuple[str, ...]) -> bool:
+        if self.options.fault not in kinds or count != self.options.at:
+            return False
+        if self.options.once:
+            marker = Path(self.options.once)
+            if marker.exists():
+                return False
+            marker.write_text("done\n")
+        return True
+
+    def handle(self, name: str, args: list[str]) -> tuple[bool, str]:
+        if name == "protocol_version":
+            return True, "2"
+        if name == "name":
+            return True, "faulty"
+        if name == "version":
+            return True, "1"
+        if name == "known_command":
+            return True, "true" if args and args[0] in COMMANDS else "false"
+        if name == "list_commands":
+            return True, "\n".join(COMMANDS)
+        if name == "boardsize":
+            try:
+                self.rules = self.rules.replace(size=int(args[0]))
+            except (ValueError, RulesError, IndexError):
+                return False, "unacceptable size"
+            self.board = Board(self.rules)
+            return True, ""
+        if name == "clear_board":
+            self.board = Board(self.rules)
+            return True, ""
+        if name == "komi":
+            self.rules = self.rules.replace(komi=float(args[0]))
+            self.board = Board(self.rules)
+            return True, ""
+        if name == "margo-set_rules":
+            if self.options.fault == "badsetup":
+                return False, "unknown command"
+            try:
+                self.rules = self.rules.with_options(dict(pair.split("=", 1) for pair in args))
+            except (RulesError, ValueError):
+                return False, "syntax error"
+            self.board = Board(self.rules)
+            return True, ""
+        if name in ("time_settings", "time_left"):
+            return True, ""
+        if name == "play":
+            self.plays += 1
+            if self.fault_now(self.plays, ("reject",)):
+                return False, "illegal move"
+            try:
+                self.board.push(Move.from_gtp(args[1], self.board.size), Colour.parse(args[0]))
+            except (InvalidVertexError, ValueError, IndexError):
+                return False, "illegal move"
+            return True, ""
+        if name == "genmove":
+            return self.genmove(Colour.parse(args[0]))
+        return False, "unknown command"
+
+    def genmove(self, colour: Colour) -> tuple[bool, str]:
+        self.genmoves += 1
+        fault = self.options.fault if self.fault_now(self.genmoves, FAULTS) else None
+        if fault == "crash":
+            os._exit(1)
+        if fault == "hang":
+            time.sleep(3600)
+        if fault == "garbage":
+            sys.stdout.write("I think I will play tengen\n\n")
+            sys.stdout.flush()
+            return True, None  # type: ignore[return-value]  # nothing more to write
+        if fault == "malformed":
+            return True, "Z99:9"
+        if fault == "illegal":
+            legal = set(self.board.legal_moves(colour))
+            for level in range(self.board.size):
+                for y in range(self.board.size - level):
+                    for x in range(self.board.size - level):
+                        move = Move(Point(x, y, level))
+                        if move not in legal:
+                            return True, move.gtp()
+        if fault == "closeout":
+            sys.stdout.flush()
+            os.close(1)
+            time.sleep(3600)
+        if fault == "resign":
+            return True, "resign"
+        if fault == "pass":
+            return True, "pass"
+        if fault == "fail":
+            return False, "I give up"
+        if fault == "slow":
+            time.sleep(self.options.delay)
+        moves = self.board.legal_moves(colour)
+        if not moves:
+            return True, "pass"
+        if self.options.swap and Move.SWAP in moves:
+            move = Move.SWAP
+        else:
+            placements = [m for m in moves if m.point is not None] or moves
+            move = self.rng.choice(placements)
+        self.board.push(move, colour)
+        return True, move.gtp()
+
+
+FAULTS = ("crash", "hang", "garbage", "malformed", "illegal", "closeout", "resign", "pass", "fail", "slow")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fault", default=None)
+    parser.add_argument("--at", type=int, default=1)
+    parser.add_argument("--once", default=None)
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--swap", action="store_true")
+    parser.add_argument("--log", default=None)
+    engine = FaultyEngine(parser.parse_args())
+    for raw in sys.stdin:
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        command_id = ""
+        if words[0].isdigit():
+            command_id, words = words[0], words[1:]
+        if engine.log is not None:
+            engine.log.write(" ".join(words) + "\n")
+            engine.log.flush()
+        name, args = words[0], words[1:]
+        if name == "quit":
+            sys.stdout.write(f"={command_id}\n\n")
+            sys.stdout.flush()
+            return
+        ok, text = engine.handle(name, args)
+        if text is None:
+            continue
+        sys.stdout.write(("=" if ok else "?") + command_id + (" " + text if text else "") + "\n\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
