@@ -40,7 +40,8 @@ syntax and range, colours. What is not: legality of the moves - :func:`replay` c
 
 The *projected* export (:func:`dumps_projected`) is a plain Go record (``GM[1]``,
 ``SZ[2N-1]``) in which every move is the Go point of its projection (``gtp.md`` section 5),
-so Go viewers can step through a MarGo game as a top view. When a capture uncovers or empties
+so Go viewers can step through a MarGo game as a top view (and :func:`loads` reads such a
+Go record back, lifting each move to its MarGo point). When a capture uncovers or empties
 a 2-D point, a setup-only node (``AE``/``AB``/``AW``) follows the move so the viewer shows the
 true top view; Go viewers never capture anything themselves, because occupied projected
 points are never orthogonal neighbours on the 2-D board.
@@ -55,7 +56,7 @@ from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp import __version__
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules, RulesError
-from margo_gtp.vertex import COLUMNS, Point, projected_size, project
+from margo_gtp.vertex import Point, column_points, format_point_2d, project, projected_size
 
 #: Private SGF game number of native MarGo records (no number is registered for MarGo).
 MARGO_GM = 77
@@ -360,18 +361,28 @@ def _read_size(root: Any) -> int:
 
 
 def loads(text: str) -> GameRecord:
-    """Read a native MarGo SGF text (``GM[77]``) into a :class:`GameRecord`.
+    """Read a MarGo SGF text into a :class:`GameRecord`.
 
-    Checks syntax, the game type, size, rule options and point syntax/range; does not
-    check that moves are legal (:func:`replay` does). Raises :class:`SgfError` with a
-    message naming the offending property.
+    A native record (``GM[77]``): checks syntax, the game type, size, rule options and
+    point syntax/range; does not check that moves are legal (:func:`replay` does).
+
+    A Go record (``GM[1]`` or no GM) is read as a *projected* record - what a Go tool saved
+    while driving ``margo-gtp-2d``, or :func:`dumps_projected` wrote: ``SZ`` must be odd
+    (2N-1), and each Go move is lifted to the lowest empty point of its column while the
+    game is replayed, so its moves *are* checked. Setup stones in the root cannot be lifted
+    (a top view does not say what lies below) and are rejected; setup-only nodes after the
+    root (view corrections) and nodes without a move are skipped. A swap cannot be
+    recovered from a projected record.
+
+    Raises :class:`SgfError` with a message naming the offending property or node.
     """
     game = _parse_game(text)
     root = game.get_root()
     number = _game_number(root)
+    if number == 1:
+        return _read_projected(game)
     if number != MARGO_GM:
-        hint = " (a Go record, e.g. a projected export, is not a native MarGo record)" if number == 1 else ""
-        raise SgfError(f"not a MarGo record: GM[{number}], expected GM[{MARGO_GM}]{hint}")
+        raise SgfError(f"not a MarGo record: GM[{number}], expected GM[{MARGO_GM}] (or GM[1], a projected record)")
     size = _read_size(root)
     if not 2 <= size <= 19:
         raise SgfError(f"unsupported board size: SZ[{size}] (allowed 2..19)")
@@ -413,6 +424,67 @@ def loads(text: str) -> GameRecord:
             raise SgfError(f"node {number}: {error}") from None
         record.moves.append((colour, move))
         record.time_left.append(_float(node, f"{letter}L") if node.has_property(f"{letter}L") else None)
+        record.times.append(_float(node, "TU") if node.has_property("TU") else None)
+        record.move_properties.append(
+            {
+                identifier: _decode_values(node, identifier)
+                for identifier in node.properties()
+                if identifier not in _MOVE_KNOWN
+            }
+        )
+    return record
+
+
+def _read_projected(game: sgfmill_sgf.Sgf_game) -> GameRecord:
+    root = game.get_root()
+    side = game.get_size()
+    if side % 2 == 0 or side < 3:
+        raise SgfError(f"projected Go record: SZ[{side}] is not an odd size from 3 to 25 (2N-1 for N = 2..13)")
+    size = (side + 1) // 2
+    record = GameRecord(rules=_read_rules(root, size))
+    record.black_name = _text(root, "PB")
+    record.white_name = _text(root, "PW")
+    record.result = _text(root, "RE")
+    setup = sorted({"AB", "AW", "AE"} & set(root.properties()))
+    if setup:
+        raise SgfError(f"projected Go record: setup stones ({setup[0]}) cannot be lifted to MarGo points")
+    if root.has_property("PL"):
+        record.setup_to_move = _colour_letter(_single_raw(root, "PL"), "PL")
+    record.root_properties = {
+        identifier: _decode_values(root, identifier)
+        for identifier in root.properties()
+        if identifier not in _ROOT_KNOWN
+    }
+    board = replay(record)
+    for number, node in enumerate(game.get_main_sequence()[1:], start=1):
+        if node.has_property("B") and node.has_property("W"):
+            raise SgfError(f"projected Go record: node {number}: both B and W in one node")
+        try:
+            letter, go_point = node.get_move()
+        except ValueError:
+            raw = [v for c in ("B", "W") if node.has_property(c) for v in _decode_values(node, c)]
+            raise SgfError(f"projected Go record: node {number}: bad Go move: {', '.join(map(repr, raw))}") from None
+        if letter is None:
+            continue  # a view correction or a comment-only node
+        colour = Colour.parse(letter)
+        if go_point is None:
+            move = Move.PASS
+        else:
+            row, col = go_point
+            point = next((p for p in column_points(col, row, size) if board.get(p) is None), None)
+            if point is None:
+                raise SgfError(f"projected Go record: node {number}: {letter.upper()} at "
+                               f"{format_point_2d(col, row)} names no empty MarGo point")
+            move = Move(point)
+        if not _is_idle_pass(board, colour, move):
+            try:
+                board.push(move, colour)
+            except (IllegalMoveError, ValueError) as error:
+                raise SgfError(f"projected Go record: node {number}: move {len(record.moves) + 1} "
+                               f"({colour.letter} {move.gtp()}) is illegal: {error}") from None
+        record.moves.append((colour, move))
+        prop = f"{colour.letter}L"
+        record.time_left.append(_float(node, prop) if node.has_property(prop) else None)
         record.times.append(_float(node, "TU") if node.has_property("TU") else None)
         record.move_properties.append(
             {
@@ -526,6 +598,9 @@ def dumps_projected(record: GameRecord) -> str:
     if record.setup_to_move is not None:
         root.set_raw("PL", record.setup_to_move.letter.encode())
 
+    count = len(record.moves)
+    times, time_left = _padded(record.times, count), _padded(record.time_left, count)
+    extras = _padded(record.move_properties, count)
     node = root
     for number, (colour, move) in enumerate(record.moves, start=1):
         if _is_idle_pass(board, colour, move):
@@ -537,9 +612,15 @@ def dumps_projected(record: GameRecord) -> str:
                 raise SgfError(f"move {number} ({colour.letter} {move.gtp()}) is illegal: {error}") from None
             played = True
         node = node.new_child()
+        if extras[number - 1]:
+            _set_extra(node, extras[number - 1], _MOVE_KNOWN)
         if move.is_swap:
             node.set_raw("C", _raw(f"{colour.letter} swap: the players exchange colours"))
             continue
+        if time_left[number - 1] is not None:
+            node.set_raw(f"{colour.letter}L", _number(time_left[number - 1]).encode())
+        if times[number - 1] is not None:
+            node.set_raw("TU", _number(times[number - 1]).encode())
         letter = colour.letter.lower()
         if move.is_pass:
             node.set_move(letter, None)

@@ -176,10 +176,16 @@ MALFORMED = [
     ("", "malformed SGF: no SGF data found"),
     ("(;GM[77]SZ[5]", "malformed SGF: unexpected end of SGF data"),
     ("hello", "malformed SGF: no SGF data found"),
-    ("(;GM[1]SZ[9])", "not a MarGo record: GM[1], expected GM[77] (a Go record, e.g. a projected export, "
-                      "is not a native MarGo record)"),
-    ("(;SZ[9])", "not a MarGo record: GM[1], expected GM[77] (a Go record, e.g. a projected export, "
-                 "is not a native MarGo record)"),
+    ("(;GM[2]SZ[9])", "not a MarGo record: GM[2], expected GM[77] (or GM[1], a projected record)"),
+    ("(;GM[1]SZ[8])", "projected Go record: SZ[8] is not an odd size from 3 to 25 (2N-1 for N = 2..13)"),
+    ("(;SZ[1])", "projected Go record: SZ[1] is not an odd size from 3 to 25 (2N-1 for N = 2..13)"),
+    ("(;GM[1]SZ[9]AB[ee])", "projected Go record: setup stones (AB) cannot be lifted to MarGo points"),
+    ("(;GM[1]SZ[9];B[ab])", "projected Go record: node 1: B at A8 names no empty MarGo point"),
+    ("(;GM[1]SZ[5];B[aa];W[aa])", "projected Go record: node 2: W at A5 names no empty MarGo point"),
+    ("(;GM[1]SZ[5];B[bd])", "projected Go record: node 1: move 1 (B A1:2) is illegal: "
+                            "illegal move: A1:2 for BLACK: point is not supported"),
+    ("(;GM[1]SZ[5];B[zz])", "projected Go record: node 1: bad Go move: 'zz'"),
+    ("(;GM[1]SZ[5];B[aa]W[bb])", "projected Go record: node 1: both B and W in one node"),
     ("(;GM[x]SZ[9])", "bad GM value: 'x'"),
     ("(;GM[77])", "missing SZ: a MarGo record must give its board size"),
     ("(;GM[77]SZ[20])", "unsupported board size: SZ[20] (allowed 2..19)"),
@@ -287,6 +293,33 @@ def test_projected_export_replays_to_the_top_view(rules: Rules) -> None:
             assert go_move == (row, col)
     expected = {p: c.letter for p, c in sgf.top_view(board.balls()).items()}
     assert view == expected
+
+
+@pytest.mark.parametrize("rules", [Rules(size=2), Rules(size=4, komi=2.5, ko_rule="simple"), Rules(size=9)],
+                         ids=lambda r: f"N{r.size}")
+def test_projected_export_reads_back_as_the_same_game(rules: Rules) -> None:
+    board = Board(rules)
+    board.random_playout(random.Random(3))
+    record = sgf.record_from_board(board, black_name="b", white_name="w", times=[0.25] * 3)
+    back = sgf.loads(sgf.dumps_projected(record))
+    assert back.moves == record.moves
+    assert back.rules.options() == rules.options()
+    assert back.result == record.result and back.black_name == "b"
+    assert back.times == [0.25] * 3 + [None] * (len(record.moves) - 3)
+    assert sgf.replay(back).balls() == board.balls()
+
+
+def test_a_go_tool_saved_game_loads_with_end_passes() -> None:
+    text = (DATA / "gogui_saved_n3.sgf").read_text(encoding="utf-8")
+    record = sgf.loads(text)
+    assert record.rules.size == 3 and record.rules.komi == 0.5
+    assert [(c.letter, m.gtp()) for c, m in record.moves][:5] == [
+        ("B", "A1:1"), ("W", "B1:1"), ("B", "A2:1"), ("W", "B2:1"), ("B", "A1:2")]
+    assert record.move_properties[0] == {"C": ["first"]}
+    board = sgf.replay(record)
+    assert board.is_game_over()
+    assert board.outcome().result() == record.result == "W+3.5"
+    assert [m.gtp() for _, m in record.moves[-2:]] == ["pass", "pass"]
 
 
 def test_projected_export_refuses_boards_beyond_13() -> None:
