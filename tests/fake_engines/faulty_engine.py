@@ -5,7 +5,7 @@ misbehaves on purpose.
                      [--swap] [--log FILE]
 
 ``--fault`` acts at the engine's N-th ``genmove`` (``--at``, default 1, counted over the
-process's life; for ``reject`` its N-th ``play``; ``badsetup`` on every
+process's life; for ``reject`` its N-th ``play``, for ``badsetup`` its N-th
 ``margo-set_rules``). With ``--once FILE`` the fault happens only while FILE does not
 exist (the engine creates it), so a restarted engine behaves. Kinds:
 
@@ -52,6 +52,7 @@ class FaultyEngine:
         self.board = Board(self.rules)
         self.genmoves = 0
         self.plays = 0
+        self.setups = 0
         self.log = open(options.log, "a", encoding="utf-8") if options.log else None
 
     def fault_now(self, count: int, kinds: tuple[str, ...]) -> bool:
@@ -90,7 +91,8 @@ class FaultyEngine:
             self.board = Board(self.rules)
             return True, ""
         if name == "margo-set_rules":
-            if self.options.fault == "badsetup":
+            self.setups += 1
+            if self.fault_now(self.setups, ("badsetup",)):
                 return False, "unknown command"
             try:
                 self.rules = self.rules.with_options(dict(pair.split("=", 1) for pair in args))
