@@ -50,7 +50,7 @@ points are never orthogonal neighbours on the 2-D board.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from sgfmill import sgf as sgfmill_sgf
 
@@ -582,13 +582,13 @@ def dumps_projected(record: GameRecord) -> str:
         "MR",
         [_raw(f"{name}={value}") for name, value in options.items() if name not in _OPTIONS_IN_OTHER_PROPERTIES],
     )
-    root.set_raw(
-        "C",
-        _raw(
-            f"MarGo {size}x{size} seen from above: the level-k ball at (x, y) is shown at the Go "
-            "point (2x+k-1, 2y+k-1); each point shows the highest ball of its column."
-        ),
+    _set_extra(root, record.root_properties, _ROOT_KNOWN | {"C"})
+    note = _raw(
+        f"MarGo {size}x{size} seen from above: the level-k ball at (x, y) is shown at the Go "
+        "point (2x+k-1, 2y+k-1); each point shows the highest ball of its column."
     )
+    comments = record.root_properties.get("C", [])
+    root.set_raw("C", note + (b"\n\n" + comments[0].encode("utf-8") if comments else b""))
     _set_game_info(root, record, record.rules.komi)
 
     board = replay(record, 0)
@@ -639,3 +639,38 @@ def dumps_projected(record: GameRecord) -> str:
             _set_stones(fix, "AB", (p for p in changed if shown[p] == Colour.BLACK))
             _set_stones(fix, "AW", (p for p in changed if shown[p] == Colour.WHITE))
     return game.serialise().decode("utf-8")
+
+
+# ---------------------------------------------------------------------------------------
+# Command line: convert between native and projected records
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m margo_adapters.sgf {projected,native} FILE``: print FILE converted.
+
+    ``projected`` writes the Go export of a MarGo record (for Sabaki and other Go viewers);
+    ``native`` writes the native MarGo record of any record :func:`loads` reads (e.g. a
+    game a Go tool saved while playing through ``margo-gtp-2d``). Exit status 1 and a
+    message on stderr when the file cannot be read or converted.
+    """
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m margo_adapters.sgf", description=main.__doc__.splitlines()[0])
+    parser.add_argument("target", choices=("projected", "native"))
+    parser.add_argument("file")
+    options = parser.parse_args(argv)
+    try:
+        with open(options.file, encoding="utf-8") as handle:
+            record = loads(handle.read())
+        replay(record)
+        text = dumps_projected(record) if options.target == "projected" else dumps(record)
+    except (OSError, UnicodeDecodeError, SgfError) as error:
+        print(f"margo_adapters.sgf: {options.file}: {error}", file=sys.stderr)
+        return 1
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

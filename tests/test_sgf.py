@@ -357,3 +357,27 @@ def test_engine_printsgf_then_loadsgf_restores_the_game(tmp_path: Path) -> None:
     assert answers[7] == "=" and answers[8] == "=" and answers[9] == "="
     assert answers[6] == answers[10]
     assert sgf.loads(saved.read_text(encoding="utf-8")).moves[-1][1].gtp() == "B2:2"
+
+
+def test_command_line_converts_both_ways(tmp_path: Path) -> None:
+    def convert(target: str, path: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "margo_adapters.sgf", target, str(path)],
+                              capture_output=True, text=True, timeout=60)
+
+    native = convert("native", DATA / "gogui_saved_n3.sgf")
+    assert native.returncode == 0 and "GM[77]" in native.stdout
+    (tmp_path / "native.sgf").write_text(native.stdout, encoding="utf-8")
+    projected = convert("projected", tmp_path / "native.sgf")
+    assert projected.returncode == 0
+    again = sgf.loads(projected.stdout)
+    assert again.moves == sgf.loads(native.stdout).moves
+    assert again.root_properties["C"][0].endswith("White command: margo-gtp-2d")
+    missing = convert("projected", tmp_path / "missing.sgf")
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert missing.stderr.startswith(f"margo_adapters.sgf: {tmp_path / 'missing.sgf'}: [Errno 2]")
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;GM[77]SZ[3];W[ab:2])", encoding="utf-8")
+    failed = convert("native", bad)
+    assert failed.returncode == 1
+    assert failed.stderr == f"margo_adapters.sgf: {bad}: move 1 (W A1:2) is illegal: " \
+                            "illegal move: A1:2 for WHITE: point is not supported\n"
