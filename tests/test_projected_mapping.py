@@ -163,3 +163,21 @@ def test_board_rows_top_view_of_a_small_pyramid() -> None:
     balls[Point(0, 0, 1)] = "B"
     assert board_rows(2, balls, hole=".") == ["X . O", ". X .", "O . X"]
     assert top_view(balls)[(1, 1)] == (Point(0, 0, 1), "B")
+
+
+def gogui_ruler_board(text: str, side: int) -> list[str]:
+    """How GoGui reads a gogui-rules_board answer (its GenericBoard): it walks the text
+    counting only 'X', 'O' and '.', `side` of them per row, top row first, and skips every
+    other character."""
+    cells = [c for c in text if c in "XO."]
+    return ["".join(cells[i * side:(i + 1) * side]) for i in range(side)]
+
+
+def test_gogui_reads_the_board_only_with_dots_for_holes() -> None:
+    balls = {Point(0, 0, 0): "W", Point(1, 0, 0): "B", Point(0, 1, 0): "B", Point(1, 1, 0): "W",
+             Point(0, 0, 1): "B", Point(2, 2, 0): "W"}
+    size = 3
+    dots = "\n".join(board_rows(size, balls, hole="."))
+    assert gogui_ruler_board(dots, 5) == ["....O", ".....", "X.O..", ".X...", "O.X.."]
+    marks = "\n".join(board_rows(size, balls))
+    assert gogui_ruler_board(marks, 5) != gogui_ruler_board(dots, 5)  # '?' shifts GoGui's columns
