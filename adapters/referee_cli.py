@@ -82,7 +82,7 @@ def match(
             name_a=name_a, name_b=name_b, wire_log=wire_log,
         )
     except ValueError as error:
-        err.print(f"margo-match: {error}", markup=False)
+        err.print(f"margo-match: {error}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_USAGE)
     names = {"A": config.engine_a.name, "B": config.engine_b.name}
     bar = _ScoreProgress(err, enabled=progress)
@@ -90,7 +90,7 @@ def match(
         with bar:
             run = run_match(config, out, on_game=bar.game_done, on_start=bar.start)
     except (MatchMismatch, EngineStartError) as error:
-        err.print(f"margo-match: {error}", markup=False)
+        err.print(f"margo-match: {error}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_USAGE)
     summary = summarize_match(run.records, names)
     summary["interrupted"] = run.interrupted
@@ -102,7 +102,7 @@ def match(
     else:
         print_match_summary(Console(), summary)
     if run.interrupted:
-        err.print(f"interrupted: {summary['games']} of {config.games} games finished and kept in {out}; run the same command to resume", markup=False)
+        err.print(f"interrupted: {summary['games']} of {config.games} games finished and kept in {out}; run the same command to resume", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
@@ -201,15 +201,15 @@ def print_match_summary(console: Console, summary: dict[str, Any]) -> None:
         )
     console.print(table)
     for label, stats in summary["engines"].items():
-        console.print(f"{label} = {stats['name']}", markup=False, soft_wrap=True)
+        console.print(f"{label} = {stats['name']}", markup=False, highlight=False, soft_wrap=True)
     score = summary["score_a"]
     if summary["games"]:
         low, high = score["wilson95"]
-        console.print(f"Score of A: {score['score']:g}/{summary['games']} = {100 * score['fraction']:.1f}% (Wilson 95%: {100 * low:.1f}% to {100 * high:.1f}%)", markup=False)
+        console.print(f"Score of A: {score['score']:g}/{summary['games']} = {100 * score['fraction']:.1f}% (Wilson 95%: {100 * low:.1f}% to {100 * high:.1f}%)", markup=False, highlight=False, soft_wrap=True)
         elo = summary["elo_a_minus_b"]
-        console.print(f"Elo A - B: {_signed(elo['elo'])} (95%: {_signed(elo['low'])} to {_signed(elo['high'])})", markup=False)
-        console.print(f"Mean game length: {summary['mean_game_length']:.1f} moves", markup=False)
-        console.print("Endings: " + ", ".join(f"{reason} {count}" for reason, count in summary["endings"].items()), markup=False)
+        console.print(f"Elo A - B: {_signed(elo['elo'])} (95%: {_signed(elo['low'])} to {_signed(elo['high'])})", markup=False, highlight=False, soft_wrap=True)
+        console.print(f"Mean game length: {summary['mean_game_length']:.1f} moves", markup=False, highlight=False, soft_wrap=True)
+        console.print("Endings: " + ", ".join(f"{reason} {count}" for reason, count in summary["endings"].items()), markup=False, highlight=False, soft_wrap=True)
 
 
 def _signed(value: float | None) -> str:
@@ -240,7 +240,7 @@ def tournament(
     try:
         config = TournamentConfig.load(config_path)
     except (OSError, TournamentConfigError) as error:
-        err.print(f"margo-tournament: {error}", markup=False)
+        err.print(f"margo-tournament: {error}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_USAGE)
     bars: list[_ScoreProgress] = []
 
@@ -255,7 +255,7 @@ def tournament(
     try:
         run = run_tournament(config, on_pairing)
     except (MatchMismatch, EngineStartError) as error:
-        err.print(f"margo-tournament: {error}", markup=False)
+        err.print(f"margo-tournament: {error}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_USAGE)
     finally:
         if bars:
@@ -269,7 +269,7 @@ def tournament(
     else:
         print_tournament_report(Console(), names, report)
     if run.interrupted:
-        err.print("interrupted: finished games are kept; run the same command to resume", markup=False)
+        err.print("interrupted: finished games are kept; run the same command to resume", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_INTERRUPTED)
 
 

@@ -1,0 +1,165 @@
+"""margo-match as a real process: resume after kill -9, Ctrl-C, --json, and matches
+between real ``margo-gtp`` engines."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from margo_adapters import sgf
+from margo_adapters.referee_cli import match_config_from_options
+from margo_gtp.engine import Board, Colour, Move, Rules
+
+pytestmark = pytest.mark.process
+
+BIN = Path(sys.executable).parent
+MARGO_MATCH = str(BIN / "margo-match")
+MARGO_GTP = str(BIN / "margo-gtp")
+FAULTY = Path(__file__).parent / "fake_engines" / "faulty_engine.py"
+
+
+def faulty(*args: str) -> str:
+    return shlex.join([sys.executable, str(FAULTY), *args])
+
+
+def results(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def wait_for_lines(path: Path, count: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_bytes().count(b"\n") >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not reach {count} lines")
+
+
+def test_kill_9_then_the_same_command_finishes_with_exactly_n_games(tmp_path):
+    out = tmp_path / "out"
+    # Slow engines (50 ms a move) so that the kill lands mid-match.
+    command = [
+        MARGO_MATCH, faulty("--fault", "slow", "--delay", "0.05", "--at", "1", "--seed", "1"), faulty("--seed", "2"),
+        "--games", "6", "--size", "3", "--out", str(out), "--json", "--no-progress",
+    ]
+    referee = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_lines(out / "results.jsonl", 2)
+    referee.send_signal(signal.SIGKILL)
+    referee.wait()
+    with open(out / "results.jsonl", "ab") as handle:  # as if the kill had landed mid-write
+        handle.write(b'{"game": 99, "engine_a": "torn')
+    finished_before = {record["game"] for record in results_tolerant(out)}
+    assert 2 <= len(finished_before) < 6
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    records = results(out)
+    assert sorted(record["game"] for record in records) == [1, 2, 3, 4, 5, 6]
+    assert {record["game"] for record in records[: len(finished_before)]} == finished_before
+    summary = json.loads(done.stdout)
+    assert summary["games"] == 6 and summary["run"]["games_played"] == 6 - len(finished_before)
+    assert sorted(p.name for p in out.glob("game-*.sgf")) == [f"game-000{i}.sgf" for i in range(1, 7)]
+
+
+def results_tolerant(out: Path) -> list[dict]:
+    records = []
+    for line in (out / "results.jsonl").read_text().splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            pass
+    return records
+
+
+def test_ctrl_c_stops_cleanly_keeps_finished_games_and_resumes(tmp_path):
+    out = tmp_path / "out"
+    command = [
+        MARGO_MATCH, faulty("--fault", "slow", "--delay", "0.05", "--at", "1"), faulty("--seed", "3"),
+        "--games", "5", "--size", "3", "--out", str(out), "--json", "--no-progress",
+    ]
+    referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_lines(out / "results.jsonl", 1)
+    referee.send_signal(signal.SIGINT)
+    stdout, stderr = referee.communicate(timeout=60)
+    assert referee.returncode == 130
+    summary = json.loads(stdout)
+    assert summary["interrupted"] is True
+    assert summary["games"] == len(results(out)) < 5
+    assert f"games finished and kept in {out}; run the same command to resume" in stderr
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0
+    assert sorted(record["game"] for record in results(out)) == [1, 2, 3, 4, 5]
+
+
+def test_margo_gtp_random_match_with_json_summary(tmp_path):
+    out = tmp_path / "out"
+    engine = f"{MARGO_GTP} --player random"
+    done = subprocess.run(
+        [MARGO_MATCH, engine, engine, "--games", "4", "--size", "4", "--out", str(out), "--json", "--parallel", "2", "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    a, b = summary["engines"]["A"], summary["engines"]["B"]
+    assert summary["games"] == 4
+    assert a["wins"] + a["draws"] + a["losses"] == 4 and (a["wins"], a["losses"]) == (b["losses"], b["wins"])
+    assert sum(a["as_white"].values()) == 2 and sum(a["as_black"].values()) == 2
+    assert a["forfeits"] == {} and b["forfeits"] == {}
+    assert set(summary["endings"]) == {"no legal move"}
+    assert (a["name"], b["name"]) == (f"{engine} (A)", f"{engine} (B)")
+    assert json.loads((out / "summary.json").read_text())["games"] == 4
+    for record in results(out):
+        game = sgf.loads((out / record["sgf"]).read_text())
+        board = Board(Rules(size=4))
+        for move in record["moves"]:
+            board.push(Move.from_gtp(move["move"], 4), Colour.WHITE if move["colour"] == "W" else Colour.BLACK)
+        assert board.outcome() is not None and board.outcome().result() == record["result"]
+        assert sgf.replay(game).balls() == board.balls()
+
+
+def test_margo_gtp_match_with_rules_and_adjudication_prints_tables(tmp_path):
+    engine = f"{MARGO_GTP} --player random"
+    done = subprocess.run(
+        [MARGO_MATCH, f"{engine} --seed 1", f"{engine} --seed 5", "--games", "2", "--size", "5", "--rule", "swap=on", "--komi", "0.5",
+         "--max-moves", "6", "--out", str(tmp_path), "--no-progress"],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "120"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 games" in done.stdout and "Score of A:" in done.stdout and "Elo A - B:" in done.stdout
+    assert "Endings: adjudicated at max moves 2" in done.stdout
+    for record in results(tmp_path):
+        assert record["reason"] == "adjudicated at max moves" and record["move_count"] == 6
+        white, black = record["balls"]["W"] + 0.5, record["balls"]["B"]
+        assert record["result"] == (f"W+{white - black:g}" if white > black else f"B+{black - white:g}")
+        game = sgf.loads((tmp_path / record["sgf"]).read_text())
+        assert game.rules.swap and game.rules.komi == 0.5
+
+
+def test_a_different_match_in_the_same_directory_is_refused(tmp_path):
+    engine = f"{MARGO_GTP} --player random"
+    first = subprocess.run([MARGO_MATCH, engine, engine, "--games", "1", "--size", "3", "--out", str(tmp_path), "--no-progress"], capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run([MARGO_MATCH, engine, engine, "--games", "1", "--size", "4", "--out", str(tmp_path), "--no-progress"], capture_output=True, text=True, timeout=60)
+    assert second.returncode == 2
+    assert "holds a different match (differs in: rules); use another --out" in second.stderr
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"rules": ["swap"]}, "--rule must be K=V: 'swap'"),
+        ({"rules": ["ko_rule=never"]}, "invalid value for ko_rule: 'never'"),
+        ({"time_control": "1 2"}, "time control must be"),
+        ({"size": 1}, "invalid value for size: '1'"),
+    ],
+)
+def test_bad_options_are_value_errors_quoting_the_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        match_config_from_options("a", "b", games=1, **kwargs)
