@@ -371,7 +371,9 @@ class Board:
     # ------------------------------------------------------------------ groups
 
     def _probe(self, start: int, mine: int, theirs: int, free: int) -> int:
-        """0 if the group of the ball at ``start`` has a freedom, else the group's bit set.
+        """The group's bit set (> 0) if the group of the ball at ``start`` has no freedom;
+        otherwise ``~seen`` (< 0), ``seen`` being the balls visited before a freedom was
+        found: they are all in this living group, so ``seeds &= result`` skips them.
 
         ``mine``: the colour's non-buried balls; ``theirs``: the other colour's balls (for
         cuts); ``free``: the points that count as freedoms.
@@ -385,7 +387,7 @@ class Board:
             frontier ^= low
             i = low.bit_length() - 1
             if fnbr[i] & free:
-                return 0
+                return ~seen
             unseen = mine & ~seen
             grow = vertical[i] & unseen
             side = neighbours[i] & unseen
@@ -565,14 +567,16 @@ class Board:
             if fnbr[q] & free:
                 continue
             group = self._probe(q, mine, own, free)
-            if group:
-                if self._has_top(group, occ):
-                    slow = True
-                    break
+            if group < 0:
+                seeds &= group
+            elif self._has_top(group, occ):
+                slow = True
+                break
+            else:
                 seeds &= ~group
         if not slow:
             mine = own & ~buried
-            if not fnbr[i] & free and self._probe(i, mine, opp, free):
+            if not fnbr[i] & free and self._probe(i, mine, opp, free) > 0:
                 return None  # suicide: the placed ball's group has no freedom
             seeds = seeds_own & mine & ~bit
             while seeds:
@@ -582,10 +586,12 @@ class Board:
                 if fnbr[q] & free:
                     continue
                 group = self._probe(q, mine, opp, free)
-                if group:
-                    if self._has_top(group, occ):
-                        slow = True
-                        break
+                if group < 0:
+                    seeds &= group
+                elif self._has_top(group, occ):
+                    slow = True
+                    break
+                else:
                     seeds &= ~group
         if not slow:
             balls = (own, opp) if c == 0 else (opp, own)
@@ -634,7 +640,9 @@ class Board:
                 if fnbr[q] & free:
                     continue
                 group = self._probe(q, mine, theirs, free)
-                if group:
+                if group < 0:
+                    todo &= group
+                else:
                     dead |= group
                     todo &= ~group
             lifted = 0
@@ -692,7 +700,7 @@ class Board:
         mine = balls[c] & ~buried
         if not balls[c] & bit:
             return None
-        if not fnbr[i] & free and self._probe(i, mine, balls[c ^ 1], free):
+        if not fnbr[i] & free and self._probe(i, mine, balls[c ^ 1], free) > 0:
             return None
         unsettled = 0
         if single_pass:
@@ -704,9 +712,11 @@ class Board:
                 if fnbr[q] & free:
                     continue
                 group = self._probe(q, mine, balls[c ^ 1], free)
-                if group:
-                    if self._has_top(group, occ):
-                        return None  # another own group left freedomless (rule "illegal")
+                if group < 0:
+                    todo &= group
+                elif self._has_top(group, occ):
+                    return None  # another own group left freedomless (rule "illegal")
+                else:
                     todo &= ~group
             # The single pass does not follow up what its removals released or un-buried:
             # remember the opponent's groups it left freedomless and liftable.
@@ -719,7 +729,9 @@ class Board:
                 if fnbr[q] & free:
                     continue
                 group = self._probe(q, theirs_nb, balls[c], free)
-                if group:
+                if group < 0:
+                    todo &= group
+                else:
                     if self._has_top(group, occ):
                         unsettled |= group
                     todo &= ~group
