@@ -71,3 +71,102 @@ POSITIONS_MD = [
         (("W", "C1:1", True), ("B", "B1:1", False)), "A1:1 B2:1 C1:1", "C2:1 D1:1",
     ),
 ]
+
+
+# ---------------------------------------------------------------------------------------
+# The 8 symmetries of the square, applied level by level.
+
+
+def transform(point: tuple[int, int, int], symmetry: int, size: int) -> tuple[int, int, int]:
+    """Image of ``(x, y, l)`` under symmetry ``0..7`` of the square: bit 0 mirrors x, bit 1
+    mirrors y, bit 2 swaps x and y (applied last). Level ``l`` is a grid of side ``N-l``,
+    so a point is mirrored inside its own level's grid; this maps supports to supports."""
+    x, y, level = point
+    last = size - 1 - level
+    if symmetry & 1:
+        x = last - x
+    if symmetry & 2:
+        y = last - y
+    if symmetry & 4:
+        x, y = y, x
+    return (x, y, level)
+
+
+SYMMETRY_NAMES = ["id", "mirror-x", "mirror-y", "rot180", "transpose", "rot90", "rot270", "anti-transpose"]
+
+
+# ---------------------------------------------------------------------------------------
+# Bridges between the reference's plain tuples/strings and the engine's types. The engine
+# is imported lazily so the reference tests run without it.
+
+
+def engine_rules(options: dict[str, object]):
+    """``margo_gtp.engine.Rules`` from §9 names and text values."""
+    from margo_gtp.engine import Rules
+
+    return Rules().with_options({name: str(value) for name, value in options.items()})
+
+
+def engine_colour(colour: str):
+    from margo_gtp.engine import Colour
+
+    return Colour.WHITE if colour == "W" else Colour.BLACK
+
+
+def ref_colour(colour) -> str:
+    return colour.letter
+
+
+def engine_point(point: tuple[int, int, int]):
+    from margo_gtp.engine import Point
+
+    return Point(*point)
+
+
+def ref_point(point) -> tuple[int, int, int]:
+    return (point.x, point.y, point.level)
+
+
+def engine_move(move):
+    """Reference move (tuple, "pass", "swap") -> engine Move."""
+    from margo_gtp.engine import Move
+
+    if move == "pass":
+        return Move.PASS
+    if move == "swap":
+        return Move.SWAP
+    return Move(engine_point(move))
+
+
+def ref_move(move):
+    """Engine Move -> reference move."""
+    if move.is_pass:
+        return "pass"
+    if move.is_swap:
+        return "swap"
+    return ref_point(move.point)
+
+
+def engine_board(options: dict[str, object], balls: dict[tuple[int, int, int], str] | None = None,
+                 to_move: str | None = None):
+    """A fresh engine Board under ``options`` with ``balls`` set up and ``to_move``."""
+    from margo_gtp.engine import Board
+
+    board = Board(engine_rules(options))
+    if balls or to_move is not None:
+        board.setup({engine_point(p): engine_colour(c) for p, c in (balls or {}).items()},
+                    to_move=None if to_move is None else engine_colour(to_move))
+    return board
+
+
+def balls_of(board) -> dict[tuple[int, int, int], str]:
+    """Engine board -> reference ball dict."""
+    return {ref_point(p): ref_colour(c) for p, c in board.balls().items()}
+
+
+def case_balls(size: int, white: str, black: str) -> dict[tuple[int, int, int], str]:
+    import reference_rules as ref
+
+    balls = {p: "W" for p in ref.parse_balls(white, size)}
+    balls.update({p: "B" for p in ref.parse_balls(black, size)})
+    return balls
