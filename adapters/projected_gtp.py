@@ -476,7 +476,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     if len(options.hole) != 1 or options.hole.isspace():
         parser.error("--hole takes one visible character")
-    command = shlex.split(options.engine) if options.engine else default_engine_command()
+    try:
+        command = shlex.split(options.engine) if options.engine is not None else default_engine_command()
+    except ValueError as error:
+        parser.error(f"--engine: {error}")
+    if not command:
+        parser.error("--engine: empty command")
     try:
         engine = NativeEngine(command)
     except OSError as error:

@@ -268,3 +268,21 @@ def test_mixed_parity_columns_are_never_offered() -> None:
             col, row = parse_point_2d(vertex, 9)
             assert column_points(col, row, 5)[0].level == 0
         assert parse_vertex("A1:1", 5) == column_points(0, 0, 5)[0]
+
+
+@pytest.mark.parametrize(
+    "args, stderr_end",
+    [
+        (["--engine", "/nonexistent/engine"],
+         "cannot start engine ['/nonexistent/engine']: [Errno 2] No such file or directory: '/nonexistent/engine'\n"),
+        (["--engine", "margo-gtp 'unbalanced"], "error: --engine: No closing quotation\n"),
+        (["--engine", ""], "error: --engine: empty command\n"),
+        (["--hole", "ab"], "error: --hole takes one visible character\n"),
+    ],
+)
+def test_bad_command_lines_exit_with_status_2(args: list[str], stderr_end: str) -> None:
+    completed = subprocess.run([str(MARGO_GTP_2D), *args], input="quit\n", capture_output=True, text=True,
+                               timeout=60)
+    assert completed.returncode == 2
+    assert completed.stdout == ""
+    assert completed.stderr.endswith(stderr_end)
