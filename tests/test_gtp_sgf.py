@@ -98,7 +98,7 @@ def test_printsgf_records_a_resignation(tmp_path: Path) -> None:
 
 BAD_FILES = [
     ("not sgf at all", "hello"),
-    ("go record", "(;FF[4]GM[1]SZ[9];B[dd])"),
+    ("go record of even size", "(;FF[4]GM[1]SZ[8])"),
     ("illegal move", "(;FF[4]GM[77]SZ[4];W[aa:1];B[aa:1])"),
     ("off board", "(;FF[4]GM[77]SZ[4];W[zz:1])"),
     ("bad size", "(;FF[4]GM[77]SZ[40])"),
