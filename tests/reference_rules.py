@@ -643,16 +643,16 @@ class ReferenceBoard:
         return sorted(found, key=lambda p: (p[2], p[1], p[0]))
 
     def legal_moves(self, colour: str | None = None) -> list[RefMove]:
-        """Placements (level, row, column order), then ``pass`` if allowed, then ``swap``
-        if legal. Empty when the game is over."""
+        """Placements (level, row, column order), then ``swap`` if legal, then ``pass`` if
+        allowed. Empty when the game is over."""
         colour = colour or self.to_move
         if self._ended_by_event():
             return []
         moves: list[RefMove] = list(self.legal_placements(colour))
-        if self.rules.allow_pass:
-            moves.append(PASS)
         if self._swap_legal(colour):
             moves.append(SWAP)
+        if self.rules.allow_pass:
+            moves.append(PASS)
         return moves
 
     # -- playing -----------------------------------------------------------------------------
