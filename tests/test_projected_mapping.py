@@ -21,6 +21,7 @@ from margo_gtp.vertex import (
     Point,
     column_points,
     format_point_2d,
+    gtp_order,
     parse_point_2d,
     project,
     projected_size,
@@ -78,18 +79,26 @@ def test_playable_columns_are_the_same_parity_points(size: int) -> None:
 
 def reachable_position(size: int, rng: random.Random, steps: int) -> set[Point]:
     """Random placements on supported points mixed with capture-like removals of balls
-    that nothing rests on: exactly the occupancies MarGo play can produce."""
+    that nothing rests on: exactly the occupancies MarGo play can produce. The set of
+    placeable points is kept up to date locally (only the balls resting on a changed
+    point can change), which keeps N = 13 fast."""
     occupied: set[Point] = set()
-    points = all_points(size)
+    candidates = {p for p in all_points(size) if p.level == 0}
     for _ in range(steps):
         if occupied and rng.random() < 0.25:
             removable = [p for p in occupied if not any(q in occupied for q in resting_on(p, size))]
-            occupied.discard(rng.choice(removable))
+            point = rng.choice(sorted(removable, key=gtp_order))
+            occupied.discard(point)
+            candidates.add(point)
+            candidates.difference_update(resting_on(point, size))
             continue
-        choices = [p for p in points if placeable(p, occupied)]
-        if not choices:
+        if not candidates:
             break
-        occupied.add(rng.choice(choices))
+        point = rng.choice(sorted(candidates, key=gtp_order))
+        occupied.add(point)
+        candidates.discard(point)
+        candidates.update(q for q in resting_on(point, size) if placeable(q, occupied))
+    assert candidates == {p for p in all_points(size) if placeable(p, occupied)}
     return occupied
 
 
