@@ -481,3 +481,42 @@ def test_set_rules_after_setup_keeps_the_position() -> None:
     state = board_json(engine)
     assert state["balls"] == {"A1:1": "W", "B1:1": "B"} and state["to_move"] == "B"
     assert ask(engine, "final_score") == "= W+1.5\n\n"
+
+
+# -- the hook for extra handler groups (margo-analyze comes from the players' side) ------------
+
+
+class _AnalyzeLike:
+    """A streaming result in the style of margo-analyze: one info line per legal move."""
+
+    def __init__(self, session: GameSession, colour: Colour) -> None:
+        self.session, self.colour = session, colour
+
+    def run(self, write, stop_requested) -> None:
+        for order, move in enumerate(self.session.board.legal_moves(self.colour)[:2]):
+            write(f"info move {move.gtp()} visits 0 order {order}\n")
+
+
+def test_an_extra_handler_group_can_add_a_streaming_command() -> None:
+    from margo_gtp.protocol.handlers import HandlerGroup
+
+    engine = new_engine()
+    session: GameSession = engine.session  # type: ignore[attr-defined]
+
+    class AnalyzeGroup(HandlerGroup):
+        def commands(self):
+            return {"margo-analyze": self.cmd_analyze}
+
+        def converters(self):
+            return session.converters()
+
+        def cmd_analyze(self, colour: Colour, interval: int = 100):
+            return _AnalyzeLike(session, colour)
+
+    engine.add_handlers(AnalyzeGroup().handlers())
+    session.analyze_commands.append("string/Analyze/margo-analyze %c")
+    assert gtp("boardsize 2\n3 margo-analyze b\nknown_command margo-analyze\nmargo-analyze\n", engine) == (
+        "=\n\n=3\ninfo move A1:1 visits 0 order 0\ninfo move B1:1 visits 0 order 1\n\n= true\n\n? syntax error\n\n"
+    )
+    assert ask(engine, "gogui-analyze_commands").endswith("string/Analyze/margo-analyze %c\n\n")
+    assert "margo-analyze" in ask(engine, "list_commands").split()

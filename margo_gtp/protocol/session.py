@@ -5,8 +5,13 @@ The middle layer of three (gomill ``gtp_states``): :class:`~margo_gtp.protocol.g
 method per command) <- a :class:`~margo_gtp.engine.players.Player` (move choice).
 
 Every standard command of gtp.md section 3 and the ``margo-`` extensions of section 4
-are here, except ``margo-analyze`` (added by the players' analysis group through
-:meth:`GtpEngine.add_handlers` and :attr:`GameSession.analyze_commands`).
+are here, except ``margo-analyze``. Extra commands come as another
+:class:`~margo_gtp.protocol.handlers.HandlerGroup` (reuse ``session.converters`` for
+typed Colour/Point/Move parameters), registered with
+``engine.add_handlers(group.handlers())`` (``list_commands`` then lists them) and, for
+GoGui, a line appended to :attr:`GameSession.analyze_commands`. A streaming command
+returns a :class:`~margo_gtp.protocol.gtp.GtpStream`; see the test
+``test_an_extra_handler_group_can_add_a_streaming_command``.
 
 What is enforced: argument syntax (``syntax error``), the canonical failure texts of
 gtp.md section 1, and that a failed command changes nothing (each handler validates
