@@ -42,6 +42,7 @@ TOY_HANDLERS: dict[str, Callable[[list[str]], object]] = {
     "boom": _boom,
     "fatal": _fatal,
     "bye": _bye,
+    "number": lambda args: 42,
 }
 
 
@@ -119,11 +120,12 @@ TRANSCRIPTS = [
     ("protocol_version extra\n", "? syntax error\n\n"),
     ("known_command echo\nknown_command xyzzy\nknown_command\n", "= true\n\n= false\n\n? syntax error\n\n"),
     ("known_command list_commands\nxyzzy\nquit\n", "= true\n\n? unknown command\n\n=\n\n"),
-    ("list_commands\n", "= board\nboom\nbye\necho\nfail\nfatal\nknown_command\nlines\nlist_commands\nnothing\nprotocol_version\nquit\n\n"),
+    ("list_commands\n", "= board\nboom\nbye\necho\nfail\nfatal\nknown_command\nlines\nlist_commands\nnothing\nnumber\nprotocol_version\nquit\n\n"),
     ("lines\n", "= one\ntwo\nthree\n\n"),
     ("board\n4 board\n", "=\nrow 2\nrow 1\n\n=4\nrow 2\nrow 1\n\n"),
     ("fail\n9 fail\n", "? illegal move\n\n?9 illegal move\n\n"),
     ("boom\necho still here\n", "? internal error\n\n= still here\n\n"),
+    ("number\necho still here\n", "? internal error\n\n= still here\n\n"),
     ("fatal\necho never\n", "? engine on fire\n\n"),
     ("bye\necho never\n", "= bye\n\n"),
     ("quit\necho never\n", "=\n\n"),

@@ -34,7 +34,7 @@ import queue
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import IO, NamedTuple, Protocol, runtime_checkable
 
 __all__ = [
@@ -187,6 +187,10 @@ class GtpEngine:
             return True, "internal error", False
         if result is None:
             return False, "", False
+        if not isinstance(result, (str, GtpStream)):
+            stream = self._stderr or sys.stderr
+            stream.write(f"margo-gtp: internal error: {name!r} returned {type(result).__name__}, not text\n")
+            return True, "internal error", False
         return False, result, False
 
     def handle_line(self, raw_line: str) -> Reply | None:
@@ -327,11 +331,3 @@ def _run_stream(
         (engine._stderr or sys.stderr).write(f"margo-gtp: internal error in stream:\n{traceback.format_exc()}")
     _write(dst, "\n", log)
 
-
-def run_script(engine: GtpEngine, lines: Iterable[str]) -> str:
-    """Convenience for tests: run ``lines`` through a session and return all output."""
-    import io
-
-    out = io.StringIO()
-    run_gtp_session(engine, io.StringIO("".join(line if line.endswith("\n") else line + "\n" for line in lines)), out)
-    return out.getvalue()
