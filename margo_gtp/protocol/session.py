@@ -86,7 +86,8 @@ def _colour_name(colour: Colour) -> str:
 def render_board(board: Board) -> str:
     """The ``showboard`` diagram: one labelled grid per non-empty level (level 1, the
     board plane, always shown and last), ``X`` Black, ``O`` White, ``x``/``o`` zombies,
-    ``.`` empty; below: side to move, ball counts, captures, game end."""
+    ``.`` empty; below: side to move, ball counts, captures, zombies and buried balls
+    (hidden under the ball two levels up), game end."""
     balls = board.balls()
     zombies = set(board.zombies())
     size = board.size
@@ -112,6 +113,9 @@ def render_board(board: Board) -> str:
     lines.append(f"Captured by: White {board.captured[Colour.WHITE]}, Black {board.captured[Colour.BLACK]}")
     if zombies:
         lines.append("Zombies (o x): " + " ".join(point.gtp() for point in sorted(zombies, key=gtp_order)))
+    buried = board.buried()
+    if buried:
+        lines.append("Buried: " + " ".join(point.gtp() for point in buried))
     outcome = board.outcome()
     if outcome is not None:
         lines.append(f"Game over: {outcome.result()}")

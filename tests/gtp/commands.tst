@@ -87,6 +87,19 @@
 65 margo-to_move
 #? [B]
 
+# a full 3x3 pyramid: the top ball A1:3 buries B2:1 (straight below it, two levels down);
+# no empty board point is left, so every other ball is a zombie and the game is over
+66 clear_board
+#? []
+67 margo-setup w a1 b b1 w c1 b a2 w b2 b c2 w a3 b b3 w c3 w a1:2 b b1:2 b a2:2 w b2:2 w a1:3
+#? []
+68 showboard
+#? [Level 3\n    A\n  1 O 1\n    A\nLevel 2\n    A B\n  2 x o 2\n  1 o x 1\n    A B\nLevel 1\n    A B C\n  3 o x o 3\n  2 x O x 2\n  1 o x o 1\n.*Zombies \(o x\): A1:1 B1:1 C1:1 A2:1 C2:1 A3:1 B3:1 C3:1 A1:2 B1:2 A2:2 B2:2\nBuried: B2:1\nGame over: W\+2\.5]
+69 margo-board
+#? [.*"buried":\["B2:1"\],.*"over":true\}]
+690 final_score
+#? [W\+2\.5]
+
 # clocks are accepted and stored
 70 time_settings 300 30 5
 #? []
