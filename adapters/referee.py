@@ -673,13 +673,11 @@ def run_match(
     if on_start is not None:
         on_start(finished, pending)
     log = ResultsLog(directory)
-    records = {int(r["game"]): r for r in finished}
 
     def commit(record: dict[str, Any], sgf_text: str | None) -> None:
         if sgf_text is not None:
             write_atomically(directory / record["sgf"], sgf_text)
         log.append(record)
-        records[int(record["game"])] = record
         if on_game is not None:
             on_game(record)
 
@@ -694,8 +692,10 @@ def run_match(
         interrupted = True
     finally:
         signal.signal(signal.SIGTERM, previous_term)
-    played = len(records) - len(finished)
-    return MatchRun([records[game] for game in sorted(records)], interrupted, played, time.monotonic() - started)
+    # Read back from disk: an interrupt may land between a durable append and the
+    # bookkeeping in memory, and the log is the truth.
+    final = log.load()
+    return MatchRun(final, interrupted, len(final) - len(finished), time.monotonic() - started)
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:

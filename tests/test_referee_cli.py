@@ -45,9 +45,9 @@ def wait_for_lines(path: Path, count: int, timeout: float = 60.0) -> None:
 
 def test_kill_9_then_the_same_command_finishes_with_exactly_n_games(tmp_path):
     out = tmp_path / "out"
-    # Slow engines (50 ms a move) so that the kill lands mid-match.
+    # A slow engine (50 ms a move) so that the kill lands mid-match.
     command = [
-        MARGO_MATCH, faulty("--fault", "slow", "--delay", "0.05", "--at", "1", "--seed", "1"), faulty("--seed", "2"),
+        MARGO_MATCH, faulty("--move-delay", "0.05", "--seed", "1"), faulty("--seed", "2"),
         "--games", "6", "--size", "3", "--out", str(out), "--json", "--no-progress",
     ]
     referee = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -81,7 +81,7 @@ def results_tolerant(out: Path) -> list[dict]:
 def test_ctrl_c_stops_cleanly_keeps_finished_games_and_resumes(tmp_path):
     out = tmp_path / "out"
     command = [
-        MARGO_MATCH, faulty("--fault", "slow", "--delay", "0.05", "--at", "1"), faulty("--seed", "3"),
+        MARGO_MATCH, faulty("--move-delay", "0.05"), faulty("--seed", "3"),
         "--games", "5", "--size", "3", "--out", str(out), "--json", "--no-progress",
     ]
     referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

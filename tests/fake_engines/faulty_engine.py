@@ -22,6 +22,7 @@ exist (the engine creates it), so a restarted engine behaves. Kinds:
     reject     answers "? illegal move" to play
     badsetup   answers "? unknown command" to margo-set_rules
 
+``--move-delay S`` sleeps S seconds before every genmove answer (slow but healthy).
 ``--swap`` answers ``swap`` whenever swapping is legal. ``--log FILE`` appends every
 command line received (for tests that check what the referee sends).
 """
@@ -117,6 +118,7 @@ class FaultyEngine:
 
     def genmove(self, colour: Colour) -> tuple[bool, str]:
         self.genmoves += 1
+        time.sleep(self.options.move_delay)
         fault = self.options.fault if self.fault_now(self.genmoves, FAULTS) else None
         if fault == "crash":
             os._exit(1)
@@ -169,6 +171,7 @@ def main() -> None:
     parser.add_argument("--at", type=int, default=1)
     parser.add_argument("--once", default=None)
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--move-delay", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--swap", action="store_true")
     parser.add_argument("--log", default=None)
