@@ -46,6 +46,7 @@ import shlex
 import shutil
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -682,7 +683,8 @@ def run_match(
             on_game(record)
 
     interrupted = False
-    previous_term = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous_term = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt) if in_main_thread else None
     try:
         if config.parallel <= 1 or len(pending) <= 1:
             _run_serial(config, directory, pending, commit)
@@ -691,7 +693,8 @@ def run_match(
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        signal.signal(signal.SIGTERM, previous_term)
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous_term)
     # Read back from disk: an interrupt may land between a durable append and the
     # bookkeeping in memory, and the log is the truth.
     final = log.load()
@@ -753,6 +756,16 @@ def _run_parallel(config: MatchConfig, directory: Path, games: Sequence[int], co
                 raise RuntimeError(f"a worker process failed: {payload}")
             commit(*payload)
             remaining -= 1
+    except KeyboardInterrupt:
+        # Keep the games the workers already finished and handed over.
+        while True:
+            try:
+                kind, payload = results.get(timeout=0.1)
+            except (queue.Empty, OSError, ValueError):
+                break
+            if kind == "game":
+                commit(*payload)
+        raise
     finally:
         for worker in workers:
             if worker.is_alive():
