@@ -4,7 +4,8 @@ Spec syntax: ``name[:key=value,key=value]``, e.g. ``random``, ``random:seed=3``,
 ``mcts:seconds=1,seed=7``. ``seed`` is understood by every player built here: a spec's
 ``seed`` wins over the ``seed`` argument of :func:`make_player`.
 
-Built in: ``random`` (:class:`RandomPlayer`). Other modules add players with
+Built in: ``random`` (:class:`RandomPlayer`), ``heuristic`` (:mod:`.heuristic`) and ``mcts``
+(:mod:`.mcts`; imported on first use). Other modules add players with
 :func:`register_player`; installed packages add them through the entry-point group
 ``margo_gtp.players`` (each entry point loads to a factory, looked up on first use of an
 unknown name). A factory is ``factory(options: dict[str, str], seed: int | None) ->
@@ -111,3 +112,19 @@ def _make_random(options: dict[str, str], seed: int | None) -> Player:
 
 
 register_player("random", _make_random)
+
+
+def _make_heuristic(options: dict[str, str], seed: int | None) -> Player:
+    from margo_gtp.engine.players.heuristic import make_heuristic
+
+    return make_heuristic(options, seed)
+
+
+def _make_mcts(options: dict[str, str], seed: int | None) -> Player:
+    from margo_gtp.engine.players.mcts import make_mcts
+
+    return make_mcts(options, seed)
+
+
+register_player("heuristic", _make_heuristic)
+register_player("mcts", _make_mcts)

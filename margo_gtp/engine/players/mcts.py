@@ -1,0 +1,628 @@
+"""Monte-Carlo tree search (UCT with RAVE) for MarGo, plus playout-based estimates.
+
+Reading guide (as michi: three named steps, every tunable in one block)
+----------------------------------------------------------------------
+One *simulation* is:
+
+1. :meth:`MctsPlayer._descend` -- from the root, pick children by UCT blended with RAVE
+   (:func:`_child_score`) and replay their moves on a copy of the board, until a node
+   with no children; expand it (create a child per legal move) once it has been visited
+   ``EXPAND_VISITS`` times.
+2. :func:`playout` -- play uniformly random legal moves from there with the rules core's
+   fast path (:meth:`Board.random_playout`) for at most ``PLAYOUT_MOVES`` moves, then
+   score the position: the exact result if the game is over, otherwise the R19
+   territory count (balls plus the pyramids each side's walls could still hold), which
+   estimates the final ball count far better than the balls already placed.
+3. :meth:`MctsPlayer._backup` -- add the result to every node on the path (from the view
+   of the colour that made the node's move), and the all-moves-as-first (AMAF) statistics
+   of their siblings for RAVE.
+
+The move played is the most visited root child. The tree below that move and below the
+opponent's reply is kept between moves (:meth:`MctsPlayer.notify`), so earlier work is
+reused. With a playout budget (``mcts:playouts=N``) and a seed, the search is
+deterministic: it reads no clock unless a time budget is set too.
+
+What is enforced: only legal moves are returned (children are the board's legal moves,
+and terminal positions return ``Move.PASS``). What is not: the time budget is checked
+between simulations, so one simulation (a few milliseconds) may run past it; callers
+that must never overrun give a margin (:mod:`~margo_gtp.engine.players.timecontrol`
+does). Swap (rules option ``swap``) is valued for the colour, not the person: the
+search treats it like any move of the colour to move.
+
+Also here: :func:`estimate` (score estimate and dead balls from playout ownership, for
+``final_score`` / ``final_status_list dead`` before the game is over) and
+:func:`benchmark` (simulations per second and bytes per node, for ``scripts/bench``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.engine.players.base import RESIGN, Budget, Resign
+from margo_gtp.vertex import Point
+
+__all__ = [
+    "Analysis",
+    "MctsPlayer",
+    "Node",
+    "benchmark",
+    "estimate",
+    "playout",
+]
+
+# ---------------------------------------------------------------------------------------
+# Tunables (one block; each can be overridden per player, see MctsPlayer.__init__)
+DEFAULT_SECONDS = 1.0         # thinking time per move when neither spec nor budget sets one
+UCT_C = 0.4                   # exploration constant of the UCT term c * sqrt(ln N / n)
+RAVE_EQUIVALENCE = 300        # visits at which UCT and AMAF values weigh equally (Gelly-Silver k)
+PRIOR_VISITS = 1              # virtual visits each new child starts with ...
+PRIOR_VALUE = 0.5             # ... at this win rate (keeps unvisited children comparable)
+EXPAND_VISITS = 2             # a leaf gets children on its this-many-th visit (1 = at once)
+PLAYOUT_MOVES = 0             # random moves per playout before evaluating (0 = none, -1 = to the end)
+EVALUATOR = "heuristic"       # how a playout's last position is scored: heuristic | territory
+EVAL_SCALE = 3.0              # heuristic margin (balls) worth one logistic unit of win chance
+ATARI_LOSS_OTHER = 1.0        # share of a group in atari counted lost when its owner is not to move
+ATARI_LOSS_MOVER = 0.33       # ... and when its owner is to move (it may save it, or not)
+FREEDOM_VALUE = 0.15          # balls' worth of one freedom in the heuristic margin
+RESIGN_THRESHOLD = 0.03       # resign when the best move's win rate is below this (0 = never)
+RESIGN_MIN_VISITS = 400       # ... and the root has at least this many visits (conservative)
+EARLY_STOP = True             # stop when the most visited move can no longer be overtaken
+CLOCK_CHECK_EVERY = 8         # simulations between clock reads (fewer syscalls)
+
+
+class Node:
+    """One position of the search tree, reached from its parent by ``move``.
+
+    Fields (``__slots__``; nothing else is stored, boards are replayed from the root):
+
+    ``move``      the move leading here (``None`` at the root)
+    ``player``    colour (int) that played ``move``; the root holds the colour that made
+                  the last move, i.e. the opponent of the colour to move
+    ``point``     flat point index of ``move`` (-1 for pass, swap and the root): AMAF key
+    ``parent``    parent node (``None`` at the root)
+    ``children``  ``None`` until expanded; then one node per legal move ([] when the
+                  position is terminal)
+    ``n``, ``w``  visits and wins for ``player`` (a draw counts half)
+    ``rave_n``, ``rave_w``  AMAF visits and wins for ``player``: simulations through the
+                  parent in which ``player`` played ``point`` later on
+    """
+
+    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w")
+
+    def __init__(self, move: Move | None, player: int, point: int, parent: "Node | None") -> None:
+        self.move = move
+        self.player = player
+        self.point = point
+        self.parent = parent
+        self.children: list[Node] | None = None
+        self.n = 0
+        self.w = 0.0
+        self.rave_n = 0
+        self.rave_w = 0.0
+
+    def win_rate(self) -> float:
+        """Wins for ``player`` per visit (``PRIOR_VALUE`` when unvisited)."""
+        return self.w / self.n if self.n else PRIOR_VALUE
+
+    def size(self) -> int:
+        """Nodes in this subtree (iterative: trees can be deep)."""
+        count, stack = 0, [self]
+        while stack:
+            node = stack.pop()
+            count += 1
+            if node.children:
+                stack.extend(node.children)
+        return count
+
+    def __repr__(self) -> str:
+        label = "root" if self.move is None else self.move.gtp()
+        return f"<Node {label} n={self.n} w={self.w:g} rave={self.rave_w:g}/{self.rave_n}>"
+
+
+def _child_score(child: Node, log_parent: float, uct_c: float, rave_k: float) -> float:
+    """UCT value of ``child`` blended with its AMAF value (Gelly & Silver 2007)."""
+    n = child.n + PRIOR_VISITS
+    q = (child.w + PRIOR_VALUE * PRIOR_VISITS) / n
+    if child.rave_n:
+        amaf = child.rave_w / child.rave_n
+        beta = math.sqrt(rave_k / (3 * child.n + rave_k)) if rave_k else 0.0
+        q = beta * amaf + (1 - beta) * q
+    return q + uct_c * math.sqrt(log_parent / n)
+
+
+# ---------------------------------------------------------------------------------------
+# Step 2: the playout
+
+
+def territory_evaluator(board: Board) -> float:
+    """White's result from the sign of the R19 territory count (komi included): 1, 1/2 or 0."""
+    white, black = board.score("territory")
+    if white == black:
+        return 0.5
+    return 1.0 if white > black else 0.0
+
+
+def heuristic_evaluator(board: Board, scale: float = EVAL_SCALE) -> float:
+    """White's winning chance from a static reading of the position, squashed by a logistic.
+
+    The margin (White minus Black) is the R19 territory count (balls plus the pyramids
+    each side's walls can still hold; komi included), corrected for groups down to one
+    freedom: those of the side *not* to move are counted as lost (the mover can take
+    them), a third of those of the mover too (it may not save them all), plus a small
+    share of the freedom difference. ``scale`` is the margin worth one logistic unit.
+    """
+    from margo_gtp.engine.players.heuristic import group_report
+
+    white, black = board.score("territory")
+    margin = white - black
+    mover = int(board.to_move)
+    for colour, sign in ((0, 1.0), (1, -1.0)):
+        _, in_atari, freedoms, _ = group_report(board, colour)
+        margin -= sign * in_atari * (ATARI_LOSS_MOVER if colour == mover else ATARI_LOSS_OTHER)
+        margin += sign * FREEDOM_VALUE * freedoms
+    return 1.0 / (1.0 + math.exp(-margin / scale))
+
+
+EVALUATORS: dict[str, Callable[[Board], float]] = {
+    "heuristic": heuristic_evaluator,
+    "territory": territory_evaluator,
+}
+
+
+def playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
+            evaluator: Callable[[Board], float] = heuristic_evaluator) -> float:
+    """Play random moves on ``board`` (changing it) and return White's result in [0, 1].
+
+    At most ``max_moves`` moves (0: none, just evaluate; a negative number: to the end).
+    The result is the exact outcome when the game is over (1 White win, 0 Black win,
+    1/2 draw), otherwise ``evaluator(board)``.
+    """
+    if max_moves:
+        board.random_playout(rng, max_moves=max_moves if max_moves > 0 else 100_000)
+    outcome = board.outcome()
+    if outcome is not None:
+        if outcome.winner is None:
+            return 0.5
+        return 1.0 if outcome.winner is Colour.WHITE else 0.0
+    return evaluator(board)
+
+
+# ---------------------------------------------------------------------------------------
+# The player
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One candidate move of the current search, as ``margo-analyze`` prints it."""
+
+    move: Move
+    visits: int
+    winrate: float  # for the colour to move
+    prior: float    # AMAF win rate (the search's prior opinion of the move)
+    order: int      # 0 = the move the player would choose now
+    pv: tuple[Move, ...]
+
+
+class MctsPlayer:
+    """UCT + RAVE search (see the module docstring). Options mirror the tunables.
+
+    ``seconds``/``playouts``: default budget per move when :class:`Budget` gives none. A
+    budget's ``playouts`` replaces the player's; a budget's ``seconds`` caps the player's.
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        rng: random.Random | None = None,
+        *,
+        seconds: float | None = None,
+        playouts: int | None = None,
+        uct_c: float = UCT_C,
+        rave_k: float = RAVE_EQUIVALENCE,
+        playout_moves: int = PLAYOUT_MOVES,
+        evaluator: Callable[[Board], float] | str = EVALUATOR,
+        expand_visits: int = EXPAND_VISITS,
+        resign: float = RESIGN_THRESHOLD,
+        resign_min_visits: int = RESIGN_MIN_VISITS,
+        reuse: bool = True,
+        early_stop: bool = EARLY_STOP,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.rng = rng if rng is not None else random.Random()
+        self.seconds = seconds
+        self.playouts = playouts
+        self.uct_c = uct_c
+        self.rave_k = rave_k
+        self.playout_moves = playout_moves
+        self.evaluator = EVALUATORS[evaluator] if isinstance(evaluator, str) else evaluator
+        self.expand_visits = max(1, expand_visits)
+        self.resign = resign
+        self.resign_min_visits = resign_min_visits
+        self.reuse = reuse
+        self.early_stop = early_stop
+        self.clock = clock
+        self.root: Node | None = None
+        self._root_key: tuple[int, int, int] | None = None  # (zobrist, moves, colour to move)
+        self.last_simulations = 0  # simulations run by the last search (for tests and bench)
+
+    # -- contract ----------------------------------------------------------------------
+
+    def select_move(self, board: Board, colour: Colour, budget: Budget) -> Move | Resign:
+        moves = board.legal_moves(colour)
+        if not moves:
+            return Move.PASS
+        if len(moves) == 1:
+            self.last_simulations = 0
+            return moves[0]
+        playouts, deadline = self._limits(budget)
+        root = self.search(board, colour, playouts=playouts, deadline=deadline)
+        best = self._best_child(root)
+        if (self.resign > 0 and root.n >= self.resign_min_visits
+                and best.win_rate() < self.resign):
+            return RESIGN
+        return best.move  # type: ignore[return-value]
+
+    def notify(self, board: Board, move: Move, colour: Colour) -> None:
+        """Follow the game: keep the subtree below ``move`` when it is in the tree."""
+        root = self.root
+        if root is None or self._root_key is None or not self.reuse:
+            return
+        child = None
+        if root.children and self._root_key[2] == int(colour):
+            for candidate in root.children:
+                if candidate.move == move:
+                    child = candidate
+                    break
+        if child is None:
+            self.root, self._root_key = None, None
+            return
+        child.parent = None
+        self.root = child
+        self._root_key = (board.zobrist_key, len(board.history), int(board.to_move))
+
+    def reset(self, board: Board) -> None:
+        """Drop the tree (the position changed other than by one move)."""
+        self.root, self._root_key = None, None
+
+    # -- search ------------------------------------------------------------------------
+
+    def _limits(self, budget: Budget) -> tuple[int | None, float | None]:
+        playouts = budget.playouts if budget.playouts is not None else self.playouts
+        seconds = self.seconds
+        if budget.seconds is not None:
+            seconds = budget.seconds if seconds is None else min(seconds, budget.seconds)
+        if seconds is None and playouts is None:
+            seconds = DEFAULT_SECONDS
+        deadline = None if seconds is None else self.clock() + seconds
+        return playouts, deadline
+
+    def _root_for(self, board: Board, colour: Colour) -> Node:
+        key = (board.zobrist_key, len(board.history), int(colour))
+        if self.reuse and self.root is not None and self._root_key == key:
+            return self.root
+        self.root = Node(None, int(colour) ^ 1, -1, None)
+        self._root_key = key
+        return self.root
+
+    def search(
+        self,
+        board: Board,
+        colour: Colour,
+        *,
+        playouts: int | None = None,
+        deadline: float | None = None,
+        stop: Callable[[], bool] | None = None,
+        on_progress: Callable[[Node], None] | None = None,
+    ) -> Node:
+        """Run simulations for ``colour`` to move in ``board`` until ``playouts`` were run,
+        ``deadline`` (on :attr:`clock`) passed or ``stop()`` is true; return the root.
+
+        With none of the three it runs ``DEFAULT_SECONDS``. ``on_progress(root)`` is called
+        every ``CLOCK_CHECK_EVERY`` simulations (analysis output).
+        """
+        if playouts is None and deadline is None and stop is None:
+            deadline = self.clock() + DEFAULT_SECONDS
+        root = self._root_for(board, colour)
+        if root.children is None:
+            self._expand(root, board, int(colour))
+        start_clock = self.clock() if deadline is not None else 0.0
+        done = 0
+        while True:
+            if playouts is not None and done >= playouts:
+                break
+            if done % CLOCK_CHECK_EVERY == 0:
+                if stop is not None and stop():
+                    break
+                if deadline is not None:
+                    now = self.clock()
+                    if now >= deadline:
+                        break
+                    if self.early_stop and done and self._decided(root, done, start_clock, now, deadline, playouts):
+                        break
+                elif self.early_stop and playouts is not None and self._decided(root, done, 0, 0, None, playouts):
+                    break
+                if on_progress is not None and done:
+                    on_progress(root)
+            self._simulate(root, board, int(colour))
+            done += 1
+        self.last_simulations = done
+        return root
+
+    def _decided(self, root: Node, done: int, start: float, now: float, deadline: float | None,
+                 playouts: int | None) -> bool:
+        """True when the most visited child leads the runner-up by more visits than the
+        simulations left can give it (so more search cannot change the move)."""
+        children = root.children
+        if not children or len(children) < 2:
+            return True
+        first = second = 0
+        for child in children:
+            if child.n > first:
+                first, second = child.n, first
+            elif child.n > second:
+                second = child.n
+        left = math.inf
+        if playouts is not None:
+            left = playouts - done
+        if deadline is not None and now > start:
+            left = min(left, done / (now - start) * (deadline - now))
+        return first - second > left
+
+    def _simulate(self, root: Node, board: Board, colour: int) -> None:
+        work = board.copy()
+        path, to_move = self._descend(root, work, colour)
+        start = len(work._stack)  # moves after this index were played by the playout
+        result = playout(work, self.rng, self.playout_moves, self.evaluator)
+        self._backup(path, result, work, start)
+
+    # Step 1
+    def _descend(self, root: Node, board: Board, colour: int) -> tuple[list[Node], int]:
+        """Select down the tree, replaying moves on ``board``; expand the leaf when due.
+        Returns the path (root first) and the colour to move at its end."""
+        node = root
+        path = [node]
+        to_move = colour
+        uct_c, rave_k = self.uct_c, self.rave_k
+        while node.children:
+            log_parent = math.log(node.n + 1)
+            best, best_score = None, -1.0
+            for child in node.children:
+                score = _child_score(child, log_parent, uct_c, rave_k)
+                if score > best_score:
+                    best, best_score = child, score
+            node = best  # type: ignore[assignment]
+            board.push(node.move, Colour(to_move))
+            to_move = int(board.to_move)
+            path.append(node)
+        if node.children is None and node.n + 1 >= self.expand_visits:
+            self._expand(node, board, to_move)
+            if node.children:
+                child = node.children[0]  # children are shuffled at expansion
+                board.push(child.move, Colour(to_move))
+                to_move = int(board.to_move)
+                path.append(child)
+        return path, to_move
+
+    def _expand(self, node: Node, board: Board, to_move: int) -> None:
+        index = board._g.index  # noqa: SLF001 - flat point index for AMAF keys
+        moves = board.legal_moves(Colour(to_move))
+        self.rng.shuffle(moves)  # seeded: ties between unvisited children break at random
+        node.children = [Node(m, to_move, index[m.point] if m.point is not None else -1, node) for m in moves]
+
+    # Step 3
+    def _backup(self, path: list[Node], white_result: float, board: Board, start: int) -> None:
+        """Add the result along ``path`` and the AMAF statistics of the siblings."""
+        index = board._g.index  # noqa: SLF001
+        played: tuple[set[int], set[int]] = (set(), set())
+        for entry in board._stack[start:]:  # noqa: SLF001 - (colour, move, ...) of the playout
+            move = entry[1]
+            if move.point is not None:
+                played[entry[0]].add(index[move.point])
+        for node in reversed(path):
+            reward = white_result if node.player == 0 else 1.0 - white_result
+            node.n += 1
+            node.w += reward
+            if node.children:
+                for child in node.children:
+                    if child.point in played[child.player]:
+                        child.rave_n += 1
+                        child.rave_w += white_result if child.player == 0 else 1.0 - white_result
+            if node.point >= 0:
+                played[node.player].add(node.point)
+
+    @staticmethod
+    def _best_child(root: Node) -> Node:
+        assert root.children, "search needs a position with legal moves"
+        return max(root.children, key=lambda child: (child.n, child.w))
+
+    # -- analysis ----------------------------------------------------------------------
+
+    def analysis(self, root: Node, max_moves: int = 10, pv_length: int = 8) -> list[Analysis]:
+        """The root's most visited children, best first, with principal variations."""
+        children = sorted(root.children or [], key=lambda child: (child.n, child.w), reverse=True)
+        out = []
+        for order, child in enumerate(children[:max_moves]):
+            if child.n == 0:
+                break
+            pv = [child.move]
+            node = child
+            while node.children and len(pv) < pv_length:
+                node = max(node.children, key=lambda c: (c.n, c.w))
+                if node.n == 0:
+                    break
+                pv.append(node.move)
+            prior = child.rave_w / child.rave_n if child.rave_n else PRIOR_VALUE
+            out.append(Analysis(child.move, child.n, child.win_rate(), prior, order, tuple(pv)))  # type: ignore[arg-type]
+        return out
+
+
+def _parse_float(value: str, key: str) -> float:
+    from margo_gtp.engine.players import PlayerSpecError
+
+    try:
+        number = float(value)
+    except ValueError:
+        raise PlayerSpecError(f"player option {key} must be a number: {value!r}") from None
+    if not math.isfinite(number) or number < 0:
+        raise PlayerSpecError(f"player option {key} must be a finite number >= 0: {value!r}")
+    return number
+
+
+def _parse_count(value: str, key: str) -> int:
+    from margo_gtp.engine.players import PlayerSpecError
+
+    if not (value.isascii() and value.isdigit()):
+        raise PlayerSpecError(f"player option {key} must be a whole number >= 0: {value!r}")
+    return int(value)
+
+
+def _parse_int(value: str, key: str) -> int:
+    from margo_gtp.engine.players import PlayerSpecError
+
+    try:
+        return int(value)
+    except ValueError:
+        raise PlayerSpecError(f"player option {key} must be an integer: {value!r}") from None
+
+
+def _parse_evaluator(value: str, key: str) -> str:
+    from margo_gtp.engine.players import PlayerSpecError
+
+    if value not in EVALUATORS:
+        raise PlayerSpecError(f"player option {key} must be one of {', '.join(EVALUATORS)}: {value!r}")
+    return value
+
+
+def _parse_switch(value: str, key: str) -> bool:
+    from margo_gtp.engine.players import PlayerSpecError
+
+    words = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
+    if value.lower() not in words:
+        raise PlayerSpecError(f"player option {key} must be on or off: {value!r}")
+    return words[value.lower()]
+
+
+#: Spec options of ``mcts`` -> (MctsPlayer keyword, parser).
+OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
+    "seconds": ("seconds", _parse_float),
+    "playouts": ("playouts", _parse_count),
+    "c": ("uct_c", _parse_float),
+    "rave": ("rave_k", _parse_float),
+    "playout_moves": ("playout_moves", _parse_int),
+    "eval": ("evaluator", _parse_evaluator),
+    "expand": ("expand_visits", _parse_count),
+    "resign": ("resign", _parse_float),
+    "resign_visits": ("resign_min_visits", _parse_count),
+    "reuse": ("reuse", _parse_switch),
+    "early_stop": ("early_stop", _parse_switch),
+}
+
+
+def make_mcts(options: dict[str, str], seed: int | None) -> MctsPlayer:
+    """Registry factory: ``mcts:seconds=1,playouts=5000,seed=7,c=0.4,rave=300,...``."""
+    from margo_gtp.engine.players import PlayerSpecError
+
+    keywords: dict[str, object] = {}
+    for key, value in options.items():
+        if key not in OPTIONS:
+            raise PlayerSpecError(f"unknown option for player 'mcts': {key!r} (known: {', '.join(OPTIONS)}, seed)")
+        name, parse = OPTIONS[key]
+        keywords[name] = parse(value, key)
+    return MctsPlayer(random.Random(seed), **keywords)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------
+# Estimates for final_score / final_status_list
+
+
+def estimate(board: Board, seconds: float = 0.5, *, playouts: int = 400, seed: int = 0,
+             clock: Callable[[], float] = time.perf_counter) -> tuple[float, list[Point]]:
+    """Score estimate ``white - black`` and the balls judged dead, from random playouts
+    played to the end of the game (at most ``playouts``, at most ``seconds``).
+
+    A ball is dead when its point ends up holding the other colour in more than half of
+    the playouts, or when it is a zombie now (gtp.md: ``dead`` includes zombies). The
+    score is the mean final score difference (komi included), rounded to a half point.
+    A finished game returns its exact score and its zombies.
+    """
+    outcome = board.outcome()
+    zombies = board.zombies()
+    if outcome is not None:
+        return outcome.white_score - outcome.black_score, zombies
+    rng = random.Random(seed)
+    balls = board.balls()
+    other_colour = {point: 0 for point in balls}
+    total = 0.0
+    done = 0
+    deadline = clock() + seconds
+    while done < playouts and (done == 0 or clock() < deadline):
+        work = board.copy()
+        work.random_playout(rng, max_moves=100_000)
+        white, black = work.score()
+        total += white - black
+        for point, colour in balls.items():
+            final = work.get(point)
+            if final is not None and final != colour:
+                other_colour[point] += 1
+        done += 1
+    dead = set(zombies) | {point for point, count in other_colour.items() if 2 * count > done}
+    mean = total / done
+    return round(mean * 2) / 2, sorted(dead, key=lambda p: (p.level, p.y, p.x))
+
+
+# ---------------------------------------------------------------------------------------
+# Benchmark (scripts/bench)
+
+
+def _deep_size(node: Node) -> int:
+    """Bytes of one expanded node: the object, its children list and its float fields."""
+    size = sys.getsizeof(node)
+    if node.children is not None:
+        size += sys.getsizeof(node.children)
+    size += sys.getsizeof(node.w) + sys.getsizeof(node.rave_w)
+    return size
+
+
+def _nodes(root: Node) -> Iterator[Node]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node.children:
+            stack.extend(node.children)
+
+
+def benchmark(seconds: float = 2.0) -> dict:
+    """MCTS simulations per second on 9x9 (empty board; median over the mid-game
+    positions of :func:`margo_gtp.bench.midgame_positions`) and mean bytes per tree node
+    (the node object, its children list and its two float fields; the moves are shared
+    with the board's move cache only in part, so they are counted too)."""
+    from margo_gtp.bench import midgame_positions
+
+    def rate(board: Board, budget_seconds: float) -> tuple[float, Node]:
+        player = MctsPlayer(random.Random(1), reuse=False, early_stop=False)
+        start = time.perf_counter()
+        root = player.search(board, board.to_move, deadline=start + budget_seconds)
+        return player.last_simulations / (time.perf_counter() - start), root
+
+    empty_rate, root = rate(Board(Rules(size=9)), seconds)
+    positions = midgame_positions()
+    per = max(seconds / max(len(positions), 1), 0.2)
+    mid_rates = sorted(rate(board, per)[0] for board in positions)
+    nodes = list(_nodes(root))
+    moves_bytes = sum(sys.getsizeof(node.move) + sys.getsizeof(node.move.point) for node in nodes if node.move)
+    bytes_per_node = (sum(_deep_size(node) for node in nodes) + moves_bytes) / len(nodes)
+    return {
+        "mcts_sims_per_s_9x9_empty": round(empty_rate, 1),
+        "mcts_sims_per_s_9x9_midgame": round(mid_rates[len(mid_rates) // 2], 1) if mid_rates else None,
+        "mcts_bytes_per_node": round(bytes_per_node, 1),
+        "mcts_tree_nodes_measured": len(nodes),
+        "mcts_playout_moves": PLAYOUT_MOVES,
+    }

@@ -1,0 +1,135 @@
+"""Time control: turn a clock (GTP ``time_settings``/``kgs-time_settings`` plus the last
+``time_left``) into a thinking :class:`~margo_gtp.engine.players.Budget` for one move.
+
+Systems (names as ``kgs-time_settings``):
+
+==========  =======================================================================
+``none``    no clock: the per-move default (``default_seconds``; ``None`` lets the
+            player use its own default)
+absolute    ``main_time`` for the whole game
+byoyomi     ``main_time``, then ``periods`` periods of ``period_time`` each; a move
+            that stays inside its period keeps the period (Japanese byo-yomi)
+canadian    ``main_time``, then ``period_time`` for every ``period_stones`` stones
+==========  =======================================================================
+
+``time_left C T S`` (GTP 2): ``S == 0`` means ``T`` seconds of main time are left;
+``S > 0`` means the player is in overtime with ``T`` seconds for ``S`` stones (canadian),
+or, for byo-yomi, ``T`` seconds of the current period with ``S`` periods left (the KGS
+convention). Without any ``time_left`` the clock is taken as untouched.
+
+How the share is chosen, with ``T`` the seconds left on the running clock:
+
+* main time: ``T / moves_left`` (``moves_left`` is the caller's estimate of this
+  player's remaining moves, at least ``MIN_MOVES_LEFT``); when overtime follows, at
+  least the share overtime would give a move, since main time spent there is not lost;
+* canadian overtime: ``T / S``; byo-yomi overtime: ``BYOYOMI_SHARE`` of ``T``.
+
+The guarantee (what the tests check with a fake clock): the budget never exceeds the time
+that may still be used without losing, minus a safety margin of ``OVERHEAD_SECONDS`` plus
+``OVERHEAD_FRACTION`` of that time, which covers the search's last simulation and the
+protocol's round trip. What is not guaranteed: a player that ignores its budget, or a
+controller whose clock disagrees with the ``time_left`` it sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from margo_gtp.engine.players.base import Budget
+
+__all__ = ["ClockReading", "TimeSystem", "budget", "moves_left_estimate", "usable_seconds"]
+
+# Tunables
+MIN_MOVES_LEFT = 10          # never plan as if fewer moves remain (the game may go long)
+OVERHEAD_SECONDS = 0.05      # fixed safety margin: the last simulation and the GTP round trip
+OVERHEAD_FRACTION = 0.05     # plus this share of the usable time
+BYOYOMI_SHARE = 0.8          # share of a byo-yomi period to think in (keeps the periods)
+MIN_BUDGET = 0.001           # the smallest budget handed out (a player always gets to move)
+
+
+class TimeSystem(Protocol):
+    """What :func:`budget` reads from the session's settings (duck-typed)."""
+
+    system: str          # none | absolute | byoyomi | canadian
+    main_time: int
+    period_time: int
+    period_stones: int   # canadian: stones per period
+    periods: int         # byoyomi: number of periods
+
+
+class ClockReading(Protocol):
+    """What :func:`budget` reads from the last ``time_left`` (duck-typed)."""
+
+    seconds: float
+    stones: int
+
+
+@dataclass(frozen=True)
+class _Clock:
+    seconds: float
+    stones: int
+
+
+def _current(settings: TimeSystem, clock: ClockReading | None) -> _Clock:
+    """The clock now: the last ``time_left``, or the untouched clock of ``settings``."""
+    if clock is not None:
+        return _Clock(float(clock.seconds), int(clock.stones))
+    if settings.main_time > 0:
+        return _Clock(float(settings.main_time), 0)
+    if settings.system == "byoyomi":
+        return _Clock(float(settings.period_time), max(settings.periods, 1))
+    return _Clock(float(settings.period_time), max(settings.period_stones, 1))
+
+
+def usable_seconds(settings: TimeSystem, clock: ClockReading | None) -> float | None:
+    """Seconds this move may take without losing on time (None: no limit).
+
+    Main time with overtime after it counts main time plus the first overtime slice
+    (a byo-yomi period, or a canadian period divided by its stones: spending more
+    would starve the later stones of that period)."""
+    if settings.system == "none":
+        return None
+    now = _current(settings, clock)
+    overtime = settings.system in ("byoyomi", "canadian") and settings.period_time > 0
+    if now.stones == 0:  # main time
+        if not overtime:
+            return now.seconds
+        if settings.system == "byoyomi":
+            return now.seconds + settings.period_time if settings.periods > 0 else now.seconds
+        return now.seconds + settings.period_time / max(settings.period_stones, 1)
+    if settings.system == "byoyomi":
+        return now.seconds  # the current period; overrunning it costs a period or the game
+    return now.seconds / now.stones if settings.system == "canadian" else now.seconds
+
+
+def budget(settings: TimeSystem, clock: ClockReading | None, *, moves_left: int = 30,
+           default_seconds: float | None = None) -> Budget:
+    """The thinking budget for the next move (see the module docstring)."""
+    if settings.system == "none":
+        return Budget(seconds=default_seconds)
+    now = _current(settings, clock)
+    usable = usable_seconds(settings, clock)
+    assert usable is not None
+    overtime = settings.system in ("byoyomi", "canadian") and settings.period_time > 0
+    if now.stones == 0:
+        share = now.seconds / max(moves_left, MIN_MOVES_LEFT)
+        if overtime:
+            per_stone = (settings.period_time * BYOYOMI_SHARE if settings.system == "byoyomi"
+                         else settings.period_time / max(settings.period_stones, 1))
+            share = max(share, per_stone)
+    elif settings.system == "byoyomi":
+        share = now.seconds * BYOYOMI_SHARE
+    else:
+        share = now.seconds / now.stones
+    limit = usable - OVERHEAD_SECONDS - OVERHEAD_FRACTION * usable
+    seconds = min(share, limit)
+    if default_seconds is not None:
+        seconds = min(seconds, default_seconds)
+    return Budget(seconds=max(seconds, min(MIN_BUDGET, usable / 4)))
+
+
+def moves_left_estimate(empty_supported_points: int) -> int:
+    """This player's remaining moves, guessed from the points still open: half of them
+    (the two sides alternate), stacking and captures keep a game going a while longer."""
+    return max(MIN_MOVES_LEFT, empty_supported_points // 2 + 5)
