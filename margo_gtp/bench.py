@@ -130,7 +130,11 @@ def gtp_figures(commands: int) -> dict:
 
     exe = Path(sys.executable).with_name("margo-gtp")
     figures = measure_roundtrips([str(exe)], commands)
-    return {f"gtp_{key}": value for key, value in figures.items()}
+    out = {}
+    for command, stats in figures["commands"].items():
+        for stat in ("p50_ms", "p95_ms"):
+            out[f"gtp_{command.replace('-', '_')}_{stat}"] = round(stats[stat], 3)
+    return out
 
 
 def mcts_figures(seconds: float) -> dict:
