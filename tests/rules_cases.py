@@ -21,6 +21,10 @@ class PositionCase:
     after_white: str | None = None  # balls after the last move (None: unchanged set-up)
     after_black: str | None = None
     options: dict[str, str] = field(default_factory=dict)
+    zombies: str | None = None  # expected zombies after the moves (None: not checked)
+    buried: str | None = None  # expected buried balls after the moves (None: not checked)
+    captured: tuple[int, int] | None = None  # (by White, by Black) after the moves
+    why: str = ""  # the rule being shown, with a diagram where it helps
 
 
 POSITIONS_MD = [
@@ -170,3 +174,249 @@ def case_balls(size: int, white: str, black: str) -> dict[tuple[int, int, int], 
     balls = {p: "W" for p in ref.parse_balls(white, size)}
     balls.update({p: "B" for p in ref.parse_balls(black, size)})
     return balls
+
+
+# ---------------------------------------------------------------------------------------
+# Running a case on either implementation, in any symmetry.
+
+
+def _mapped(text: str, size: int, symmetry: int) -> set[tuple[int, int, int]]:
+    import reference_rules as ref
+
+    return {transform(p, symmetry, size) for p in ref.parse_balls(text, size)}
+
+
+def _expected_balls(case: PositionCase, symmetry: int) -> dict[tuple[int, int, int], str]:
+    white = case.white if case.after_white is None else case.after_white
+    black = case.black if case.after_black is None else case.after_black
+    return {transform(p, symmetry, case.size): c for p, c in case_balls(case.size, white, black).items()}
+
+
+def run_case_on_engine(case: PositionCase, symmetry: int = 0) -> None:
+    """Set the case up on the engine (mapped by ``symmetry``), play its moves, check all."""
+    import pytest
+
+    import reference_rules as ref
+    from margo_gtp.engine import IllegalMoveError
+
+    size = case.size
+    start = {transform(p, symmetry, size): c for p, c in case_balls(size, case.white, case.black).items()}
+    board = engine_board({"size": size, **case.options}, start, case.to_move)
+    for colour, text, legal in case.moves:
+        (point,) = ref.parse_balls(text, size)
+        move = engine_move(transform(point, symmetry, size))
+        picture = f"{case.name}\n{ref.diagram(balls_of(board), size)}"
+        assert board.is_legal(move, engine_colour(colour)) is legal, f"{colour} {move.gtp()} legal?\n{picture}"
+        if legal:
+            board.push(move, engine_colour(colour))
+        else:
+            before = (balls_of(board), board.to_move, list(board.history), board.zobrist_key)
+            with pytest.raises(IllegalMoveError):
+                board.push(move, engine_colour(colour))
+            assert (balls_of(board), board.to_move, list(board.history), board.zobrist_key) == before
+    expected = _expected_balls(case, symmetry)
+    got = balls_of(board)
+    assert got == expected, f"{case.name}\ngot:\n{ref.diagram(got, size)}\nexpected:\n{ref.diagram(expected, size)}"
+    if case.zombies is not None:
+        assert {ref_point(p) for p in board.zombies()} == _mapped(case.zombies, size, symmetry), case.name
+    if case.buried is not None:
+        assert {ref_point(p) for p in board.buried()} == _mapped(case.buried, size, symmetry), case.name
+    if case.captured is not None:
+        assert (board.captured[engine_colour("W")], board.captured[engine_colour("B")]) == case.captured
+
+
+def run_case_on_reference(case: PositionCase, symmetry: int = 0) -> None:
+    """The same checks on the reference implementation."""
+    import pytest
+
+    import reference_rules as ref
+
+    size = case.size
+    board = ref.ReferenceBoard(ref.RefRules.from_options({"size": size, **case.options}))
+    board.setup({transform(p, symmetry, size): c for p, c in case_balls(size, case.white, case.black).items()},
+                case.to_move)
+    for colour, text, legal in case.moves:
+        (point,) = ref.parse_balls(text, size)
+        point = transform(point, symmetry, size)
+        picture = f"{case.name}\n{ref.diagram(board.balls, size)}"
+        assert board.is_legal(point, colour) is legal, f"{colour} {ref.vertex(point)} legal?\n{picture}"
+        if legal:
+            board.play(point, colour)
+        else:
+            before = dict(board.balls)
+            with pytest.raises(ref.ReferenceIllegalMove):
+                board.play(point, colour)
+            assert board.balls == before
+    expected = _expected_balls(case, symmetry)
+    assert board.balls == expected, (
+        f"{case.name}\ngot:\n{ref.diagram(board.balls, size)}\nexpected:\n{ref.diagram(expected, size)}"
+    )
+    if case.zombies is not None:
+        assert board.zombies() == _mapped(case.zombies, size, symmetry), case.name
+    if case.buried is not None:
+        assert board.buried() == _mapped(case.buried, size, symmetry), case.name
+    if case.captured is not None:
+        assert (board.captured["W"], board.captured["B"]) == case.captured, case.name
+
+
+# ---------------------------------------------------------------------------------------
+# Clause cases (test_rules_clauses.py), each against the engine and the reference.
+
+#: A 4-ply cycle (ko_rule tests): the last move recreates the root, White to move::
+#:
+#:     4 X O O O
+#:     3 X X . O
+#:     2 X X O O
+#:     1 . . X .
+#:       A B C D
+SUPERKO4_WHITE = "B4:1 C2:1 C4:1 D2:1 D3:1 D4:1"
+SUPERKO4_BLACK = "A2:1 A3:1 A4:1 B2:1 B3:1 C1:1"
+SUPERKO4_MOVES = (("W", "A1:1", True), ("B", "D1:1", True), ("W", "B1:1", True), ("B", "C1:1", False))
+
+#: A 3-ply cycle (ko_rule=positional): W A1:2, B A3 (takes A2 A1:2), W A2 (takes A3) gives
+#: the root board again, but with Black to move::
+#:
+#:     3 . O .
+#:     2 O X X
+#:     1 X X X
+#:       A B C
+POSITIONAL3_WHITE = "A2:1 B3:1"
+POSITIONAL3_BLACK = "A1:1 B1:1 B2:1 C1:1 C2:1"
+
+CLAUSE_CASES = [
+    PositionCase(
+        "R2 four supports of mixed colours hold a ball", 3, "W", "A1:1 B2:1", "B1:1 A2:1",
+        (("W", "A1:2", True),), "A1:1 B2:1 A1:2", "B1:1 A2:1",
+        why="A1:2 rests on A1 B1 A2 B2: any colours will do. It pins A1, which links up to B2.",
+    ),
+    PositionCase(
+        "R2 level 3 needs all four level-2 supports; R12 a lone stacked ball has no freedom", 4, "W",
+        "A1:1 B1:1 C1:1 A2:1 B2:1 C2:1 A3:1 B3:1 C3:1 A1:2 B1:2 A2:2", "",
+        (("W", "A1:3", False), ("W", "B2:2", True), ("B", "A1:3", False), ("W", "A1:3", True)),
+        "A1:1 B1:1 C1:1 A2:1 B2:1 C2:1 A3:1 B3:1 C3:1 A1:2 B1:2 A2:2 B2:2 A1:3", "",
+        buried="B2:1", zombies="",
+        why="""A1:3 first lacks B2:2. A black A1:3 on a white pyramid touches no board-level
+        point: suicide. White A1:3 buries B2:1 (R3: the point straight above B2:1 is A1:3).""",
+    ),
+    PositionCase(
+        "R8 a buried ball links nothing: A1:2 cannot reach the white chain through B2:1", 4, "W",
+        "B2:1 C2:1 C3:1 A1:2 B2:2", "A1:1 B1:1 C1:1 A2:1 A3:1 B3:1 B1:2 A2:2 A1:3",
+        (("W", "D4:1", True),),
+        "B2:1 C2:1 C3:1 A1:2 B2:2 D4:1", "A1:1 B1:1 C1:1 A2:1 A3:1 B3:1 B1:2 A2:2 A1:3",
+        zombies="A1:2", buried="B2:1", captured=(0, 0),
+        why="""level 3: A1 X        level 2:  3 . . .     level 1:  4 . . . .
+                                       2 X O .               3 X X O .
+                                       1 O X .               2 X o O .   (o = B2:1, buried)
+                                                             1 X X X .
+        White A1:2 rests on the buried B2:1 and touches only black level-2 balls: its
+        group has no freedom, A1:3 pins it, so it is a zombie.""",
+    ),
+    PositionCase(
+        "R8 a buried ball cannot be captured and is no zombie", 4, "W",
+        "A1:1 B1:1 C1:1 A2:1 C2:1 A3:1 B3:1 C3:1 A1:2 B1:2 A2:2 B2:2 A1:3", "B2:1",
+        (("W", "D4:1", True),),
+        "A1:1 B1:1 C1:1 A2:1 C2:1 A3:1 B3:1 C3:1 A1:2 B1:2 A2:2 B2:2 A1:3 D4:1", "B2:1",
+        zombies="", buried="B2:1", captured=(0, 0),
+    ),
+    PositionCase(
+        "R8 R13 lifting the top reveals a buried ball, taken on the next cascade step", 4, "W",
+        "A1:1 B1:1 C1:1 A2:1 C2:1 A3:1 B3:1 C4:1", "B2:1 C3:1 A1:2 B1:2 A2:2 B2:2 A1:3",
+        (("W", "D3:1", True),),
+        "A1:1 B1:1 C1:1 A2:1 C2:1 A3:1 B3:1 C4:1 D3:1", "",
+        zombies="", buried="", captured=(7, 0),
+        why="""Black's pyramid hangs on C3 (last freedom D3). W D3: the six balls of the group
+        lift top-down; B2:1 was buried (no group), so it is judged only after White's step:
+        now uncovered and surrounded, it goes too.""",
+    ),
+    PositionCase(
+        "R9 diagonal neighbours do not touch", 3, "B", "A1:1 B2:1", "B1:1",
+        (("B", "A2:1", True),), "B2:1", "B1:1 A2:1", captured=(0, 1),
+    ),
+    PositionCase(
+        "R10 a friendly crossing ball does not cut", 4, "B",
+        "B2:1 C2:1 D1:1 D2:1 B2:2", "B1:1 B1:2 B3:1 C1:1 C3:1",
+        (("B", "D3:1", True),),
+        "B2:1 C2:1 D1:1 D2:1 B2:2", "B1:1 B1:2 B3:1 C1:1 C3:1 D3:1", zombies="", captured=(0, 0),
+        why="T6 with B2:2 white: B1:2 (black) and B2:2 (white) cross B2-C2; one is friendly.",
+    ),
+    PositionCase(
+        "R10 an edge contact is never cut", 4, "B",
+        "A1:1 A2:1 A3:1 A4:1", "B1:1 B2:1 B3:1 A2:2",
+        (("B", "D1:1", True),),
+        "A1:1 A2:1 A3:1 A4:1", "B1:1 B2:1 B3:1 A2:2 D1:1", zombies="", captured=(0, 0),
+        why="""A2-A3 is crossed by black A2:2 and by a point off the board: not cut, so A1 A2
+        keep the freedom B4 through A3 A4 (A1 would otherwise be lifted).""",
+    ),
+    PositionCase(
+        "R10 the cut holds at every level: a level-2 contact cut by two level-3 balls", 5, "B",
+        "B2:1 B3:1 E2:1 E3:1 B2:2 C2:2 D2:2",
+        "B1:1 C1:1 D1:1 E1:1 C2:1 D2:1 C3:1 D3:1 B4:1 C4:1 D4:1 E4:1 B1:2 C1:2 B3:2 C3:2 B1:3",
+        (("B", "B2:3", True),),
+        "B2:1 B3:1 B2:2 C2:2",
+        "B1:1 C1:1 D1:1 E1:1 C2:1 D2:1 C3:1 D3:1 B4:1 C4:1 D4:1 E4:1 B1:2 C1:2 B3:2 C3:2 B1:3 B2:3",
+        zombies="C2:2", captured=(0, 3),
+        why="""level 3:  2 . X .        level 2:  4 . . . .      level 1 (board):  5 . . . . .
+                   1 . X .                  3 . X X .                        4 . X X X X
+                     A B C                  2 . O O O                        3 . O X X O
+                                            1 . X X .                        2 . O X X O
+                                              A B C D                        1 . X X X X
+        B2:3 with B1:3 cuts the level-2 contact B2:2-C2:2. C2:2 D2:2 E2 E3 lose the link
+        to White's freedoms A2 A3: D2:2, E2, E3 lift; C2:2 stays pinned (a zombie).""",
+    ),
+    PositionCase(
+        "R12 freedoms only on the plane: an empty supported level-2 point does not count", 4, "W",
+        "B2:1 C1:1 C2:1", "A1:1 B1:1 B1:2",
+        (("W", "A2:1", True),), "A2:1 B2:1 C1:1 C2:1", "", captured=(3, 0),
+        why="After W A2, A1:2 is empty and supported next to B1:2, but it is no freedom.",
+    ),
+    PositionCase(
+        "R13 a freedomless group left over from set-up is taken by the next move anywhere", 4, "B",
+        "A1:1", "A2:1 B1:1",
+        (("B", "D4:1", True),), "", "A2:1 B1:1 D4:1", captured=(0, 1),
+        why="The cascade recomputes every group (R13.3), not only those next to the move.",
+    ),
+    PositionCase(
+        "R13 revealed captures alternate colours: Black's top, then White's released balls", 4, "W",
+        "A1:1 A2:2 A3:1 B1:1 B3:1 B4:1 D2:1 D4:1", "A1:2 A2:1 B2:1 C1:1 C3:1",
+        (("W", "C2:1", True),),
+        "A2:2 A3:1 B3:1 B4:1 C2:1 D2:1 D4:1", "A2:1 B2:1 C1:1 C3:1",
+        zombies="", captured=(1, 2),
+        why="""level 3: A2 O            level 2:  4 . O . O
+          A1 X                            3 O O X .
+                                          2 X X . O
+                                          1 O O X .
+        W C2 takes Black's A1:2 group: A1:2 lifts, A2 B2 stay pinned under A2:2. A1 B1
+        (White zombies under A1:2) are released without freedom and go next; then A2 B2
+        breathe again through A1 B1.""",
+    ),
+    PositionCase(
+        "R15 zombies released by a capture are taken if they have no freedom", 4, "W",
+        "B2:1 C1:2 C2:1 C2:2 C4:1 D1:1 D2:1 D4:1", "A1:1 A2:1 B4:1 C1:1 C3:1 C3:2 D3:1",
+        (("W", "B3:1", True),),
+        "B2:1 B3:1 C1:2 C2:1 C2:2 D1:1 D2:1", "A1:1 A2:1 B4:1 C1:1 C3:1 D3:1",
+        zombies="", captured=(1, 2),
+        why="""White's C4 D4 are zombies pinned by black C3:2. W B3 captures C3:2 (C3 D3 stay,
+        pinned by C2:2): C4 D4 are released with no freedom and taken by the cascade,
+        counted as captured by Black.""",
+    ),
+    PositionCase(
+        "R13.4 virtual-group suicide: capturing only the liftable top leaves zombies around", 4, "W",
+        "A1:1 A1:2 A2:1 A3:1 B1:1 B3:2 B4:1 C1:1 C1:2 D1:1 D4:1",
+        "A2:2 B1:2 B2:1 B2:2 B3:1 C2:1 C3:1 C4:1 D2:1",
+        (("W", "D3:1", False),),
+        why="""W D3 fills Black's last freedom; only A2:2 B1:2 B2:2 can be lifted, the rest
+        stays pinned, and the zombies C3 D2 still fill every hole next to D3 D4: illegal.""",
+    ),
+    PositionCase(
+        "R14 enemy first: a move without freedom that captures is legal (mirror of T12)", 5, "B",
+        "D1:1 E2:1", "C1:1 D2:1 E3:1",
+        (("B", "E1:1", True),), "", "C1:1 D2:1 E1:1 E3:1", captured=(0, 2),
+    ),
+    PositionCase(
+        "R16 situational superko: no return to a position four plies back", 4, "W",
+        SUPERKO4_WHITE, SUPERKO4_BLACK, SUPERKO4_MOVES,
+        SUPERKO4_WHITE + " A1:1 B1:1", "A2:1 A3:1 A4:1 B2:1 B3:1", captured=(2, 0),
+        why="""W A1, B D1, W B1 (takes C1 D1); B C1 would take A1 B1 and recreate the root
+        with White to move: illegal under situational superko (legal under simple ko).""",
+    ),
+]
