@@ -9,6 +9,7 @@ command resumes), 2 bad options or an output directory that holds another match.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -30,7 +31,7 @@ from margo_adapters.referee import (
     run_match,
     write_atomically,
 )
-from margo_adapters.stats import summarize_match
+from margo_adapters.stats import elo_interval, summarize_match
 from margo_adapters.tournament import (
     TournamentConfig,
     TournamentConfigError,
@@ -206,14 +207,21 @@ def print_match_summary(console: Console, summary: dict[str, Any]) -> None:
     if summary["games"]:
         low, high = score["wilson95"]
         console.print(f"Score of A: {score['score']:g}/{summary['games']} = {100 * score['fraction']:.1f}% (Wilson 95%: {100 * low:.1f}% to {100 * high:.1f}%)", markup=False, highlight=False, soft_wrap=True)
-        elo = summary["elo_a_minus_b"]
-        console.print(f"Elo A - B: {_signed(elo['elo'])} (95%: {_signed(elo['low'])} to {_signed(elo['high'])})", markup=False, highlight=False, soft_wrap=True)
+        a = summary["engines"]["A"]
+        elo = elo_interval(a["wins"], a["draws"], a["losses"])  # floats keep the sign of infinity
+        console.print(f"Elo A - B: {_elo_text(elo.elo)} (95%: {_elo_text(elo.low)} to {_elo_text(elo.high)})", markup=False, highlight=False, soft_wrap=True)
         console.print(f"Mean game length: {summary['mean_game_length']:.1f} moves", markup=False, highlight=False, soft_wrap=True)
         console.print("Endings: " + ", ".join(f"{reason} {count}" for reason, count in summary["endings"].items()), markup=False, highlight=False, soft_wrap=True)
 
 
-def _signed(value: float | None) -> str:
-    return "inf" if value is None else f"{value:+.0f}"
+def _elo_text(value: float) -> str:
+    return f"{value:+.0f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+
+
+def _signed(value: float | None, infinite: str = "inf") -> str:
+    """An Elo value for a table; ``None`` is an infinite value (JSON has no infinity), shown
+    as ``infinite`` - the caller knows its sign."""
+    return infinite if value is None else f"{value:+.0f}"
 
 
 def match_main() -> None:
@@ -296,7 +304,7 @@ def print_tournament_report(console: Console, names: list[str], report: dict[str
         ratings.add_column(column, justify="left" if column == "engine" else "right")
     for rating in report["ratings"]:
         ratings.add_row(
-            rating["name"], _signed(rating["elo"]), f"{_signed(rating['low'])} to {_signed(rating['high'])}",
+            rating["name"], _signed(rating["elo"]), f"{_signed(rating['low'], '-inf')} to {_signed(rating['high'], '+inf')}",
             str(rating["games"]), f"{rating['score']:g}",
         )
     console.print(ratings)

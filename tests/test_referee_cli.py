@@ -163,3 +163,43 @@ def test_a_different_match_in_the_same_directory_is_refused(tmp_path):
 def test_bad_options_are_value_errors_quoting_the_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
         match_config_from_options("a", "b", games=1, **kwargs)
+
+
+def test_margo_gtp_heuristic_against_mcts_with_swap_and_time_control(tmp_path):
+    done = subprocess.run(
+        [MARGO_MATCH, f"{MARGO_GTP} --player heuristic --seed 1", f"{MARGO_GTP} --player mcts:playouts=30 --seed 2",
+         "--games", "2", "--size", "3", "--rule", "swap=on", "--time-control", "60 5 5", "--out", str(tmp_path), "--json", "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["games"] == 2
+    assert summary["engines"]["A"]["forfeits"] == {} and summary["engines"]["B"]["forfeits"] == {}
+    assert set(summary["endings"]) <= {"no legal move", "resignation"}
+    rules = Rules(size=3, swap=True)
+    for record in results(tmp_path):
+        board = Board(rules)
+        for move in record["moves"]:
+            board.push(Move.from_gtp(move["move"], 3), Colour.WHITE if move["colour"] == "W" else Colour.BLACK)
+        assert sgf.replay(sgf.loads((tmp_path / record["sgf"]).read_text())).balls() == board.balls()
+        assert record["swapped"] == board.swapped
+
+
+@pytest.mark.parametrize(
+    "winners, line",
+    [
+        (["A", "A"], "Elo A - B: +inf (95%: +inf to +inf)"),
+        (["A", "B"], "Elo A - B: +0 (95%: -inf to +inf)"),
+        (["B", None, "B"], "Elo A - B: -280 (95%: -inf to -47)"),  # score 1/6, margin 0.267
+    ],
+)
+def test_printed_summary_shows_signed_infinite_elo(winners, line):
+    from rich.console import Console
+
+    from margo_adapters.referee_cli import print_match_summary
+    from margo_adapters.stats import summarize_match
+
+    records = [{"game": i, "winner": w, "a_colour_final": "W", "reason": "no legal move", "forfeit": None, "moves": []} for i, w in enumerate(winners)]
+    console = Console(record=True, width=200)
+    print_match_summary(console, summarize_match(records, {"A": "a", "B": "b"}))
+    assert line in console.export_text().splitlines()
