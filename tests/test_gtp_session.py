@@ -128,9 +128,9 @@ TRANSCRIPTS = [
     (
         "showboard empty 2x2",
         "boardsize 2\nshowboard\n7 showboard\n",
-        "=\n\n=\nLevel 1\n    A B\n  2 . . 2\n  1 . . 1\n    A B\nWhite to move; move 0\n"
+        "=\n\n=\nLevel 1\n    A B\n  2 . . 2\n  1 . . 1\n    A B\nWhite to move; moves played: 0\n"
         "Balls: White (O) 0, Black (X) 0\nCaptured by: White 0, Black 0\n\n"
-        "=7\nLevel 1\n    A B\n  2 . . 2\n  1 . . 1\n    A B\nWhite to move; move 0\n"
+        "=7\nLevel 1\n    A B\n  2 . . 2\n  1 . . 1\n    A B\nWhite to move; moves played: 0\n"
         "Balls: White (O) 0, Black (X) 0\nCaptured by: White 0, Black 0\n\n",
     ),
     ("showboard syntax", "showboard x\n", "? syntax error\n\n"),

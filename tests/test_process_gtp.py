@@ -246,7 +246,7 @@ def test_cli_wire_log(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert log.read_text() == (
         ">> 1 name\n<< =1 margo-gtp\n>> \n>> showboard x\n<< ? syntax error\n>> boardsize 2\n<< =\n>> showboard\n"
-        "<< =\n<< Level 1\n<<     A B\n<<   2 . . 2\n<<   1 . . 1\n<<     A B\n<< White to move; move 0\n"
+        "<< =\n<< Level 1\n<<     A B\n<<   2 . . 2\n<<   1 . . 1\n<<     A B\n<< White to move; moves played: 0\n"
         "<< Balls: White (O) 0, Black (X) 0\n<< Captured by: White 0, Black 0\n"
     )
 

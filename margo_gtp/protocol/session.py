@@ -108,7 +108,7 @@ def render_board(board: Board) -> str:
             lines.append(f" {y + 1:>2} " + " ".join(cells) + f" {y + 1}")
         lines.append(letters)
     counts = board.ball_counts()
-    lines.append(f"{_colour_name(board.to_move)} to move; move {len(board.history)}")
+    lines.append(f"{_colour_name(board.to_move)} to move; moves played: {len(board.history)}")
     lines.append(f"Balls: White (O) {counts[Colour.WHITE]}, Black (X) {counts[Colour.BLACK]}")
     lines.append(f"Captured by: White {board.captured[Colour.WHITE]}, Black {board.captured[Colour.BLACK]}")
     if zombies:

@@ -55,7 +55,7 @@
 31 final_status_list seki
 #? []
 32 showboard
-#? [Level 1\n    A B C\n  3 \. \. \. 3\n  2 X O \. 2\n  1 X \. \. 1\n    A B C\nWhite to move; move 3\nBalls: White \(O\) 1, Black \(X\) 2\nCaptured by: White 0, Black 0]
+#? [Level 1\n    A B C\n  3 \. \. \. 3\n  2 X O \. 2\n  1 X \. \. 1\n    A B C\nWhite to move; moves played: 3\nBalls: White \(O\) 1, Black \(X\) 2\nCaptured by: White 0, Black 0]
 
 # undo takes back one move at a time
 40 undo
