@@ -54,7 +54,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules
+from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import InvalidVertexError
 
 from margo_adapters.gtp_client import (

@@ -147,3 +147,12 @@ def test_parallel_workers_survive_faults(tmp_path):
     run = run_match(match_config(engine("--fault", "crash", "--at", "2"), games=4, parallel=2), tmp_path)
     assert [r["forfeit"]["reason"] for r in run.records] == ["crash"] * 4
     assert [r["winner"] for r in run.records] == ["A"] * 4
+
+
+def test_wire_log_records_both_engines_conversations(tmp_path):
+    run_match(match_config(engine("--seed", "6"), games=1, wire_log=True), tmp_path)
+    lines = (tmp_path / "wire-0.log").read_text().splitlines()
+    assert "A << 1 boardsize 3" in lines and "B << 1 boardsize 3" in lines
+    assert "A >> =1" in lines
+    assert any(line.startswith("A << ") and " genmove W" in line for line in lines)
+    assert any(line.startswith("B << ") and " play W " in line for line in lines)

@@ -36,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules, RulesError
+from margo_gtp.engine import Board, Colour, Move, Rules, RulesError
 from margo_gtp.vertex import InvalidVertexError, Point
 
 COMMANDS = [
