@@ -32,7 +32,7 @@ from typing import IO, Any
 
 import margo_gtp
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
-from margo_gtp.engine.players import RESIGN, Budget, Player
+from margo_gtp.engine.players import RESIGN, Budget, Player, timecontrol
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
 from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
@@ -220,20 +220,10 @@ class GameSession(HandlerGroup):
         return self._state.resigned is not None or self.board.is_game_over()
 
     def budget_for(self, colour: Colour) -> Budget:
-        """The thinking budget for ``colour``'s next move from the stored clocks
-        (no limit when none was set). A simple share of the remaining time: the whole
-        byo-yomi period divided by its stones, or a 30th of the main time."""
-        clock = self._state.clocks.get(colour)
-        settings = self.time_settings
-        if settings.system == "none":
-            return Budget()
-        if clock is None:
-            seconds = settings.main_time / 30 if settings.main_time else settings.period_time / max(settings.period_stones, 1)
-        elif clock.stones > 0:
-            seconds = clock.seconds / clock.stones
-        else:
-            seconds = clock.seconds / 30
-        return Budget(seconds=max(seconds * 0.9, 0.01))
+        """The thinking budget for ``colour``'s next move from the stored clocks (no limit
+        when none was set), by :func:`margo_gtp.engine.players.timecontrol.budget`: a share
+        of the time left that never exceeds what may be used without losing on time."""
+        return timecontrol.budget(self.time_settings, self._state.clocks.get(colour))
 
     def _choose(self, colour: Colour) -> Move | Any:
         """Ask the player; pass when ``colour`` has no legal move or the game is over."""

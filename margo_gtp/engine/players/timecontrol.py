@@ -22,7 +22,8 @@ How the share is chosen, with ``T`` the seconds left on the running clock:
 * main time: ``T / moves_left`` (``moves_left`` is the caller's estimate of this
   player's remaining moves, at least ``MIN_MOVES_LEFT``); when overtime follows, at
   least the share overtime would give a move, since main time spent there is not lost;
-* canadian overtime: ``T / S``; byo-yomi overtime: ``BYOYOMI_SHARE`` of ``T``.
+* canadian overtime: ``T / S``; byo-yomi overtime: ``BYOYOMI_SHARE`` of ``T``;
+* every share is then scaled by ``SAFETY_FACTOR``.
 
 The guarantee (what the tests check with a fake clock): the budget never exceeds the time
 that may still be used without losing, minus a safety margin of ``OVERHEAD_SECONDS`` plus
@@ -45,6 +46,7 @@ MIN_MOVES_LEFT = 10          # never plan as if fewer moves remain (the game may
 OVERHEAD_SECONDS = 0.05      # fixed safety margin: the last simulation and the GTP round trip
 OVERHEAD_FRACTION = 0.05     # plus this share of the usable time
 BYOYOMI_SHARE = 0.8          # share of a byo-yomi period to think in (keeps the periods)
+SAFETY_FACTOR = 0.9          # every share is scaled by this (slack for the clock's granularity)
 MIN_BUDGET = 0.001           # the smallest budget handed out (a player always gets to move)
 
 
@@ -123,7 +125,7 @@ def budget(settings: TimeSystem, clock: ClockReading | None, *, moves_left: int 
     else:
         share = now.seconds / now.stones
     limit = usable - OVERHEAD_SECONDS - OVERHEAD_FRACTION * usable
-    seconds = min(share, limit)
+    seconds = min(share * SAFETY_FACTOR, limit)
     if default_seconds is not None:
         seconds = min(seconds, default_seconds)
     return Budget(seconds=max(seconds, min(MIN_BUDGET, usable / 4)))
