@@ -57,6 +57,7 @@ from typing import IO, Any, Protocol
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import InvalidVertexError
 
+from margo_adapters import sgf
 from margo_adapters.gtp_client import (
     BadGtpResponse,
     GtpChannelClosed,
@@ -529,8 +530,6 @@ class GameRunner:
         }
 
     def _sgf(self, record: Mapping[str, Any], board: Board) -> str | None:
-        from margo_adapters import sgf  # local: the referee can run without the SGF adapter
-
         comment = f"margo-match game {record['game']}: {record['result']} ({record['reason']})"
         if record["forfeit"]:
             forfeit = record["forfeit"]
@@ -781,11 +780,12 @@ def _worker_main(config: MatchConfig, directory: str, index: int, tasks: Any, re
     runner = GameRunner(config, wire)
     try:
         while True:
+            if os.getppid() != parent:  # orphaned: the referee was killed, nobody reads results
+                results.cancel_join_thread()  # do not block at exit on a pipe nobody drains
+                return
             try:
                 game = tasks.get(timeout=1.0)
             except queue.Empty:
-                if os.getppid() != parent:
-                    return  # orphaned: the referee was killed
                 continue
             if game is None:
                 return

@@ -43,12 +43,29 @@ def wait_for_lines(path: Path, count: int, timeout: float = 60.0) -> None:
     raise AssertionError(f"{path} did not reach {count} lines")
 
 
-def test_kill_9_then_the_same_command_finishes_with_exactly_n_games(tmp_path):
+def processes_mentioning(text: str) -> list[int]:
+    """Pids of live processes whose command line contains ``text``."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                state = next(line for line in (entry / "status").read_text().splitlines() if line.startswith("State:"))
+            except (OSError, StopIteration):
+                continue
+            if text in cmdline and "zombie" not in state:
+                pids.append(int(entry.name))
+    return pids
+
+
+@pytest.mark.parametrize("parallel", ["1", "2"])
+def test_kill_9_then_the_same_command_finishes_with_exactly_n_games(tmp_path, parallel):
     out = tmp_path / "out"
-    # A slow engine (50 ms a move) so that the kill lands mid-match.
+    # A slow engine (50 ms a move) so that the kill lands mid-match; its --log names this test.
+    marker = str(tmp_path / "engine.log")
     command = [
-        MARGO_MATCH, faulty("--move-delay", "0.05", "--seed", "1"), faulty("--seed", "2"),
-        "--games", "6", "--size", "3", "--out", str(out), "--json", "--no-progress",
+        MARGO_MATCH, faulty("--move-delay", "0.05", "--seed", "1", "--log", marker), faulty("--seed", "2"),
+        "--games", "6", "--size", "3", "--out", str(out), "--json", "--no-progress", "--parallel", parallel,
     ]
     referee = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_lines(out / "results.jsonl", 2)
@@ -66,6 +83,11 @@ def test_kill_9_then_the_same_command_finishes_with_exactly_n_games(tmp_path):
     summary = json.loads(done.stdout)
     assert summary["games"] == 6 and summary["run"]["games_played"] == 6 - len(finished_before)
     assert sorted(p.name for p in out.glob("game-*.sgf")) == [f"game-000{i}.sgf" for i in range(1, 7)]
+    # Nothing is left running: engines of the killed referee saw EOF, orphaned workers quit.
+    deadline = time.monotonic() + 30
+    while processes_mentioning(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_mentioning(marker) == []
 
 
 def results_tolerant(out: Path) -> list[dict]:
