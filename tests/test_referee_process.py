@@ -1,8 +1,8 @@
 """The referee against real engine processes that misbehave (tests/fake_engines/faulty_engine.py).
 
-Each fault happens once (``--once``), in engine B's first genmove (or play / set-up) of
-game 1; game 2 must then be a normal game, which shows that the match went on and that a
-crashed or hung engine was replaced.
+Each fault happens once (``--once``), mid-game at engine B's third genmove in game 1 (for
+``reject`` its first play, for ``badsetup`` its first set-up); game 2 must then be a normal
+game, which shows that the match went on and that a crashed or hung engine was replaced.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ FAULT_CASES = [
     (["--fault", "hang"], "timeout", "W+T", "engine 'B' did not answer 'genmove' within 0.5 s"),
     (["--fault", "garbage"], "protocol error", "W+F", "engine 'B' answered 'genmove' with a line that is not a GTP answer: 'I think I will play tengen'"),
     (["--fault", "malformed"], "malformed move", "W+F", "genmove B answered 'Z99:9'"),
-    # A (seed 1) opens C1:1, the first illegal point in listing order, which B then names
-    (["--fault", "illegal"], "illegal move", "W+F", "genmove B answered 'C1:1', illegal in this position"),
+    # by move 6, A1:1 is occupied: the first illegal point in listing order, which B names
+    (["--fault", "illegal"], "illegal move", "W+F", "genmove B answered 'A1:1', illegal in this position"),
     (["--fault", "closeout"], "eof", "W+F", "engine 'B' closed its output during 'genmove' (still running)"),
     (["--fault", "pass"], "illegal move", "W+F", "genmove B answered 'pass', illegal in this position"),
     (["--fault", "fail"], "genmove failed", "W+F", "'genmove B' answered 'I give up'"),
@@ -64,13 +64,15 @@ FAULT_CASES = [
 
 @pytest.mark.parametrize("fault, reason, result, detail", FAULT_CASES, ids=[case[1] + "-" + case[0][1] for case in FAULT_CASES])
 def test_each_fault_is_a_forfeit_with_its_reason_and_the_match_goes_on(tmp_path, fault, reason, result, detail):
-    config = match_config(engine("--seed", "2", "--once", str(tmp_path / "fault-done"), *fault), move_timeout=0.5)
+    at = "1" if fault[1] in ("reject", "badsetup") else "3"
+    config = match_config(engine("--seed", "2", "--once", str(tmp_path / "fault-done"), "--at", at, *fault), move_timeout=0.5)
     run = run_match(config, tmp_path / "out")
     first, second = run.records
     assert not run.interrupted and [first["game"], second["game"]] == [1, 2]
     assert first["forfeit"]["engine"] == "B" and first["forfeit"]["colour"] == "B"
     assert (first["reason"], first["forfeit"]["reason"], first["result"], first["winner"]) == ("forfeit", reason, result, "A")
     assert first["forfeit"]["detail"].startswith(detail)
+    assert first["move_count"] == (5 if at == "3" else 1 if fault[1] == "reject" else 0)
     # Game 2 is a full, normal game: the engine was restarted when it had to be.
     assert second["forfeit"] is None and second["reason"] == "no legal move"
     lines = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
