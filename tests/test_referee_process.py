@@ -77,6 +77,10 @@ def test_each_fault_is_a_forfeit_with_its_reason_and_the_match_goes_on(tmp_path,
     assert second["forfeit"] is None and second["reason"] == "no legal move"
     lines = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
     assert [json.loads(line)["game"] for line in lines] == [1, 2]
+    for record in run.records:  # forfeited games too: the SGF holds the moves played
+        game = sgf.loads((tmp_path / "out" / record["sgf"]).read_text())
+        assert game.result == record["result"]
+        assert sgf.replay(game).balls() == replayed_board(record).balls()
 
 
 def test_resign_is_a_normal_loss_not_a_forfeit(tmp_path):
