@@ -36,6 +36,7 @@ appended to that text stream or file.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import select
 import shlex
@@ -137,7 +138,7 @@ class GtpClient:
         return client
 
     def start(self) -> None:
-        """Start (or start again) the engine process and its reader threads."""
+        """Start (or start again) the engine process (and the thread draining its stderr)."""
         if self._process is not None and self._process.poll() is None:
             raise RuntimeError(f"engine {self.name!r} is already running")
         self._lines = deque()
@@ -153,7 +154,7 @@ class GtpClient:
             cwd=self.cwd,
             start_new_session=True,
         )
-        # stdout is read in the caller's thread with select() (no thread hop per answer);
+        # stdout is read in the caller's thread with poll() (no thread hop per answer);
         # stderr is drained by a thread so a chatty engine never blocks on a full pipe.
         threading.Thread(target=self._read_stderr, args=(self._process,), daemon=True).start()
 
@@ -296,8 +297,10 @@ class GtpClient:
         remaining = None if deadline is None else deadline - time.monotonic()
         if remaining is not None and remaining <= 0:
             raise self._break(GtpTimeout(f"engine {self.name!r} did not answer {command!r} within {timeout:g} s"))
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if not ready:
+        # poll, not select: select() cannot watch descriptors above FD_SETSIZE (1024)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        if not poller.poll(None if remaining is None else max(1, math.ceil(remaining * 1000))):
             return  # the loop in _next_line checks the deadline again
         try:
             chunk = os.read(fd, 65536)
