@@ -65,11 +65,17 @@ PRIOR_VISITS = 1              # virtual visits each new child starts with ...
 PRIOR_VALUE = 0.5             # ... at this win rate (keeps unvisited children comparable)
 EXPAND_VISITS = 2             # a leaf gets children on its this-many-th visit (1 = at once)
 PLAYOUT_MOVES = 0             # random moves per playout before evaluating (0 = none, -1 = to the end)
+PLAYOUT_CAP = 2000            # a playout "to the end" stops here (ko_rule=none games can cycle)
 EVALUATOR = "heuristic"       # how a playout's last position is scored: heuristic | territory
 EVAL_SCALE = 3.0              # heuristic margin (balls) worth one logistic unit of win chance
 ATARI_LOSS_OTHER = 1.0        # share of a group in atari counted lost when its owner is not to move
 ATARI_LOSS_MOVER = 0.33       # ... and when its owner is to move (it may save it, or not)
 FREEDOM_VALUE = 0.15          # balls' worth of one freedom in the heuristic margin
+PRIOR_DEPTH = 1               # heuristic priors for nodes this deep (0 = root only, -1 = none)
+PRIOR_HEURISTIC_VISITS = 10   # virtual visits of a heuristic prior
+PRIOR_TEMPERATURE = 4.0       # heuristic score gap (a capture is 10) that divides the prior by e
+PRIOR_LOW = 0.1               # prior win rate of the worst-looking moves ...
+PRIOR_HIGH = 0.9              # ... and of the heuristic's favourite
 RESIGN_THRESHOLD = 0.03       # resign when the best move's win rate is below this (0 = never)
 RESIGN_MIN_VISITS = 400       # ... and the root has at least this many visits (conservative)
 EARLY_STOP = True             # stop when the most visited move can no longer be overtaken
@@ -179,12 +185,13 @@ def playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
             evaluator: Callable[[Board], float] = heuristic_evaluator) -> float:
     """Play random moves on ``board`` (changing it) and return White's result in [0, 1].
 
-    At most ``max_moves`` moves (0: none, just evaluate; a negative number: to the end).
+    At most ``max_moves`` moves (0: none, just evaluate; a negative number: to the end,
+    at most ``PLAYOUT_CAP`` moves).
     The result is the exact outcome when the game is over (1 White win, 0 Black win,
     1/2 draw), otherwise ``evaluator(board)``.
     """
     if max_moves:
-        board.random_playout(rng, max_moves=max_moves if max_moves > 0 else 100_000)
+        board.random_playout(rng, max_moves=max_moves if max_moves > 0 else PLAYOUT_CAP)
     outcome = board.outcome()
     if outcome is not None:
         if outcome.winner is None:
@@ -229,6 +236,9 @@ class MctsPlayer:
         playout_moves: int = PLAYOUT_MOVES,
         evaluator: Callable[[Board], float] | str = EVALUATOR,
         expand_visits: int = EXPAND_VISITS,
+        prior_depth: int = PRIOR_DEPTH,
+        prior_visits: int = PRIOR_HEURISTIC_VISITS,
+        prior_temp: float = PRIOR_TEMPERATURE,
         resign: float = RESIGN_THRESHOLD,
         resign_min_visits: int = RESIGN_MIN_VISITS,
         reuse: bool = True,
@@ -243,6 +253,9 @@ class MctsPlayer:
         self.playout_moves = playout_moves
         self.evaluator = EVALUATORS[evaluator] if isinstance(evaluator, str) else evaluator
         self.expand_visits = max(1, expand_visits)
+        self.prior_depth = prior_depth
+        self.prior_visits = prior_visits
+        self.prior_temp = prior_temp
         self.resign = resign
         self.resign_min_visits = resign_min_visits
         self.reuse = reuse
@@ -331,7 +344,7 @@ class MctsPlayer:
             deadline = self.clock() + DEFAULT_SECONDS
         root = self._root_for(board, colour)
         if root.children is None:
-            self._expand(root, board, int(colour))
+            self._expand(root, board, int(colour), depth=0)
         start_clock = self.clock() if deadline is not None else 0.0
         done = 0
         while True:
@@ -402,7 +415,7 @@ class MctsPlayer:
             to_move = int(board.to_move)
             path.append(node)
         if node.children is None and node.n + 1 >= self.expand_visits:
-            self._expand(node, board, to_move)
+            self._expand(node, board, to_move, depth=len(path) - 1)
             if node.children:
                 child = node.children[0]  # children are shuffled at expansion
                 board.push(child.move, Colour(to_move))
@@ -410,11 +423,29 @@ class MctsPlayer:
                 path.append(child)
         return path, to_move
 
-    def _expand(self, node: Node, board: Board, to_move: int) -> None:
+    def _expand(self, node: Node, board: Board, to_move: int, depth: int) -> None:
+        """Give ``node`` one child per legal move. Near the root (``depth <=
+        prior_depth``) each child starts with ``prior_visits`` virtual visits whose win
+        rate comes from the heuristic player's one-ply score (progressive bias: captures
+        and saving moves are tried first, self-atari last)."""
         index = board._g.index  # noqa: SLF001 - flat point index for AMAF keys
         moves = board.legal_moves(Colour(to_move))
         self.rng.shuffle(moves)  # seeded: ties between unvisited children break at random
-        node.children = [Node(m, to_move, index[m.point] if m.point is not None else -1, node) for m in moves]
+        children = [Node(m, to_move, index[m.point] if m.point is not None else -1, node) for m in moves]
+        if depth <= self.prior_depth and self.prior_visits > 0 and len(children) > 1:
+            from margo_gtp.engine.players.heuristic import HeuristicPlayer
+
+            judge = HeuristicPlayer(self.rng)
+            work = board.copy()
+            colour = Colour(to_move)
+            scores = [judge.evaluate(work, child.move, colour) for child in children]  # type: ignore[arg-type]
+            top = max(scores)
+            for child, score in zip(children, scores):
+                rate = PRIOR_LOW + (PRIOR_HIGH - PRIOR_LOW) * math.exp((score - top) / self.prior_temp)
+                child.n = self.prior_visits
+                child.w = rate * self.prior_visits
+            children.sort(key=lambda child: -child.w)  # stable: the shuffle still breaks ties
+        node.children = children
 
     # Step 3
     def _backup(self, path: list[Node], white_result: float, board: Board, start: int) -> None:
@@ -518,6 +549,9 @@ OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "playout_moves": ("playout_moves", _parse_int),
     "eval": ("evaluator", _parse_evaluator),
     "expand": ("expand_visits", _parse_count),
+    "prior_depth": ("prior_depth", _parse_int),
+    "prior_visits": ("prior_visits", _parse_count),
+    "prior_temp": ("prior_temp", _parse_float),
     "resign": ("resign", _parse_float),
     "resign_visits": ("resign_min_visits", _parse_count),
     "reuse": ("reuse", _parse_switch),
@@ -564,7 +598,7 @@ def estimate(board: Board, seconds: float = 0.5, *, playouts: int = 400, seed: i
     deadline = clock() + seconds
     while done < playouts and (done == 0 or clock() < deadline):
         work = board.copy()
-        work.random_playout(rng, max_moves=100_000)
+        work.random_playout(rng, max_moves=PLAYOUT_CAP)
         white, black = work.score()
         total += white - black
         for point, colour in balls.items():
