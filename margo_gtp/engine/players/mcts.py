@@ -79,7 +79,7 @@ PRIOR_HIGH = 0.9              # ... and of the heuristic's favourite
 RESIGN_THRESHOLD = 0.03       # resign when the best move's win rate is below this (0 = never)
 RESIGN_MIN_VISITS = 400       # ... and the root has at least this many visits (conservative)
 EARLY_STOP = True             # stop when the most visited move can no longer be overtaken
-CLOCK_CHECK_EVERY = 8         # simulations between clock reads (fewer syscalls)
+DECIDED_CHECK_EVERY = 8       # simulations between early-stop checks (the clock is read every one)
 
 
 class Node:
@@ -338,7 +338,8 @@ class MctsPlayer:
         ``deadline`` (on :attr:`clock`) passed or ``stop()`` is true; return the root.
 
         With none of the three it runs ``DEFAULT_SECONDS``. ``on_progress(root)`` is called
-        every ``CLOCK_CHECK_EVERY`` simulations (analysis output).
+        every ``DECIDED_CHECK_EVERY`` simulations (analysis output). The clock and ``stop``
+        are read before every simulation.
         """
         if playouts is None and deadline is None and stop is None:
             deadline = self.clock() + DEFAULT_SECONDS
@@ -350,18 +351,15 @@ class MctsPlayer:
         while True:
             if playouts is not None and done >= playouts:
                 break
-            if done % CLOCK_CHECK_EVERY == 0:
-                if stop is not None and stop():
+            if stop is not None and stop():
+                break
+            now = self.clock() if deadline is not None else 0.0
+            if deadline is not None and now >= deadline:
+                break
+            if done and done % DECIDED_CHECK_EVERY == 0:
+                if self.early_stop and self._decided(root, done, start_clock, now, deadline, playouts):
                     break
-                if deadline is not None:
-                    now = self.clock()
-                    if now >= deadline:
-                        break
-                    if self.early_stop and done and self._decided(root, done, start_clock, now, deadline, playouts):
-                        break
-                elif self.early_stop and playouts is not None and self._decided(root, done, 0, 0, None, playouts):
-                    break
-                if on_progress is not None and done:
+                if on_progress is not None:
                     on_progress(root)
             self._simulate(root, board, int(colour))
             done += 1
@@ -581,8 +579,8 @@ def estimate(board: Board, seconds: float = 0.5, *, playouts: int = 400, seed: i
     """Score estimate ``white - black`` and the balls judged dead, from random playouts
     played to the end of the game (at most ``playouts``, at most ``seconds``).
 
-    A ball is dead when its point ends up holding the other colour in more than half of
-    the playouts, or when it is a zombie now (gtp.md: ``dead`` includes zombies). The
+    A ball is dead when its point ends up not holding its colour (empty or the other
+    colour: the ball was taken) in more than half of the playouts, or when it is a zombie now (gtp.md: ``dead`` includes zombies). The
     score is the mean final score difference (komi included), rounded to a half point.
     A finished game returns its exact score and its zombies.
     """
@@ -592,7 +590,7 @@ def estimate(board: Board, seconds: float = 0.5, *, playouts: int = 400, seed: i
         return outcome.white_score - outcome.black_score, zombies
     rng = random.Random(seed)
     balls = board.balls()
-    other_colour = {point: 0 for point in balls}
+    lost = {point: 0 for point in balls}
     total = 0.0
     done = 0
     deadline = clock() + seconds
@@ -602,11 +600,10 @@ def estimate(board: Board, seconds: float = 0.5, *, playouts: int = 400, seed: i
         white, black = work.score()
         total += white - black
         for point, colour in balls.items():
-            final = work.get(point)
-            if final is not None and final != colour:
-                other_colour[point] += 1
+            if work.get(point) != colour:
+                lost[point] += 1
         done += 1
-    dead = set(zombies) | {point for point, count in other_colour.items() if 2 * count > done}
+    dead = set(zombies) | {point for point, count in lost.items() if 2 * count > done}
     mean = total / done
     return round(mean * 2) / 2, sorted(dead, key=lambda p: (p.level, p.y, p.x))
 

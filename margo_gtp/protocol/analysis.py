@@ -1,0 +1,202 @@
+"""Analysis commands: ``margo-analyze`` (gtp.md section 4) and playout-based estimates.
+
+A handler group added to an engine next to the game session (:func:`install`):
+
+``margo-analyze C [interval]``
+    Streams the MCTS search for colour ``C`` in the current position, in the style of
+    ``kata-analyze``: the answer starts with ``=``; every ``interval`` centiseconds
+    (default 50) it writes one line per candidate move, best first::
+
+        info move D4:1 visits 120 winrate 0.5625 prior 0.5100 order 0 pv D4:1 C4:1 D5:1
+
+    ``winrate`` is for ``C``; ``prior`` is the move's all-moves-as-first (RAVE) win rate;
+    ``pv`` the most visited line. It stops at the next input line and ends with an empty
+    line. The search grows the player's own tree when the player is an MCTS player, so a
+    ``genmove C`` that follows reuses it; otherwise a private MCTS player is used. When
+    ``C`` has no legal move, no line is written. The board is never changed.
+``margo-analyze_snapshot C [centiseconds]``
+    The same lines once, after searching ``centiseconds`` (default 100), as an ordinary
+    (non-streaming) answer: what ``gogui-analyze_commands`` offers, since GoGui waits for
+    the end of an answer and cannot drive a stream.
+
+With an MCTS player, ``final_score`` and ``final_status_list`` (``dead``/``alive``) use
+:func:`margo_gtp.engine.players.mcts.estimate` (playouts to the end, ownership of the
+balls) while the game is not over; with other players the session's own answers stand
+(ball counts now, zombies as dead). A finished or resigned game is always the session's.
+
+What is enforced: colour and interval syntax (``syntax error``). What is not: a bound on
+the tree a long analysis grows (it stops adding simulations at ``MAX_ANALYSIS_VISITS``).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from margo_gtp.engine import Colour
+from margo_gtp.engine.players.mcts import Analysis, MctsPlayer, estimate
+from margo_gtp.protocol.gtp import GtpEngine, GtpError
+from margo_gtp.protocol.handlers import Converter, HandlerGroup
+from margo_gtp.vertex import gtp_order
+
+__all__ = ["AnalysisGroup", "AnalysisStream", "format_info", "install", "parse_info"]
+
+DEFAULT_INTERVAL_CS = 50          # margo-analyze report interval when none is given
+DEFAULT_SNAPSHOT_CS = 100         # margo-analyze_snapshot thinking time
+MAX_ANALYSIS_VISITS = 2_000_000   # a stream stops searching (and keeps reporting) beyond this
+ESTIMATE_SECONDS = 1.0            # final_score / final_status_list thinking time
+ESTIMATE_PLAYOUTS = 300           # ... and playout cap (whichever comes first)
+
+
+def format_info(item: Analysis) -> str:
+    """One ``info`` line (gtp.md section 4)."""
+    pv = " ".join(move.gtp() for move in item.pv)
+    return (f"info move {item.move.gtp()} visits {item.visits} winrate {item.winrate:.4f} "
+            f"prior {item.prior:.4f} order {item.order} pv {pv}")
+
+
+def parse_info(line: str) -> dict[str, Any]:
+    """Parse an ``info`` line into ``{'move': 'D4:1', 'visits': 12, 'winrate': 0.5, 'prior':
+    0.5, 'order': 0, 'pv': ['D4:1', ...]}`` (any field order); ValueError if malformed."""
+    words = line.split()
+    if not words or words[0] != "info":
+        raise ValueError(f"not an info line: {line!r}")
+    fields: dict[str, Any] = {}
+    i = 1
+    while i < len(words):
+        key = words[i]
+        if key == "pv":
+            fields["pv"] = words[i + 1:]
+            break
+        if i + 1 >= len(words):
+            raise ValueError(f"field {key!r} has no value in {line!r}")
+        value = words[i + 1]
+        if key in ("visits", "order"):
+            fields[key] = int(value)
+        elif key in ("winrate", "prior"):
+            fields[key] = float(value)
+        else:
+            fields[key] = value
+        i += 2
+    missing = {"move", "visits", "winrate", "prior", "order", "pv"} - set(fields)
+    if missing:
+        raise ValueError(f"info line lacks {sorted(missing)}: {line!r}")
+    return fields
+
+
+class AnalysisStream:
+    """The streaming result of ``margo-analyze`` (a :class:`~margo_gtp.protocol.gtp.GtpStream`)."""
+
+    def __init__(self, player: MctsPlayer, board: Any, colour: Colour, interval: float,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.player = player
+        self.board = board.copy()
+        self.colour = colour
+        self.interval = interval
+        self.clock = clock
+        self.sleep = sleep
+
+    def run(self, write: Callable[[str], None], stop_requested: Callable[[], bool]) -> None:
+        if not self.board.legal_moves(self.colour):
+            while not stop_requested():
+                self.sleep(0.01)
+            return
+        while not stop_requested():
+            next_report = self.clock() + self.interval
+            root = self.player._root_for(self.board, self.colour)  # noqa: SLF001 - same tree genmove uses
+            if root.n < MAX_ANALYSIS_VISITS:
+                self.player.search(self.board, self.colour, stop=lambda: stop_requested() or self.clock() >= next_report)
+            while self.clock() < next_report and not stop_requested():  # search done early (one move, decided)
+                self.sleep(0.01)
+            if stop_requested():
+                return
+            for item in self.player.analysis(self.player._root_for(self.board, self.colour)):  # noqa: SLF001
+                write(format_info(item))
+
+
+class AnalysisGroup(HandlerGroup):
+    """``margo-analyze`` and ``margo-analyze_snapshot`` on a :class:`GameSession`, plus
+    playout estimates for ``final_score``/``final_status_list`` with an MCTS player."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        own = session.player if isinstance(session.player, MctsPlayer) else None
+        self._mcts = own
+        self._private: MctsPlayer | None = None
+
+    def player(self) -> MctsPlayer:
+        """The session's MCTS player, or a private one (seeded, so analysis is repeatable)."""
+        if self._mcts is not None:
+            return self._mcts
+        if self._private is None:
+            self._private = MctsPlayer(random.Random(0))
+        return self._private
+
+    def commands(self) -> dict[str, Callable[..., Any]]:
+        table: dict[str, Callable[..., Any]] = {
+            "margo-analyze": self.cmd_margo_analyze,
+            "margo-analyze_snapshot": self.cmd_margo_analyze_snapshot,
+        }
+        if self._mcts is not None:
+            table["final_score"] = self.cmd_final_score
+            table["final_status_list"] = self.cmd_final_status_list
+        return table
+
+    def converters(self) -> dict[Any, Converter]:
+        table = super().converters()
+        table[Colour] = Colour.parse
+        return table
+
+    def cmd_margo_analyze(self, colour: Colour, interval: int | None = None) -> AnalysisStream:
+        centiseconds = DEFAULT_INTERVAL_CS if interval is None else interval
+        if centiseconds < 0:
+            raise GtpError("syntax error")
+        if self._private is not None and self._mcts is None:
+            self._private.reset(self.session.board)
+        return AnalysisStream(self.player(), self.session.board, colour, max(centiseconds, 1) / 100)
+
+    def cmd_margo_analyze_snapshot(self, colour: Colour, centiseconds: int | None = None) -> str:
+        seconds = (DEFAULT_SNAPSHOT_CS if centiseconds is None else centiseconds) / 100
+        if seconds < 0:
+            raise GtpError("syntax error")
+        board = self.session.board
+        if not board.legal_moves(colour):
+            return ""
+        player = self.player()
+        root = player.search(board.copy(), colour, deadline=player.clock() + seconds)
+        return "\n".join(format_info(item) for item in player.analysis(root))
+
+    def _estimate(self) -> tuple[float, list]:
+        return estimate(self.session.board, ESTIMATE_SECONDS, playouts=ESTIMATE_PLAYOUTS)
+
+    def cmd_final_score(self) -> str:
+        if self.session._game_over():  # noqa: SLF001 - finished games: the session's exact answer
+            return self.session.cmd_final_score()
+        from margo_gtp.protocol.session import format_result
+
+        margin, _ = self._estimate()
+        return format_result(margin, 0.0)
+
+    def cmd_final_status_list(self, status: str) -> str:
+        if status not in ("alive", "dead", "seki") or self.session._game_over() or status == "seki":  # noqa: SLF001
+            return self.session.cmd_final_status_list(status)
+        _, dead = self._estimate()
+        dead_set = set(dead)
+        if status == "dead":
+            chosen = dead
+        else:
+            chosen = [point for point in self.session.board.balls() if point not in dead_set]
+        return " ".join(point.gtp() for point in sorted(chosen, key=gtp_order))
+
+
+def install(engine: GtpEngine, session: Any) -> AnalysisGroup:
+    """Add the analysis commands to ``engine`` and their GoGui menu entries to
+    ``session.analyze_commands``; returns the group."""
+    group = AnalysisGroup(session)
+    engine.add_handlers(group.handlers())
+    entry = "string/MCTS analysis (1 s)/margo-analyze_snapshot %m 100"
+    if entry not in session.analyze_commands:
+        session.analyze_commands.append(entry)
+    return group

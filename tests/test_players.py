@@ -1,0 +1,204 @@
+"""Every built-in player returns only legal moves, over many random positions and every
+combination of its options, and never changes the board it is given.
+
+Positions come from seeded random games on small boards under several rule sets
+(situational/simple/no ko, passing allowed, swap on, all freedoms, the ``illegal`` own
+group rule, max_level 1), stopped at several depths, for both colours (GTP lets a
+controller ask for either side). The search budgets are tiny (a few playouts) to keep
+the whole module fast; what is checked does not depend on the budget.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.engine.players import RESIGN, Budget, PlayerSpecError, make_player
+from margo_gtp.engine.players.heuristic import HeuristicPlayer, group_report
+
+RULE_SETS = [
+    {"size": "4"},
+    {"size": "3", "ko_rule": "simple"},
+    {"size": "4", "allow_pass": "on"},
+    {"size": "3", "swap": "on"},
+    {"size": "4", "all_freedoms": "on", "ko_rule": "none"},
+    {"size": "4", "own_freedomless_group": "illegal", "bridge_cutting": "off"},
+    {"size": "5", "max_level": "1", "first_player": "black", "komi": "0.5"},
+]
+
+
+def random_positions(count_per_rules: int = 4, seed: int = 11) -> list[tuple[str, Board]]:
+    """Seeded random positions (label, board), including some finished games."""
+    rng = random.Random(seed)
+    out = []
+    for index, options in enumerate(RULE_SETS):
+        rules = Rules().with_options(options)
+        for k in range(count_per_rules):
+            board = Board(rules)
+            depth = [1, 7, 25, 400][k % 4]
+            board.random_playout(rng, max_moves=depth)
+            out.append((f"rules{index}-ply{len(board.history)}", board))
+    return out
+
+
+POSITIONS = random_positions()
+
+MCTS_OPTION_GRID = {
+    "eval": ["heuristic", "territory"],
+    "playout_moves": ["0", "3", "-1"],
+    "prior_depth": ["-1", "1"],
+    "reuse": ["on", "off"],
+    "expand": ["1", "2"],
+}
+
+
+def mcts_specs() -> list[str]:
+    keys = list(MCTS_OPTION_GRID)
+    specs = []
+    for values in itertools.product(*(MCTS_OPTION_GRID[key] for key in keys)):
+        options = ",".join(f"{key}={value}" for key, value in zip(keys, values))
+        early_stop = "on" if len(specs) % 2 else "off"
+        specs.append(f"mcts:playouts=6,seed=3,{options},early_stop={early_stop}")
+    return specs
+
+
+SPECS = ["random", "random:seed=5", "heuristic", "heuristic:seed=2", *mcts_specs(),
+         "mcts:playouts=6,resign=0.99,resign_visits=1", "mcts:seconds=0.01,seed=1"]
+
+
+def check_choice(board: Board, colour: Colour, choice: object) -> None:
+    legal = board.legal_moves(colour)
+    if not legal:
+        assert choice is Move.PASS
+    elif choice is not RESIGN:
+        assert choice in legal, f"{choice!r} not legal for {colour.name}"
+
+
+@pytest.mark.parametrize("number, spec", list(enumerate(SPECS)), ids=SPECS)
+def test_player_returns_only_legal_moves(number: int, spec: str) -> None:
+    player = make_player(spec)
+    # the mcts grid is large: each spec sees a different third of the positions
+    positions = POSITIONS if not spec.startswith("mcts") else POSITIONS[number % 3::3]
+    for label, board in positions:
+        player.reset(board)
+        for colour in (Colour.WHITE, Colour.BLACK):
+            before = board.copy()
+            choice = player.select_move(board, colour, Budget(playouts=6) if spec.startswith("mcts:seconds") else Budget())
+            assert board == before and board.zobrist_key == before.zobrist_key, label
+            check_choice(board, colour, choice)
+
+
+@pytest.mark.parametrize("spec", ["random:seed=1", "heuristic:seed=1", "mcts:playouts=8,seed=1",
+                                  "mcts:playouts=8,seed=1,reuse=off,eval=territory,playout_moves=5"])
+@pytest.mark.parametrize("options", RULE_SETS[:5], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_player_plays_whole_games_legally(spec: str, options: dict[str, str]) -> None:
+    """Self-play to the end with notify after every move (tree reuse is exercised)."""
+    board = Board(Rules().with_options(options))
+    player = make_player(spec)
+    player.reset(board)
+    for _ in range(300):
+        if board.is_game_over():
+            break
+        colour = board.to_move
+        choice = player.select_move(board, colour, Budget())
+        check_choice(board, colour, choice)
+        if choice is RESIGN:
+            break
+        assert isinstance(choice, Move)
+        if choice.is_pass and not board.is_legal(choice, colour):
+            break
+        board.push(choice, colour)
+        player.notify(board, choice, colour)
+    assert board.is_game_over() or choice is RESIGN or len(board.history) == 300
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("heuristic:depth=2", "unknown option(s) for player 'heuristic': depth"),
+        ("mcts:depth=2", "unknown option for player 'mcts': 'depth'"),
+        ("mcts:playouts=x", "player option playouts must be a whole number >= 0: 'x'"),
+        ("mcts:seconds=-1", "player option seconds must be a finite number >= 0: '-1'"),
+        ("mcts:seconds=nan", "player option seconds must be a finite number >= 0: 'nan'"),
+        ("mcts:reuse=maybe", "player option reuse must be on or off: 'maybe'"),
+        ("mcts:eval=oracle", "player option eval must be one of heuristic, territory: 'oracle'"),
+        ("mcts:playout_moves=1.5", "player option playout_moves must be an integer: '1.5'"),
+    ],
+)
+def test_bad_options_are_quoted(spec: str, message: str) -> None:
+    with pytest.raises(PlayerSpecError) as error:
+        make_player(spec)
+    assert message in str(error.value)
+
+
+# -- the heuristic's rules of thumb, on small diagrams ---------------------------------
+
+def board_from(rows: list[str], to_move: Colour, size: int | None = None) -> Board:
+    """Level-1 diagram, top row first: X Black, O White, . empty."""
+    size = size or len(rows)
+    board = Board(Rules(size=size))
+    from margo_gtp.vertex import Point
+
+    balls = {Point(x, size - 1 - y, 0): (Colour.BLACK if ch == "X" else Colour.WHITE)
+             for y, row in enumerate(rows) for x, ch in enumerate(row.replace(" ", "")) if ch in "XO"}
+    board.setup(balls, to_move=to_move)
+    return board
+
+
+HEURISTIC_CASES = [
+    # (name, diagram, colour, expected move): capture the ball in atari
+    ("captures", [". . . . .",
+                  ". . . . .",
+                  ". X O . .",
+                  ". . X . .",
+                  ". . . . ."], Colour.BLACK, {"D3:1"}),
+    # White's ball at C3 has one freedom (D3) -> White extends to save it
+    ("saves a group in atari", [". . . . .",
+                                ". . X . .",
+                                ". X O . .",
+                                ". . X . .",
+                                ". . . . ."], Colour.WHITE, {"D3:1"}),
+]
+
+
+@pytest.mark.parametrize("name, rows, colour, expected", HEURISTIC_CASES, ids=[c[0] for c in HEURISTIC_CASES])
+def test_heuristic_rules_of_thumb(name: str, rows: list[str], colour: Colour, expected: set[str]) -> None:
+    board = board_from(rows, colour)
+    move = HeuristicPlayer(random.Random(0)).select_move(board, colour, Budget())
+    assert move.gtp() in expected
+
+
+def test_heuristic_avoids_self_atari() -> None:
+    # B1 would put White's new ball down to one freedom next to Black's wall
+    board = board_from([". . .", "X X .", ". . ."], Colour.WHITE)
+    player = HeuristicPlayer(random.Random(0))
+    scores = {move.gtp(): player.evaluate(board.copy(), move, Colour.WHITE) for move in board.legal_moves()}
+    assert scores["A1:1"] < scores["C1:1"] and scores["A3:1"] < scores["C3:1"]
+
+
+def test_heuristic_prefers_the_centre_on_an_empty_board() -> None:
+    board = Board(Rules(size=7))
+    assert HeuristicPlayer(random.Random(4)).select_move(board, Colour.WHITE, Budget()).gtp() == "D4:1"
+
+
+def test_group_report_counts_groups_atari_and_freedoms() -> None:
+    board = board_from([". . . . .", ". . X . .", ". X O . .", ". . X . .", ". . . . ."], Colour.WHITE)
+    assert group_report(board, int(Colour.WHITE)) == (1, 1, 1, 0)
+    assert group_report(board, int(Colour.BLACK)) == (3, 0, 3 + 3 + 3, 0)
+
+
+def test_heuristic_is_deterministic_for_a_seed() -> None:
+    def game(seed: int) -> list[str]:
+        board = Board(Rules(size=5))
+        player = make_player(f"heuristic:seed={seed}")
+        moves = []
+        while not board.is_game_over() and len(moves) < 40:
+            move = player.select_move(board, board.to_move, Budget())
+            board.push(move)
+            moves.append(move.gtp())
+        return moves
+
+    assert game(3) == game(3)
