@@ -34,7 +34,7 @@ def match_config(command_b: str, games: int = 2, size: int = 3, **changes) -> Ma
         EngineSpec("B", "faulty", command_b),
         games,
         Rules(size=size),
-        **{"move_timeout": 5.0, "command_timeout": 10.0, **changes},
+        **{"move_timeout": 30.0, "command_timeout": 30.0, **changes},
     )
 
 
@@ -49,7 +49,7 @@ def replayed_board(record: dict, rules: Rules = Rules(size=3)) -> Board:
 FAULT_CASES = [
     # fault args, forfeit reason, result of game 1 (A is White), start of the detail
     (["--fault", "crash"], "crash", "W+F", "engine 'B' closed its output during 'genmove' (exit code 1)"),
-    (["--fault", "hang"], "timeout", "W+T", "engine 'B' did not answer 'genmove' within 0.5 s"),
+    (["--fault", "hang"], "timeout", "W+T", "engine 'B' did not answer 'genmove' within 2 s"),
     (["--fault", "garbage"], "protocol error", "W+F", "engine 'B' answered 'genmove' with a line that is not a GTP answer: 'I think I will play tengen'"),
     (["--fault", "malformed"], "malformed move", "W+F", "genmove B answered 'Z99:9'"),
     # by move 6, A1:1 is occupied: the first illegal point in listing order, which B names
@@ -65,7 +65,10 @@ FAULT_CASES = [
 @pytest.mark.parametrize("fault, reason, result, detail", FAULT_CASES, ids=[case[1] + "-" + case[0][1] for case in FAULT_CASES])
 def test_each_fault_is_a_forfeit_with_its_reason_and_the_match_goes_on(tmp_path, fault, reason, result, detail):
     at = "1" if fault[1] in ("reject", "badsetup") else "3"
-    config = match_config(engine("--seed", "2", "--once", str(tmp_path / "fault-done"), "--at", at, *fault), move_timeout=0.5)
+    # A short move timeout only where it is the point: a loaded machine must not turn a
+    # healthy move into a timeout.
+    move_timeout = 2.0 if fault[1] == "hang" else 30.0
+    config = match_config(engine("--seed", "2", "--once", str(tmp_path / "fault-done"), "--at", at, *fault), move_timeout=move_timeout)
     run = run_match(config, tmp_path / "out")
     first, second = run.records
     assert not run.interrupted and [first["game"], second["game"]] == [1, 2]
@@ -103,8 +106,8 @@ def test_every_sgf_replays_to_the_referees_final_position(tmp_path):
 
 def test_time_control_is_sent_and_an_exhausted_clock_loses_on_time(tmp_path):
     log = tmp_path / "b-commands.log"
-    command_b = engine("--fault", "slow", "--delay", "1.2", "--log", str(log))
-    run = run_match(match_config(command_b, games=1, time_control=TimeControl(1.0)), tmp_path / "out")
+    command_b = engine("--fault", "slow", "--delay", "2.5", "--log", str(log))
+    run = run_match(match_config(command_b, games=1, time_control=TimeControl(2.0)), tmp_path / "out")
     record = run.records[0]
     assert (record["result"], record["forfeit"]["reason"]) == ("W+T", "time")
     sent = log.read_text().splitlines()
@@ -114,10 +117,10 @@ def test_time_control_is_sent_and_an_exhausted_clock_loses_on_time(tmp_path):
         "komi 0",
         "margo-set_rules first_player=white swap=off max_level=2 bridge_cutting=on all_freedoms=off "
         "own_freedomless_group=capture ko_rule=situational ko_position=full scoring=balls allow_pass=off first_capture_wins=off",
-        "time_settings 1 0 0",
+        "time_settings 2 0 0",
         f"play W {record['moves'][0]['move']}",
     ]
-    assert sent[6:8] == ["time_left B 1 0", "genmove B"]
+    assert sent[6:8] == ["time_left B 2 0", "genmove B"]
 
 
 def test_swap_relays_and_records_the_exchanged_colours(tmp_path):
