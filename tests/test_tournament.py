@@ -101,7 +101,7 @@ def test_report_falls_back_to_a_prior_when_an_engine_won_everything():
 def test_round_robin_plays_resumes_and_reports(tmp_path):
     config_file = tmp_path / "t.toml"
     config_file.write_text(
-        "games = 2\nsize = 3\nout = \"run\"\nmove_timeout = 5\n"
+        "games = 2\nsize = 3\nout = \"run\"\nmove_timeout = 30\n"
         f"[[engines]]\nname = \"one\"\ncommand = '{faulty('--seed', '1')}'\n"
         f"[[engines]]\nname = \"two\"\ncommand = '{faulty('--seed', '2')}'\n"
         f"[[engines]]\nname = \"crasher\"\ncommand = '{faulty('--fault', 'crash')}'\n"
