@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,6 +226,13 @@ class GameSession(HandlerGroup):
         of the time left that never exceeds what may be used without losing on time."""
         return timecontrol.budget(self.time_settings, self._state.clocks.get(colour))
 
+    def _charge_clock(self, colour: Colour, elapsed: float) -> None:
+        """Run ``colour``'s stored clock down by a genmove's thinking time, so budgets stay
+        within the time left even when the controller sends no ``time_left``."""
+        left = timecontrol.charge(self.time_settings, self._state.clocks.get(colour), elapsed)
+        if left is not None:
+            self._state.clocks[colour] = Clock(*left)  # type: ignore[arg-type]
+
     def _choose(self, colour: Colour) -> Move | Any:
         """Ask the player; pass when ``colour`` has no legal move or the game is over."""
         if self._game_over() or not self.board.legal_moves(colour):
@@ -270,7 +278,9 @@ class GameSession(HandlerGroup):
         self.player.notify(self.board, move, colour)
 
     def cmd_genmove(self, colour: Colour) -> str:
+        started = time.monotonic()
         choice = self._choose(colour)
+        self._charge_clock(colour, time.monotonic() - started)
         if choice is RESIGN:
             self._state.resigned = colour
             return "resign"

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from margo_gtp.engine import Board, Colour, Move
 from margo_gtp.engine.players.base import Budget
 
-__all__ = ["HeuristicPlayer", "Weights", "group_report"]
+__all__ = ["HeuristicPlayer", "Weights", "group_report", "groups_with_freedoms"]
 
 
 @dataclass(frozen=True)
@@ -53,22 +53,20 @@ class Weights:
     noise: float = 0.01        # size of the seeded tie-break
 
 
-def group_report(board: Board, colour: int) -> tuple[int, int, int, int]:
-    """For ``colour`` in ``board``: ``(groups, balls in groups with exactly one freedom,
-    total freedoms over groups, freedomless groups)``.
+def groups_with_freedoms(board: Board, colour: int) -> list[tuple[int, int]]:
+    """Every group of ``colour`` in ``board`` as ``(balls, freedoms)`` bit sets.
 
     Uses the rules core's bit sets (documented in :mod:`margo_gtp.engine.board`); buried
     balls belong to no group (R8), and freedoms are empty board-plane points (R12; with
     ``all_freedoms`` the supported empty points of any level).
     """
-    g = board._g  # noqa: SLF001 - read-only use of the core's geometry and bit sets
-    balls = board._balls  # noqa: SLF001
+    balls = board._balls  # noqa: SLF001 - read-only use of the core's bit sets
     occ = balls[0] | balls[1]
     free = board._free_points(occ, board._supported_empty)  # noqa: SLF001
     fnbr = board._freedom_neighbours  # noqa: SLF001
     mine = balls[colour] & ~board._buried  # noqa: SLF001
     theirs = balls[colour ^ 1]
-    groups = in_atari = freedoms = freedomless = 0
+    out = []
     todo = mine
     while todo:
         low = todo & -todo
@@ -80,6 +78,15 @@ def group_report(board: Board, colour: int) -> tuple[int, int, int, int]:
             b = m & -m
             m ^= b
             liberties |= fnbr[b.bit_length() - 1] & free
+        out.append((group, liberties))
+    return out
+
+
+def group_report(board: Board, colour: int) -> tuple[int, int, int, int]:
+    """For ``colour`` in ``board``: ``(groups, balls in groups with exactly one freedom,
+    total freedoms over groups, freedomless groups)``."""
+    groups = in_atari = freedoms = freedomless = 0
+    for group, liberties in groups_with_freedoms(board, colour):
         count = liberties.bit_count()
         groups += 1
         freedoms += count

@@ -67,9 +67,8 @@ EXPAND_VISITS = 2             # a leaf gets children on its this-many-th visit (
 PLAYOUT_MOVES = 0             # random moves per playout before evaluating (0 = none, -1 = to the end)
 PLAYOUT_CAP = 2000            # a playout "to the end" stops here (ko_rule=none games can cycle)
 EVALUATOR = "heuristic"       # how a playout's last position is scored: heuristic | territory
-EVAL_SCALE = 3.0              # heuristic margin (balls) worth one logistic unit of win chance
-ATARI_LOSS_OTHER = 1.0        # share of a group in atari counted lost when its owner is not to move
-ATARI_LOSS_MOVER = 0.33       # ... and when its owner is to move (it may save it, or not)
+EVAL_SCALE_MIN = 1.5          # heuristic margin (balls) worth one logistic unit on a full board ...
+EVAL_SCALE_PER_POINT = 0.15   # ... plus this per empty board-plane point (early leads are less sure)
 FREEDOM_VALUE = 0.15          # balls' worth of one freedom in the heuristic margin
 PRIOR_DEPTH = 1               # heuristic priors for nodes this deep (0 = root only, -1 = none)
 PRIOR_HEURISTIC_VISITS = 10   # virtual visits of a heuristic prior
@@ -154,24 +153,54 @@ def territory_evaluator(board: Board) -> float:
     return 1.0 if white > black else 0.0
 
 
-def heuristic_evaluator(board: Board, scale: float = EVAL_SCALE) -> float:
+def can_escape(board: Board, colour: int, freedom: int) -> bool:
+    """True if ``colour``, to move, saves its group whose last freedom is the bit
+    ``freedom`` by playing there: the move is legal and captures, or leaves the group
+    with two freedoms or more (a one-move ladder check; ``board`` is unchanged)."""
+    from margo_gtp.engine.players.heuristic import groups_with_freedoms
+
+    i = freedom.bit_length() - 1
+    move = Move(board._g.points[i])  # noqa: SLF001
+    if not board.is_legal(move, Colour(colour)):
+        return False
+    captured = board.captured[Colour(colour)]
+    board.push(move, Colour(colour))
+    try:
+        if board.captured[Colour(colour)] > captured:
+            return True
+        return any(group & freedom and liberties.bit_count() >= 2
+                   for group, liberties in groups_with_freedoms(board, colour))
+    finally:
+        board.pop()
+
+
+def heuristic_evaluator(board: Board) -> float:
     """White's winning chance from a static reading of the position, squashed by a logistic.
 
     The margin (White minus Black) is the R19 territory count (balls plus the pyramids
     each side's walls can still hold; komi included), corrected for groups down to one
-    freedom: those of the side *not* to move are counted as lost (the mover can take
-    them), a third of those of the mover too (it may not save them all), plus a small
-    share of the freedom difference. ``scale`` is the margin worth one logistic unit.
+    freedom: those of the side *not* to move are counted as lost (the mover takes them);
+    those of the mover too unless playing on the last freedom saves them
+    (:func:`can_escape`); plus a small share of the freedom difference. The logistic's
+    scale shrinks as the board plane fills (``EVAL_SCALE_MIN`` + ``EVAL_SCALE_PER_POINT``
+    per empty board-plane point): an early lead is less certain than a late one.
     """
-    from margo_gtp.engine.players.heuristic import group_report
+    from margo_gtp.engine.players.heuristic import groups_with_freedoms
 
     white, black = board.score("territory")
     margin = white - black
     mover = int(board.to_move)
     for colour, sign in ((0, 1.0), (1, -1.0)):
-        _, in_atari, freedoms, _ = group_report(board, colour)
-        margin -= sign * in_atari * (ATARI_LOSS_MOVER if colour == mover else ATARI_LOSS_OTHER)
+        freedoms = 0
+        for group, liberties in groups_with_freedoms(board, colour):
+            count = liberties.bit_count()
+            freedoms += count
+            if count == 1 and (colour != mover or not can_escape(board, colour, liberties)):
+                margin -= sign * group.bit_count()
         margin += sign * FREEDOM_VALUE * freedoms
+    g = board._g  # noqa: SLF001
+    empty = (g.board_plane & ~(board._balls[0] | board._balls[1])).bit_count()  # noqa: SLF001
+    scale = EVAL_SCALE_MIN + EVAL_SCALE_PER_POINT * empty
     return 1.0 / (1.0 + math.exp(-margin / scale))
 
 

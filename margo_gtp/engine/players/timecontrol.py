@@ -39,7 +39,7 @@ from typing import Protocol
 
 from margo_gtp.engine.players.base import Budget
 
-__all__ = ["ClockReading", "TimeSystem", "budget", "moves_left_estimate", "usable_seconds"]
+__all__ = ["ClockReading", "TimeSystem", "budget", "charge", "moves_left_estimate", "usable_seconds"]
 
 # Tunables
 MIN_MOVES_LEFT = 10          # never plan as if fewer moves remain (the game may go long)
@@ -135,3 +135,35 @@ def moves_left_estimate(empty_supported_points: int) -> int:
     """This player's remaining moves, guessed from the points still open: half of them
     (the two sides alternate), stacking and captures keep a game going a while longer."""
     return max(MIN_MOVES_LEFT, empty_supported_points // 2 + 5)
+
+
+def charge(settings: TimeSystem, clock: ClockReading | None, elapsed: float) -> tuple[float, int] | None:
+    """The clock ``(seconds, stones)`` after a move that took ``elapsed`` seconds, in the
+    ``time_left`` convention (``stones == 0``: main time). None when there is no clock.
+
+    Used between two ``time_left`` commands, so a controller that never sends one still
+    gets budgets from a clock that runs down. Running out is not modelled beyond its
+    effect on the numbers: an exhausted clock reads ``(0.0, 0)`` (absolute) or keeps the
+    last period with no seconds in it.
+    """
+    if settings.system == "none":
+        return None
+    now = _current(settings, clock)
+    byoyomi = settings.system == "byoyomi" and settings.period_time > 0 and settings.periods > 0
+    canadian = settings.system == "canadian" and settings.period_time > 0 and settings.period_stones > 0
+    if now.stones == 0:
+        left = now.seconds - elapsed
+        if left >= 0 or not (byoyomi or canadian):
+            return max(left, 0.0), 0
+        elapsed = -left  # the part of the move played in overtime
+        now = _Clock(float(settings.period_time), settings.periods if byoyomi else settings.period_stones)
+    if byoyomi:
+        if elapsed <= now.seconds:
+            return float(settings.period_time), now.stones
+        return (float(settings.period_time), now.stones - 1) if now.stones > 1 else (0.0, 1)
+    if canadian:
+        left = now.seconds - elapsed
+        if now.stones <= 1:
+            return (float(settings.period_time), settings.period_stones) if left >= 0 else (0.0, 1)
+        return max(left, 0.0), now.stones - 1
+    return max(now.seconds - elapsed, 0.0), now.stones
