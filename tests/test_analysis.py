@@ -1,0 +1,199 @@
+"""margo-analyze (gtp.md section 4): it streams parseable info lines, stops at the next
+input line and ends with an empty line; the snapshot form, the GoGui entry, and the
+playout estimates behind final_score / final_status_list with an MCTS player."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import re
+import threading
+
+import pytest
+
+from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.engine.players import RandomPlayer
+from margo_gtp.engine.players.mcts import MctsPlayer
+from margo_gtp.protocol.analysis import format_info, install, parse_info
+from margo_gtp.protocol.gtp import run_gtp_session
+from margo_gtp.protocol.session import make_gtp_engine
+
+
+def run_script(engine, lines: list[str]) -> str:
+    """All output of a session fed ``lines`` (no streaming commands)."""
+    out = io.StringIO()
+    run_gtp_session(engine, io.StringIO("".join(line + "\n" for line in lines)), out)
+    return out.getvalue()
+
+
+def analysis_engine(player=None, size: int = 5):
+    engine = make_gtp_engine(player or MctsPlayer(random.Random(0)), Rules(size=size))
+    install(engine, engine.session)
+    return engine
+
+
+class WatchedOutput(io.StringIO):
+    """Output that signals once ``count`` info lines were written."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+        self.seen = threading.Event()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if self.getvalue().count("info move") >= self.count:
+            self.seen.set()
+        return written
+
+
+def stream_session(engine, script: str, then: str, lines_before_input: int = 1) -> str:
+    """Run ``script`` (ending in a streaming command); once the stream has written
+    ``lines_before_input`` info lines, send ``then``; return the whole output."""
+    read_fd, write_fd = os.pipe()
+    src = os.fdopen(read_fd, "r")
+    sink = os.fdopen(write_fd, "w")
+    out = WatchedOutput(lines_before_input)
+    session = threading.Thread(target=run_gtp_session, args=(engine, src, out), daemon=True)
+    session.start()
+    sink.write(script)
+    sink.flush()
+    if lines_before_input:
+        assert out.seen.wait(60), out.getvalue()
+    sink.write(then)
+    sink.close()
+    session.join(60)
+    assert not session.is_alive()
+    return out.getvalue()
+
+
+def split_stream(output: str, prefix: str) -> tuple[list[str], str]:
+    """(info lines of the stream that starts after ``prefix``, the text after the stream)."""
+    assert output.startswith(prefix + "=\n"), output
+    body, end, rest = output[len(prefix) + 2:].partition("\n\n")
+    assert end, output
+    return body.split("\n") if body else [], rest
+
+
+@pytest.mark.parametrize("player", [MctsPlayer(random.Random(1)), RandomPlayer(random.Random(1))],
+                         ids=["mcts player", "random player (private search)"])
+def test_analyze_streams_parseable_lines_and_stops_on_input(player) -> None:
+    engine = analysis_engine(player)
+    output = stream_session(engine, "play w c3\nmargo-analyze b 1\n", "name\nquit\n", lines_before_input=3)
+    lines, rest = split_stream(output, "=\n\n")
+    assert rest == "= margo-gtp\n\n=\n\n"
+    legal = {move.gtp() for move in engine.session.board.legal_moves(Colour.BLACK)}
+    assert len(lines) >= 3
+    for line in lines:
+        info = parse_info(line)
+        assert info["move"] in legal and info["pv"][0] == info["move"]
+        assert info["visits"] > 0 and 0 <= info["winrate"] <= 1 and 0 <= info["prior"] <= 1
+        assert info["order"] >= 0
+    assert engine.session.board.history == [(Colour.WHITE, Move.from_gtp("c3", 5))]  # board untouched
+
+
+def test_analyze_with_an_id_and_default_interval() -> None:
+    engine = analysis_engine()
+    output = stream_session(engine, "7 margo-analyze w\n", "8 name\n")
+    assert output.startswith("=7\n") and output.endswith("\n\n=8 margo-gtp\n\n")
+
+
+def test_analyze_without_legal_moves_writes_no_line() -> None:
+    engine = analysis_engine(size=2)
+    board = Board(Rules(size=2))
+    board.random_playout(random.Random(3))
+    assert board.is_game_over()
+    setup = " ".join(f"{colour.letter} {point.gtp()}" for point, colour in board.balls().items())
+    assert engine.respond(f"margo-setup {setup}\n")[0] == "=\n\n"
+    colour = board.to_move.letter
+    assert not engine.session.board.legal_moves(board.to_move)
+    output = stream_session(engine, f"margo-analyze {colour} 1\n", "name\n", lines_before_input=0)
+    assert output == "=\n\n= margo-gtp\n\n"
+
+
+@pytest.mark.parametrize("command", ["margo-analyze", "margo-analyze x", "margo-analyze w -1", "margo-analyze w 1 2",
+                                     "margo-analyze w x", "margo-analyze_snapshot", "margo-analyze_snapshot w -5"])
+def test_analyze_syntax_errors(command: str) -> None:
+    assert run_script(analysis_engine(), [command]) == "? syntax error\n\n"
+
+
+def test_snapshot_lines_parse_and_are_best_first() -> None:
+    engine = analysis_engine()
+    answer = run_script(engine, ["margo-analyze_snapshot w 5"])
+    assert answer.startswith("= info move ")
+    lines = answer[2:].rstrip("\n").split("\n")
+    infos = [parse_info(line) for line in lines]
+    assert [info["order"] for info in infos] == list(range(len(infos)))
+    assert [info["visits"] for info in infos] == sorted((info["visits"] for info in infos), reverse=True)
+
+
+def test_install_lists_the_commands_and_the_gogui_entry() -> None:
+    engine = analysis_engine()
+    commands = run_script(engine, ["list_commands"])
+    assert "\nmargo-analyze\nmargo-analyze_snapshot\n" in commands
+    entries = run_script(engine, ["gogui-analyze_commands"])
+    assert entries.endswith("string/Dead balls/final_status_list dead\n"
+                            "string/MCTS analysis (1 s)/margo-analyze_snapshot %m 100\n\n")
+
+
+def test_parse_info_any_field_order_and_errors() -> None:
+    assert parse_info("info order 2 visits 5 move A1:1 prior 0.5 winrate 0.25 pv A1:1 B2:1") == {
+        "order": 2, "visits": 5, "move": "A1:1", "prior": 0.5, "winrate": 0.25, "pv": ["A1:1", "B2:1"]}
+    with pytest.raises(ValueError, match="lacks"):
+        parse_info("info move A1:1 visits 3")
+    with pytest.raises(ValueError, match="not an info line"):
+        parse_info("move A1:1")
+
+
+def test_format_info_round_trips() -> None:
+    player = MctsPlayer(random.Random(0), playouts=40)
+    root = player.search(Board(Rules(size=4)), Colour.WHITE, playouts=40)
+    for item in player.analysis(root):
+        info = parse_info(format_info(item))
+        assert info["move"] == item.move.gtp() and info["visits"] == item.visits
+        assert info["pv"] == [move.gtp() for move in item.pv]
+
+
+# -- final_score / final_status_list from playouts -------------------------------------------
+
+RESULT = re.compile(r"^= (0|[WB]\+\d+(\.\d+)?)\n\n$")
+
+
+def test_final_score_estimate_with_an_mcts_player() -> None:
+    engine = analysis_engine(size=4)
+    # White's lone ball in Black's corner is as good as dead
+    assert engine.respond("margo-setup w a1 b b1 b a2 b b2 b c2 b b3\n")[0] == "=\n\n"
+    assert engine.respond("margo-to_move b\n")[0] == "=\n\n"
+    answer = engine.respond("final_score\n")[0]
+    assert RESULT.match(answer) and answer.startswith("= B+")
+    assert engine.respond("final_status_list dead\n")[0] == "= A1:1\n\n"
+    alive = engine.respond("final_status_list alive\n")[0]
+    assert alive == "= B1:1 A2:1 B2:1 C2:1 B3:1\n\n"
+    assert engine.respond("final_status_list seki\n")[0] == "=\n\n"
+    assert engine.respond("final_status_list zombie\n")[0] == "? syntax error\n\n"
+
+
+def test_finished_and_resigned_games_keep_the_exact_answers() -> None:
+    engine = analysis_engine(size=2)
+    board = Board(Rules(size=2))
+    board.random_playout(random.Random(3))
+    setup = " ".join(f"{colour.letter} {point.gtp()}" for point, colour in board.balls().items())
+    assert engine.respond(f"margo-setup {setup}\n")[0] == "=\n\n"
+    assert engine.respond(f"margo-to_move {board.to_move.letter}\n")[0] == "=\n\n"
+    assert engine.session.board.is_game_over()
+    white, black = board.score()
+    expected = "0" if white == black else f"{'W' if white > black else 'B'}+{abs(white - black):g}"
+    assert engine.respond("final_score\n")[0] == f"= {expected}\n\n"
+    assert engine.respond("final_status_list dead\n")[0] == "=" + "".join(
+        " " + point.gtp() for point in board.zombies()) + "\n\n"
+    engine = analysis_engine(size=5)
+    assert engine.respond("play w c3\n")[0] == "=\n\n"
+    engine.session._state.resigned = Colour.BLACK  # as after "genmove b" answered resign
+    assert engine.respond("final_score\n")[0] == "= W+R\n\n"
+
+
+def test_random_player_sessions_keep_ball_counts() -> None:
+    engine = analysis_engine(RandomPlayer(random.Random(0)), size=4)
+    assert engine.respond("margo-setup w a1 b b1 b a2\n")[0] == "=\n\n"
+    assert engine.respond("final_score\n")[0] == "= B+1\n\n"
