@@ -420,3 +420,99 @@ CLAUSE_CASES = [
         with White to move: illegal under situational superko (legal under simple ko).""",
     ),
 ]
+
+
+# ---------------------------------------------------------------------------------------
+# Option cases (test_rules_options.py): (option, value, case). Every case shows a position
+# where that value gives a different result than some other value of the same option.
+
+_T6 = POSITIONS_MD[4]
+_T14 = POSITIONS_MD[9]
+_LEVEL2_CUT = CLAUSE_CASES[8]
+_PLANE_ONLY = CLAUSE_CASES[9]
+_RELEASE = CLAUSE_CASES[12]
+_SUPERKO4 = CLAUSE_CASES[15]
+
+assert _T6.name.startswith("T6 ") and _T14.name.startswith("T14")
+assert _LEVEL2_CUT.name.startswith("R10 the cut holds at every level") and _PLANE_ONLY.name.startswith("R12")
+assert _RELEASE.name.startswith("R15") and _SUPERKO4.name.startswith("R16")
+
+
+def _variant(case: PositionCase, name: str, options: dict[str, str], **changes) -> PositionCase:
+    from dataclasses import replace
+
+    return replace(case, name=name, options={**case.options, **options}, **changes)
+
+
+_SUPERKO4_BACK_TO_ROOT = dict(moves=SUPERKO4_MOVES[:-1] + (("B", "C1:1", True),), after_white=SUPERKO4_WHITE,
+                              after_black=SUPERKO4_BLACK, captured=(2, 2))
+_POSITIONAL3 = PositionCase(
+    "positional: the root board comes back with the other side to move", 3, "W",
+    POSITIONAL3_WHITE, POSITIONAL3_BLACK,
+    (("W", "A1:2", True), ("B", "A3:1", True), ("W", "A2:1", True)),
+    POSITIONAL3_WHITE, POSITIONAL3_BLACK, captured=(1, 2),
+)
+
+#: ko_position: a 9-ply sequence (any colour may play, as GTP ``play`` allows) whose end
+#: differs from its root only in the colour of the buried B2:1. W D4 takes Black's cone
+#: (A1:3, the level-2 balls, C2:2, D3 and then the uncovered B2:1); B D3 retakes D4; White
+#: refills B2:1; Black rebuilds the cone. Root, White to move::
+#:
+#:     level 3:  A1:3 X     level 2:  3 . O .      level 1:  4 . O X .
+#:                                    2 X X X                3 O O X X
+#:                                    1 X X .                2 O X O O
+#:                                                           1 O O O .
+TOP_VIEW_WHITE = "A1:1 A2:1 A3:1 B1:1 B3:1 B3:2 B4:1 C1:1 C2:1 D2:1"
+TOP_VIEW_BLACK = "A1:2 A1:3 A2:2 B1:2 B2:1 B2:2 C2:2 C3:1 C4:1 D3:1"
+TOP_VIEW_MOVES = (("W", "D4:1", True), ("B", "D3:1", True), ("W", "B2:1", True), ("B", "B2:2", True),
+                  ("B", "B1:2", True), ("B", "A2:2", True), ("B", "A1:2", True), ("B", "C2:2", True))
+_TOP_VIEW_FULL = PositionCase(
+    "ko_position=full: a different buried colour makes a new position", 4, "W", TOP_VIEW_WHITE, TOP_VIEW_BLACK,
+    TOP_VIEW_MOVES + (("B", "A1:3", True),),
+    TOP_VIEW_WHITE + " B2:1", TOP_VIEW_BLACK.replace("B2:1 ", ""), buried="B2:1", captured=(8, 1),
+)
+_TOP_VIEW_ONLY = PositionCase(
+    "ko_position=top_view: the same view from above repeats the root", 4, "W", TOP_VIEW_WHITE, TOP_VIEW_BLACK,
+    TOP_VIEW_MOVES + (("B", "A1:3", False),),
+    TOP_VIEW_WHITE + " B2:1", TOP_VIEW_BLACK.replace("B2:1 ", "").replace("A1:3 ", ""), captured=(8, 1),
+)
+
+_OPTION_CASES = [
+    ("ko_position", "full", _TOP_VIEW_FULL),
+    ("ko_position", "top_view", _TOP_VIEW_ONLY),
+    ("bridge_cutting", "on", _T6),
+    ("bridge_cutting", "off", _variant(_T6, "T6 with bridge_cutting off: nothing is cut", {"bridge_cutting": "off"},
+                                      after_white=_T6.white, after_black=_T6.black + " D3:1")),
+    ("bridge_cutting", "on", _LEVEL2_CUT),
+    ("bridge_cutting", "off", _variant(_LEVEL2_CUT, "level-2 cut with bridge_cutting off", {"bridge_cutting": "off"},
+                                      after_white=_LEVEL2_CUT.white, after_black=_LEVEL2_CUT.black + " B2:3",
+                                      zombies="", captured=(0, 0))),
+    ("all_freedoms", "off", _PLANE_ONLY),
+    ("all_freedoms", "on", _variant(_PLANE_ONLY, "all_freedoms: the empty A1:2 keeps B1:2's group", {"all_freedoms": "on"},
+                                    after_white="A2:1 B2:1 C1:1 C2:1", after_black=_PLANE_ONLY.black,
+                                    captured=(0, 0))),
+    ("own_freedomless_group", "capture", _RELEASE),
+    ("own_freedomless_group", "illegal", _variant(
+        _RELEASE, "own_freedomless_group=illegal: releasing own freedomless zombies is illegal",
+        {"own_freedomless_group": "illegal"}, moves=(("W", "B3:1", False),), after_white=None, after_black=None,
+        zombies=None, captured=(0, 0))),
+    ("ko_rule", "situational", _SUPERKO4),
+    ("ko_rule", "positional", _variant(_SUPERKO4, "positional superko also forbids the 4-ply cycle",
+                                       {"ko_rule": "positional"})),
+    ("ko_rule", "simple", _variant(_SUPERKO4, "simple ko allows the 4-ply cycle", {"ko_rule": "simple"},
+                                   **_SUPERKO4_BACK_TO_ROOT)),
+    ("ko_rule", "none", _variant(_SUPERKO4, "no ko rule allows the 4-ply cycle", {"ko_rule": "none"},
+                                 **_SUPERKO4_BACK_TO_ROOT)),
+    ("ko_rule", "simple", _T14),
+    ("ko_rule", "none", _variant(_T14, "T14 without ko rule: the recapture is legal", {"ko_rule": "none"},
+                                 moves=(("W", "C1:1", True), ("B", "B1:1", True)), after_white=_T14.white,
+                                 after_black=_T14.black, captured=(1, 1))),
+    ("ko_rule", "situational", _variant(_POSITIONAL3, _POSITIONAL3.name + " (situational: legal)", {})),
+    ("ko_rule", "positional", _variant(
+        _POSITIONAL3, "positional: the same board with the other side to move is a repetition",
+        {"ko_rule": "positional"}, moves=_POSITIONAL3.moves[:-1] + (("W", "A2:1", False),),
+        after_white="B3:1", after_black=POSITIONAL3_BLACK + " A3:1", captured=(0, 2))),
+]
+
+#: Each case with its option set explicitly (so a default-valued case really runs with it).
+OPTION_CASES = [(option, value, _variant(case, case.name, {option: value})) for option, value, case in _OPTION_CASES]
