@@ -79,6 +79,8 @@ def gtp(
 ) -> None:
     from margo_gtp.engine import Rules, RulesError
     from margo_gtp.engine.players import PlayerSpecError, make_player
+    from margo_gtp.protocol.analysis import install as install_analysis
+    from margo_gtp.protocol.analysis import searches
     from margo_gtp.protocol.gtp import run_gtp_session
     from margo_gtp.protocol.session import make_gtp_engine
 
@@ -94,6 +96,8 @@ def gtp(
     except PlayerSpecError as error:
         raise typer.BadParameter(str(error), param_hint="--player") from None
     engine = make_gtp_engine(the_player, rules)
+    if searches(the_player):  # margo-analyze and playout estimates come with a searching player
+        install_analysis(engine, engine.session)
     src = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     dst = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="replace", newline="\n")
     log_file: IO[str] | None = None

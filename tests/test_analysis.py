@@ -197,3 +197,15 @@ def test_random_player_sessions_keep_ball_counts() -> None:
     engine = analysis_engine(RandomPlayer(random.Random(0)), size=4)
     assert engine.respond("margo-setup w a1 b b1 b a2\n")[0] == "=\n\n"
     assert engine.respond("final_score\n")[0] == "= B+1\n\n"
+
+
+def test_margo_gtp_installs_analysis_for_searching_players_only() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = str(Path(sys.executable).with_name("margo-gtp"))
+    script = "known_command margo-analyze\nknown_command margo-analyze_snapshot\nquit\n"
+    for player, answer in (("mcts", "true"), ("random", "false"), ("heuristic", "false")):
+        result = subprocess.run([exe, "--player", player], input=script, capture_output=True, text=True, timeout=60)
+        assert result.stdout == f"= {answer}\n\n= {answer}\n\n=\n\n", player

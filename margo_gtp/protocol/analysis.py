@@ -1,6 +1,7 @@
 """Analysis commands: ``margo-analyze`` (gtp.md section 4) and playout-based estimates.
 
-A handler group added to an engine next to the game session (:func:`install`):
+A handler group added to an engine next to the game session (:func:`install`; the
+``margo-gtp`` command line does so when the player searches, see :func:`searches`):
 
 ``margo-analyze C [interval]``
     Streams the MCTS search for colour ``C`` in the current position, in the style of
@@ -41,7 +42,7 @@ from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
 from margo_gtp.vertex import gtp_order
 
-__all__ = ["AnalysisGroup", "AnalysisStream", "format_info", "install", "parse_info"]
+__all__ = ["AnalysisGroup", "AnalysisStream", "format_info", "install", "parse_info", "searches"]
 
 DEFAULT_INTERVAL_CS = 50          # margo-analyze report interval when none is given
 DEFAULT_SNAPSHOT_CS = 100         # margo-analyze_snapshot thinking time
@@ -189,6 +190,13 @@ class AnalysisGroup(HandlerGroup):
         else:
             chosen = [point for point in self.session.board.balls() if point not in dead_set]
         return " ".join(point.gtp() for point in sorted(chosen, key=gtp_order))
+
+
+def searches(player: object) -> bool:
+    """True for players whose search the analysis commands show (MCTS players): the
+    composition root installs the group for those only, so an engine with the random or
+    heuristic player keeps the plain command set."""
+    return isinstance(player, MctsPlayer)
 
 
 def install(engine: GtpEngine, session: Any) -> AnalysisGroup:
