@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import reference_rules as ref
-from rules_cases import POSITIONS_MD, PositionCase
+from rules_cases import POSITIONS_MD, SYMMETRY_NAMES, PositionCase, run_case_on_reference
 
 
 def reference_position(case: PositionCase) -> ref.ReferenceBoard:
@@ -47,6 +47,12 @@ def test_positions_md_on_reference(case: PositionCase) -> None:
     )
 
 
+@pytest.mark.parametrize("symmetry", range(1, 8), ids=SYMMETRY_NAMES[1:])
+@pytest.mark.parametrize("case", POSITIONS_MD, ids=lambda case: case.name.split()[0])
+def test_positions_md_on_reference_in_every_symmetry(case: PositionCase, symmetry: int) -> None:
+    run_case_on_reference(case, symmetry)
+
+
 @pytest.mark.parametrize("size, total", [(2, 5), (4, 30), (7, 140), (9, 285), (19, 2470)])
 def test_point_count_is_square_pyramidal(size: int, total: int) -> None:
     assert len(ref.all_points(size)) == total == size * (size + 1) * (2 * size + 1) // 6
@@ -74,3 +80,30 @@ def test_reference_undo_restores_everything() -> None:
         assert (dict(board.balls), board.to_move, list(board.history), list(board.positions)) == snapshot
     with pytest.raises(IndexError):
         board.undo()
+
+
+def test_lifting_is_top_down_and_leaves_pinned_balls() -> None:
+    """R13.3: of a dead set, only balls with nothing resting on them go, repeatedly."""
+    balls = {(0, 0, 0): "B", (1, 0, 0): "B", (0, 1, 0): "B", (1, 1, 0): "W", (0, 0, 1): "B", (2, 0, 0): "W"}
+    dead = {(0, 0, 0), (1, 0, 0), (0, 0, 1)}
+    removed = ref.lift_top_down(dead, balls, 4)
+    assert removed == [(0, 0, 1), (0, 0, 0), (1, 0, 0)]
+    pinned = {(0, 0, 0): "B", (1, 0, 0): "B", (0, 1, 0): "W", (1, 1, 0): "W", (0, 0, 1): "W"}
+    assert ref.lift_top_down({(0, 0, 0), (1, 0, 0)}, pinned, 4) == []
+
+
+@pytest.mark.parametrize(
+    "a, b, crossing",
+    [((1, 1, 0), (2, 1, 0), ((1, 0, 1), (1, 1, 1))), ((1, 1, 0), (1, 2, 0), ((0, 1, 1), (1, 1, 1))),
+     ((2, 1, 0), (1, 1, 0), ((1, 0, 1), (1, 1, 1)))],
+)
+def test_crossing_points_follow_r10(a, b, crossing) -> None:
+    assert ref.crossing_points(a, b) == crossing
+
+
+def test_rules_round_trip_through_option_text() -> None:
+    rules = ref.RefRules.from_options({"size": "5", "swap": "on", "ko_rule": "simple", "komi": "0.5",
+                                       "first_player": "black", "max_level": "2"})
+    assert ref.RefRules.from_options(rules.options()) == rules
+    with pytest.raises(ValueError):
+        ref.RefRules.from_options({"ko_rule": "japanese"})
