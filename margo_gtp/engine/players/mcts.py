@@ -6,13 +6,14 @@ One *simulation* is:
 
 1. :meth:`MctsPlayer._descend` -- from the root, pick children by UCT blended with RAVE
    (:func:`_child_score`) and replay their moves on a copy of the board, until a node
-   with no children; expand it (create a child per legal move) once it has been visited
-   ``EXPAND_VISITS`` times.
-2. :func:`playout` -- play uniformly random legal moves from there with the rules core's
-   fast path (:meth:`Board.random_playout`) for at most ``PLAYOUT_MOVES`` moves, then
-   score the position: the exact result if the game is over, otherwise the R19
-   territory count (balls plus the pyramids each side's walls could still hold), which
-   estimates the final ball count far better than the balls already placed.
+   with no children; expand it (one child per legal move) once it has been visited
+   ``EXPAND_VISITS`` times. Children of the root and of its children start with a few
+   virtual visits at the heuristic player's opinion of their move (progressive bias).
+2. :func:`playout` -- play ``PLAYOUT_MOVES`` uniformly random legal moves from there with
+   the rules core's fast path (:meth:`Board.random_playout`), then score the position
+   with the injected evaluator: the exact result if the game is over, otherwise
+   :func:`heuristic_evaluator` (the R19 territory count corrected for groups in atari,
+   weak shape and freedoms, as a winning chance) or :func:`territory_evaluator`.
 3. :meth:`MctsPlayer._backup` -- add the result to every node on the path (from the view
    of the colour that made the node's move), and the all-moves-as-first (AMAF) statistics
    of their siblings for RAVE.
@@ -64,12 +65,14 @@ RAVE_EQUIVALENCE = 300        # visits at which UCT and AMAF values weigh equall
 PRIOR_VISITS = 1              # virtual visits each new child starts with ...
 PRIOR_VALUE = 0.5             # ... at this win rate (keeps unvisited children comparable)
 EXPAND_VISITS = 2             # a leaf gets children on its this-many-th visit (1 = at once)
-PLAYOUT_MOVES = 0             # random moves per playout before evaluating (0 = none, -1 = to the end)
+PLAYOUT_MOVES = 10            # random moves per playout before evaluating (0 = none, -1 = to the end)
 PLAYOUT_CAP = 2000            # a playout "to the end" stops here (ko_rule=none games can cycle)
 EVALUATOR = "heuristic"       # how a playout's last position is scored: heuristic | territory
 EVAL_SCALE_MIN = 1.5          # heuristic margin (balls) worth one logistic unit on a full board ...
 EVAL_SCALE_PER_POINT = 0.15   # ... plus this per empty board-plane point (early leads are less sure)
-FREEDOM_VALUE = 0.15          # balls' worth of one freedom in the heuristic margin
+FREEDOM_VALUE = 0.3           # balls' worth of one freedom in the heuristic margin
+SHORT_OF_FREEDOMS_LOSS = 0.25 # share of a group with two freedoms counted as lost (weak shape)
+GROUP_COST = 0.5              # balls' worth of each separate group (connected shape is stronger)
 PRIOR_DEPTH = 1               # heuristic priors for nodes this deep (0 = root only, -1 = none)
 PRIOR_HEURISTIC_VISITS = 10   # virtual visits of a heuristic prior
 PRIOR_TEMPERATURE = 4.0       # heuristic score gap (a capture is 10) that divides the prior by e
@@ -181,7 +184,8 @@ def heuristic_evaluator(board: Board) -> float:
     each side's walls can still hold; komi included), corrected for groups down to one
     freedom: those of the side *not* to move are counted as lost (the mover takes them);
     those of the mover too unless playing on the last freedom saves them
-    (:func:`can_escape`); plus a small share of the freedom difference. The logistic's
+    (:func:`can_escape`); a share of every group down to two freedoms; plus the freedom
+    difference and a cost per group (connected shape, as the heuristic player judges). The logistic's
     scale shrinks as the board plane fills (``EVAL_SCALE_MIN`` + ``EVAL_SCALE_PER_POINT``
     per empty board-plane point): an early lead is less certain than a late one.
     """
@@ -192,12 +196,15 @@ def heuristic_evaluator(board: Board) -> float:
     mover = int(board.to_move)
     for colour, sign in ((0, 1.0), (1, -1.0)):
         freedoms = 0
-        for group, liberties in groups_with_freedoms(board, colour):
+        groups = groups_with_freedoms(board, colour)
+        for group, liberties in groups:
             count = liberties.bit_count()
             freedoms += count
             if count == 1 and (colour != mover or not can_escape(board, colour, liberties)):
                 margin -= sign * group.bit_count()
-        margin += sign * FREEDOM_VALUE * freedoms
+            elif count == 2:
+                margin -= sign * SHORT_OF_FREEDOMS_LOSS * group.bit_count()
+        margin += sign * (FREEDOM_VALUE * freedoms - GROUP_COST * len(groups))
     g = board._g  # noqa: SLF001
     empty = (g.board_plane & ~(board._balls[0] | board._balls[1])).bit_count()  # noqa: SLF001
     scale = EVAL_SCALE_MIN + EVAL_SCALE_PER_POINT * empty
