@@ -202,3 +202,28 @@ def test_heuristic_is_deterministic_for_a_seed() -> None:
         return moves
 
     assert game(3) == game(3)
+
+
+def test_heuristic_climbs_to_link_diagonal_groups() -> None:
+    # White B2 and C3 touch only diagonally; B2:2 rests on both and links them (R9a)
+    board = board_from([". . . .", ". X O .", ". O X .", ". . . ."], Colour.WHITE)
+    assert group_report(board, int(Colour.WHITE))[0] == 2
+    move = HeuristicPlayer(random.Random(0)).select_move(board, Colour.WHITE, Budget())
+    assert move.gtp() == "B2:2"
+    board.push(move)
+    assert group_report(board, int(Colour.WHITE))[0] == 1
+
+
+def test_heuristic_cuts_with_a_bridge() -> None:
+    # Black B2-C2 is crossed by B1:2 (White already) and B2:2: White there cuts it (R10)
+    from margo_gtp.vertex import Point
+
+    board = Board(Rules(size=5))
+    white, black = Colour.WHITE, Colour.BLACK
+    board.setup({Point(1, 1): black, Point(2, 1): black, Point(1, 0): white, Point(2, 0): white,
+                 Point(1, 2): white, Point(2, 2): white, Point(1, 0, 1): white}, to_move=white)
+    assert group_report(board, int(black)) == (1, 0, 2, 0)
+    move = HeuristicPlayer(random.Random(0)).select_move(board, white, Budget())
+    assert move.gtp() == "B2:2"
+    board.push(move)
+    assert group_report(board, int(black)) == (2, 2, 2, 0)  # two groups, both in atari
