@@ -364,6 +364,22 @@ CLAUSE_CASES = [
         to White's freedoms A2 A3: D2:2, E2, E3 lift; C2:2 stays pinned (a zombie).""",
     ),
     PositionCase(
+        "R10 a zombie crossing ball still cuts (it physically holds a ball)", 4, "W",
+        "A2:2 A3:1 A3:2 A4:1 B1:1 B2:2 D2:1 D4:1",
+        "A1:1 A1:2 A2:1 A2:3 B2:1 B3:1 B3:2 B4:1 C1:1 C2:1 C3:1 C3:2 C4:1 D3:1",
+        (("W", "B1:2", True),),
+        "A2:2 A3:1 A3:2 A4:1 B1:1 B1:2 B2:2 D2:1 D4:1",
+        "A2:1 A2:3 B2:1 B3:1 B3:2 B4:1 C1:1 C2:1 C3:1 C3:2 C4:1 D3:1",
+        captured=(2, 0),
+        why="""level 3:  2 X .     level 2:  3 O X X     level 1:  4 O X X O
+                   1 . .               2 O O .               3 O X X X
+                                       1 X . .               2 X X X O
+                                                             1 X O X .
+        B2:2 is a white zombie. W B1:2 and B2:2 cross Black's B2-C2 contact: cut. Black's
+        A1 A2 B2 A1:2 part loses its link to D3's freedoms; A1:2 and A1 lift (B2, A2 are
+        pinned). Were zombie crossing balls ignored, B1:2 would be suicide.""",
+    ),
+    PositionCase(
         "R12 freedoms only on the plane: an empty supported level-2 point does not count", 4, "W",
         "B2:1 C1:1 C2:1", "A1:1 B1:1 B1:2",
         (("W", "A2:1", True),), "A2:1 B2:1 C1:1 C2:1", "", captured=(3, 0),
@@ -426,16 +442,18 @@ CLAUSE_CASES = [
 # Option cases (test_rules_options.py): (option, value, case). Every case shows a position
 # where that value gives a different result than some other value of the same option.
 
-_T6 = POSITIONS_MD[4]
-_T14 = POSITIONS_MD[9]
-_LEVEL2_CUT = CLAUSE_CASES[8]
-_PLANE_ONLY = CLAUSE_CASES[9]
-_RELEASE = CLAUSE_CASES[12]
-_SUPERKO4 = CLAUSE_CASES[15]
+def _case(prefix: str) -> PositionCase:
+    """The one case whose name starts with ``prefix``."""
+    (found,) = [case for case in POSITIONS_MD + CLAUSE_CASES if case.name.startswith(prefix)]
+    return found
 
-assert _T6.name.startswith("T6 ") and _T14.name.startswith("T14")
-assert _LEVEL2_CUT.name.startswith("R10 the cut holds at every level") and _PLANE_ONLY.name.startswith("R12")
-assert _RELEASE.name.startswith("R15") and _SUPERKO4.name.startswith("R16")
+
+_T6 = _case("T6 ")
+_T14 = _case("T14 ")
+_LEVEL2_CUT = _case("R10 the cut holds at every level")
+_PLANE_ONLY = _case("R12 ")
+_RELEASE = _case("R15 ")
+_SUPERKO4 = _case("R16 ")
 
 
 def _variant(case: PositionCase, name: str, options: dict[str, str], **changes) -> PositionCase:
