@@ -13,7 +13,7 @@ import pytest
 import reference_rules as ref
 from margo_gtp.engine import Colour, IllegalMoveError, Move, Point, Termination
 from rules_cases import (
-    CLAUSE_CASES, SYMMETRY_NAMES, PositionCase, balls_of, case_balls, engine_board, ref_move,
+    CLAUSE_CASES, SYMMETRY_NAMES, PositionCase, case_balls, engine_board, ref_move,
     run_case_on_engine, run_case_on_reference,
 )
 

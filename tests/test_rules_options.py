@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import reference_rules as ref
-from margo_gtp.engine import Colour, IllegalMoveError, Move, Point, Rules
+from margo_gtp.engine import Colour, Move, Point, Rules
 from rules_cases import (
     OPTION_CASES, SYMMETRY_NAMES, case_balls, engine_board, ref_move, run_case_on_engine, run_case_on_reference,
 )
@@ -102,7 +102,6 @@ def test_max_level_top_the_apex_is_never_playable(size: int) -> None:
     apex = (0, 0, size - 1)
     for colour in "WB":
         balls = {p: colour for p in ref.all_points(size) if p != apex}
-        engine, reference = both({"size": size}, to_move=colour)
         engine = engine_board({"size": size}, balls, colour)
         assert engine.legal_moves() == [] and not engine.is_legal(Move(Point(*apex)))
     assert engine_board({"size": size}).rules.options()["max_level"] == size - 1
