@@ -216,12 +216,10 @@ def random_setup(rng: random.Random, size: int, count: int, stack_bias: float) -
     return balls
 
 
-@property_settings(60)
-@given(options=rule_options(st.integers(3, 5)), rng=st.randoms(use_true_random=False),
-       fill=st.floats(0.3, 1.0), stack_bias=st.floats(0.0, 0.9))
-def test_random_setups_every_move_resolves_like_the_reference(options, rng, fill, stack_bias) -> None:
-    """From a random set-up position, every placement (legal or not) is judged and resolved
-    exactly as the reference does, and pop() undoes it."""
+def check_setup(options: dict[str, str], rng: random.Random, fill: float, stack_bias: float,
+                sample: int | None) -> None:
+    """From a random set-up position, every placement (legal or not; ``sample`` of them if
+    given) is judged and resolved exactly as the reference does, and pop() undoes it."""
     rules = ref.RefRules.from_options(options)
     size = rules.size
     balls = random_setup(rng, size, int(fill * size * size * 1.3), stack_bias)
@@ -232,7 +230,10 @@ def test_random_setups_every_move_resolves_like_the_reference(options, rng, fill
     picture = f"{options}, {to_move} to move\n{ref.diagram(balls, size)}"
     assert [ref_move(m) for m in engine.legal_moves()] == reference.legal_moves(), picture
     before = engine_state(engine)
-    for point in [p for p in ref.all_points(size) if p not in balls and ref.is_supported(p, balls)]:
+    candidates = [p for p in ref.all_points(size) if p not in balls and ref.is_supported(p, balls)]
+    if sample is not None and len(candidates) > sample:
+        candidates = rng.sample(candidates, sample)
+    for point in candidates:
         for colour in "WB":
             legal = reference.is_legal(point, colour)
             move = engine_move(point)
@@ -252,3 +253,26 @@ def test_random_setups_every_move_resolves_like_the_reference(options, rng, fill
             engine.pop()
             reference.undo()
             assert engine_state(engine) == before
+
+
+@property_settings(60)
+@given(options=rule_options(st.integers(3, 5)), rng=st.randoms(use_true_random=False),
+       fill=st.floats(0.3, 1.0), stack_bias=st.floats(0.0, 0.9))
+def test_random_setups_every_move_resolves_like_the_reference(options, rng, fill, stack_bias) -> None:
+    """Random set-ups on 3x3-5x5 (and 2x2 below): every placement checked."""
+    check_setup(options, rng, fill, stack_bias, sample=None)
+
+
+@property_settings(20)
+@given(options=rule_options(st.just(2)), rng=st.randoms(use_true_random=False),
+       fill=st.floats(0.3, 1.0), stack_bias=st.floats(0.0, 0.9))
+def test_random_setups_on_2x2(options, rng, fill, stack_bias) -> None:
+    check_setup(options, rng, fill, stack_bias, sample=None)
+
+
+@property_settings(6)
+@given(options=rule_options(st.integers(6, 9)), rng=st.randoms(use_true_random=False),
+       fill=st.floats(0.4, 1.0), stack_bias=st.floats(0.2, 0.9))
+def test_random_setups_large_boards(options, rng, fill, stack_bias) -> None:
+    """Random set-ups on 6x6-9x9, a sample of the placements checked (the reference is slow)."""
+    check_setup(options, rng, fill, stack_bias, sample=12)
