@@ -435,6 +435,27 @@ class Board:
             group ^= low
         return False
 
+    def _scan(self, seeds: int, mine: int, theirs: int, free: int, occ: int | None = None) -> int:
+        """The union of the freedomless groups that contain a ball of ``seeds`` (balls of
+        ``mine``). With ``occ``, only groups that have a ball to lift (nothing resting on it
+        among ``occ``) count: pinned zombie groups are left out."""
+        fnbr = self._freedom_neighbours
+        dead = 0
+        while seeds:
+            low = seeds & -seeds
+            seeds ^= low
+            q = low.bit_length() - 1
+            if fnbr[q] & free:
+                continue
+            group = self._probe(q, mine, theirs, free)
+            if group < 0:
+                seeds &= group
+                continue
+            seeds &= ~group
+            if occ is None or self._has_top(group, occ):
+                dead |= group
+        return dead
+
     def _free_points(self, occ: int, supported_empty: int) -> int:
         return supported_empty if self.rules.all_freedoms else self._g.board_plane & ~occ
 
@@ -553,46 +574,18 @@ class Board:
                     seeds_opp |= near & opp
         fnbr = self._freedom_neighbours
         # Fast check: does any hurt group lack a freedom and have a ball to lift?
-        slow = False
         if self._unsettled:
             slow = True
             seeds_opp |= self._unsettled & opp
             seeds_own |= self._unsettled & own
-        mine = opp & ~buried
-        seeds = seeds_opp & mine
-        while seeds:
-            low = seeds & -seeds
-            seeds ^= low
-            q = low.bit_length() - 1
-            if fnbr[q] & free:
-                continue
-            group = self._probe(q, mine, own, free)
-            if group < 0:
-                seeds &= group
-            elif self._has_top(group, occ):
-                slow = True
-                break
-            else:
-                seeds &= ~group
-        if not slow:
-            mine = own & ~buried
-            if not fnbr[i] & free and self._probe(i, mine, opp, free) > 0:
-                return None  # suicide: the placed ball's group has no freedom
-            seeds = seeds_own & mine & ~bit
-            while seeds:
-                low = seeds & -seeds
-                seeds ^= low
-                q = low.bit_length() - 1
-                if fnbr[q] & free:
-                    continue
-                group = self._probe(q, mine, opp, free)
-                if group < 0:
-                    seeds &= group
-                elif self._has_top(group, occ):
-                    slow = True
-                    break
-                else:
-                    seeds &= ~group
+        else:
+            mine = opp & ~buried
+            slow = bool(self._scan(seeds_opp & mine, mine, own, free, occ))
+            if not slow:
+                mine = own & ~buried
+                if not fnbr[i] & free and self._probe(i, mine, opp, free) > 0:
+                    return None  # suicide: the placed ball's group has no freedom
+                slow = bool(self._scan(seeds_own & mine & ~bit, mine, opp, free, occ))
         if not slow:
             balls = (own, opp) if c == 0 else (opp, own)
             removed = (0, 0)
@@ -630,21 +623,8 @@ class Board:
             theirs = balls[side ^ 1]
             occ = mine | theirs | buried
             free = supported if all_freedoms else g.board_plane & ~occ
-            todo = seeds[side] & mine
+            dead = self._scan(seeds[side] & mine, mine, theirs, free)
             seeds[side] = 0
-            dead = 0
-            while todo:
-                low = todo & -todo
-                todo ^= low
-                q = low.bit_length() - 1
-                if fnbr[q] & free:
-                    continue
-                group = self._probe(q, mine, theirs, free)
-                if group < 0:
-                    todo &= group
-                else:
-                    dead |= group
-                    todo &= ~group
             lifted = 0
             while dead:  # top-down: the highest index is on the highest level
                 top = 1 << (dead.bit_length() - 1)
@@ -704,37 +684,12 @@ class Board:
             return None
         unsettled = 0
         if single_pass:
-            todo = seeds[c] & mine & ~bit
-            while todo:
-                low = todo & -todo
-                todo ^= low
-                q = low.bit_length() - 1
-                if fnbr[q] & free:
-                    continue
-                group = self._probe(q, mine, balls[c ^ 1], free)
-                if group < 0:
-                    todo &= group
-                elif self._has_top(group, occ):
-                    return None  # another own group left freedomless (rule "illegal")
-                else:
-                    todo &= ~group
+            if self._scan(seeds[c] & mine & ~bit, mine, balls[c ^ 1], free, occ):
+                return None  # another own group left freedomless (rule "illegal")
             # The single pass does not follow up what its removals released or un-buried:
             # remember the opponent's groups it left freedomless and liftable.
-            theirs_nb = balls[c ^ 1] & ~buried
-            todo = seeds[c ^ 1] & theirs_nb
-            while todo:
-                low = todo & -todo
-                todo ^= low
-                q = low.bit_length() - 1
-                if fnbr[q] & free:
-                    continue
-                group = self._probe(q, theirs_nb, balls[c], free)
-                if group < 0:
-                    todo &= group
-                else:
-                    if self._has_top(group, occ):
-                        unsettled |= group
-                    todo &= ~group
+            theirs = balls[c ^ 1] & ~buried
+            unsettled = self._scan(seeds[c ^ 1] & theirs, theirs, balls[c], free, occ)
         return balls, buried, key, buried_key, supported, removed, unsettled
 
     # ------------------------------------------------------------------ moves
