@@ -43,7 +43,7 @@ __all__ = ["ClockReading", "TimeSystem", "budget", "charge", "moves_left_estimat
 
 # Tunables
 MIN_MOVES_LEFT = 10          # never plan as if fewer moves remain (the game may go long)
-OVERHEAD_SECONDS = 0.05      # fixed safety margin: the last simulation and the GTP round trip
+OVERHEAD_SECONDS = 0.1       # fixed safety margin: the last simulation (tens of ms on a loaded machine) and the GTP round trip
 OVERHEAD_FRACTION = 0.05     # plus this share of the usable time
 BYOYOMI_SHARE = 0.8          # share of a byo-yomi period to think in (keeps the periods)
 SAFETY_FACTOR = 0.9          # every share is scaled by this (slack for the clock's granularity)
