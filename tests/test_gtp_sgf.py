@@ -116,12 +116,14 @@ def test_loadsgf_failure_changes_nothing(tmp_path: Path, label: str, text: str) 
     assert (ask(engine, "margo-board"), ask(engine, "margo-get_rules")) == before
 
 
-def test_loadsgf_beyond_the_record_and_of_a_binary_file(tmp_path: Path) -> None:
+def test_loadsgf_beyond_the_record_loads_it_all_and_a_binary_file_fails(tmp_path: Path) -> None:
     engine = new_engine()
     play_script(engine, GAME)
     path = tmp_path / "game.sgf"
     ask(engine, f"printsgf {path}")
-    assert ask(engine, f"loadsgf {path} 99") == "? cannot load file\n\n"
+    other = new_engine()
+    assert ask(other, f"loadsgf {path} 99") == "=\n\n"  # as GNU Go: past the end = whole game
+    assert ask(other, "margo-board") == ask(engine, "margo-board")
     binary = tmp_path / "binary.sgf"
     binary.write_bytes(b"\xff\xfe\x00(;")
     assert ask(engine, f"loadsgf {binary}") == "? cannot load file\n\n"

@@ -361,7 +361,9 @@ class GameSession(HandlerGroup):
             from margo_adapters import sgf
 
             record = sgf.loads(Path(filename).read_text(encoding="utf-8"))
-            board = sgf.replay(record, None if move_number is None else move_number - 1)
+            # As GNU Go: the position before move n; an n past the end loads the whole game.
+            upto = None if move_number is None or move_number > len(record.moves) else move_number - 1
+            board = sgf.replay(record, upto)
         except Exception as error:  # noqa: BLE001 - any failure is "cannot load file" (gtp.md)
             self._detail(f"loadsgf {filename!r}: {type(error).__name__}: {error}")
             raise GtpError("cannot load file") from None
