@@ -476,6 +476,49 @@ class Board:
                 out.append((Colour(colour), g.points_of(group), has_freedom))
         return out
 
+    # -- bit-set views for players and analysis (indices of :attr:`geometry`) ---------
+
+    @property
+    def geometry(self) -> Geometry:
+        """The shared tables of this board size; bit ``i`` of a mask is ``geometry.points[i]``."""
+        return self._g
+
+    def ball_mask(self, colour: Colour) -> int:
+        """Bit set of ``colour``'s balls (buried ones included)."""
+        return self._balls[int(colour)]
+
+    def buried_mask(self) -> int:
+        return self._buried
+
+    def group_freedoms(self, colour: Colour) -> list[tuple[int, int]]:
+        """``(group, freedoms)`` bit sets for every group of ``colour`` (R11, R12): buried
+        balls belong to none; freedoms follow ``all_freedoms``."""
+        c = int(colour)
+        occ = self._balls[0] | self._balls[1]
+        free = self._free_points(occ, self._supported_empty)
+        fnbr = self._freedom_neighbours
+        mine = self._balls[c] & ~self._buried
+        theirs = self._balls[c ^ 1]
+        out = []
+        todo = mine
+        while todo:
+            low = todo & -todo
+            group, _ = self._group(low.bit_length() - 1, mine, theirs, free)
+            todo &= ~group
+            freedoms = 0
+            m = group
+            while m:
+                b = m & -m
+                m ^= b
+                freedoms |= fnbr[b.bit_length() - 1] & free
+            out.append((group, freedoms))
+        return out
+
+    def moves_since(self, ply: int) -> list[tuple[int, Move]]:
+        """``(colour as int, move)`` for the moves after the first ``ply`` of the history
+        (cheap for the tail of a long game, unlike :attr:`history`)."""
+        return [(entry[0], entry[1]) for entry in self._stack[ply:]]
+
     def _zombie_mask(self) -> int:
         g = self._g
         occ = self._balls[0] | self._balls[1]
