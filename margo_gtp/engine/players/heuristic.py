@@ -56,30 +56,11 @@ class Weights:
 def groups_with_freedoms(board: Board, colour: int) -> list[tuple[int, int]]:
     """Every group of ``colour`` in ``board`` as ``(balls, freedoms)`` bit sets.
 
-    Uses the rules core's bit sets (documented in :mod:`margo_gtp.engine.board`); buried
+    The rules core's bit sets (:meth:`Board.group_freedoms`); buried
     balls belong to no group (R8), and freedoms are empty board-plane points (R12; with
     ``all_freedoms`` the supported empty points of any level).
     """
-    balls = board._balls  # noqa: SLF001 - read-only use of the core's bit sets
-    occ = balls[0] | balls[1]
-    free = board._free_points(occ, board._supported_empty)  # noqa: SLF001
-    fnbr = board._freedom_neighbours  # noqa: SLF001
-    mine = balls[colour] & ~board._buried  # noqa: SLF001
-    theirs = balls[colour ^ 1]
-    out = []
-    todo = mine
-    while todo:
-        low = todo & -todo
-        group, _ = board._group(low.bit_length() - 1, mine, theirs, free)  # noqa: SLF001
-        todo &= ~group
-        liberties = 0
-        m = group
-        while m:
-            b = m & -m
-            m ^= b
-            liberties |= fnbr[b.bit_length() - 1] & free
-        out.append((group, liberties))
-    return out
+    return board.group_freedoms(colour)
 
 
 def group_report(board: Board, colour: int) -> tuple[int, int, int, int]:

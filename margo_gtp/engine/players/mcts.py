@@ -163,7 +163,7 @@ def can_escape(board: Board, colour: int, freedom: int) -> bool:
     from margo_gtp.engine.players.heuristic import groups_with_freedoms
 
     i = freedom.bit_length() - 1
-    move = Move(board._g.points[i])  # noqa: SLF001
+    move = Move(board.geometry.points[i])
     if not board.is_legal(move, Colour(colour)):
         return False
     captured = board.captured[Colour(colour)]
@@ -205,8 +205,8 @@ def heuristic_evaluator(board: Board) -> float:
             elif count == 2:
                 margin -= sign * SHORT_OF_FREEDOMS_LOSS * group.bit_count()
         margin += sign * (FREEDOM_VALUE * freedoms - GROUP_COST * len(groups))
-    g = board._g  # noqa: SLF001
-    empty = (g.board_plane & ~(board._balls[0] | board._balls[1])).bit_count()  # noqa: SLF001
+    occupied = board.ball_mask(Colour.WHITE) | board.ball_mask(Colour.BLACK)
+    empty = (board.geometry.board_plane & ~occupied).bit_count()
     scale = EVAL_SCALE_MIN + EVAL_SCALE_PER_POINT * empty
     return 1.0 / (1.0 + math.exp(-margin / scale))
 
@@ -462,7 +462,7 @@ class MctsPlayer:
         prior_depth``) each child starts with ``prior_visits`` virtual visits whose win
         rate comes from the heuristic player's one-ply score (progressive bias: captures
         and saving moves are tried first, self-atari last)."""
-        index = board._g.index  # noqa: SLF001 - flat point index for AMAF keys
+        index = board.geometry.index  # flat point index for AMAF keys
         moves = board.legal_moves(Colour(to_move))
         self.rng.shuffle(moves)  # seeded: ties between unvisited children break at random
         children = [Node(m, to_move, index[m.point] if m.point is not None else -1, node) for m in moves]
@@ -484,12 +484,11 @@ class MctsPlayer:
     # Step 3
     def _backup(self, path: list[Node], white_result: float, board: Board, start: int) -> None:
         """Add the result along ``path`` and the AMAF statistics of the siblings."""
-        index = board._g.index  # noqa: SLF001
+        index = board.geometry.index
         played: tuple[set[int], set[int]] = (set(), set())
-        for entry in board._stack[start:]:  # noqa: SLF001 - (colour, move, ...) of the playout
-            move = entry[1]
+        for colour, move in board.moves_since(start):  # the moves of this playout
             if move.point is not None:
-                played[entry[0]].add(index[move.point])
+                played[colour].add(index[move.point])
         for node in reversed(path):
             reward = white_result if node.player == 0 else 1.0 - white_result
             node.n += 1
