@@ -422,16 +422,7 @@ def loads(text: str) -> GameRecord:
             move = _parse_move(_single_raw(node, letter), size)
         except SgfError as error:
             raise SgfError(f"node {number}: {error}") from None
-        record.moves.append((colour, move))
-        record.time_left.append(_float(node, f"{letter}L") if node.has_property(f"{letter}L") else None)
-        record.times.append(_float(node, "TU") if node.has_property("TU") else None)
-        record.move_properties.append(
-            {
-                identifier: _decode_values(node, identifier)
-                for identifier in node.properties()
-                if identifier not in _MOVE_KNOWN
-            }
-        )
+        _append_move(record, node, colour, move)
     return record
 
 
@@ -482,18 +473,23 @@ def _read_projected(game: sgfmill_sgf.Sgf_game) -> GameRecord:
             except (IllegalMoveError, ValueError) as error:
                 raise SgfError(f"projected Go record: node {number}: move {len(record.moves) + 1} "
                                f"({colour.letter} {move.gtp()}) is illegal: {error}") from None
-        record.moves.append((colour, move))
-        prop = f"{colour.letter}L"
-        record.time_left.append(_float(node, prop) if node.has_property(prop) else None)
-        record.times.append(_float(node, "TU") if node.has_property("TU") else None)
-        record.move_properties.append(
-            {
-                identifier: _decode_values(node, identifier)
-                for identifier in node.properties()
-                if identifier not in _MOVE_KNOWN
-            }
-        )
+        _append_move(record, node, colour, move)
     return record
+
+
+def _append_move(record: GameRecord, node, colour: Colour, move: Move) -> None:
+    """Add one move node's move, clock (``WL``/``BL``, ``TU``) and other properties."""
+    record.moves.append((colour, move))
+    prop = f"{colour.letter}L"
+    record.time_left.append(_float(node, prop) if node.has_property(prop) else None)
+    record.times.append(_float(node, "TU") if node.has_property("TU") else None)
+    record.move_properties.append(
+        {
+            identifier: _decode_values(node, identifier)
+            for identifier in node.properties()
+            if identifier not in _MOVE_KNOWN
+        }
+    )
 
 
 def replay(record: GameRecord, upto: int | None = None) -> Board:

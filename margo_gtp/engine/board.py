@@ -461,11 +461,15 @@ class Board:
 
     def groups(self) -> list[tuple[Colour, list[Point], bool]]:
         """Every group (R11) as ``(colour, points, has_freedom)``, for analysis and display."""
-        g = self._g
+        points_of = self._g.points_of
+        return [(Colour(colour), points_of(group), has_freedom)
+                for colour, group, has_freedom in self._each_group((0, 1))]
+
+    def _each_group(self, colours):
+        """``(colour, group bit set, has_freedom)`` for every group of ``colours``."""
         occ = self._balls[0] | self._balls[1]
         free = self._free_points(occ, self._supported_empty)
-        out = []
-        for colour in (0, 1):
+        for colour in colours:
             mine = self._balls[colour] & ~self._buried
             theirs = self._balls[colour ^ 1]
             todo = mine
@@ -473,8 +477,7 @@ class Board:
                 low = todo & -todo
                 group, has_freedom = self._group(low.bit_length() - 1, mine, theirs, free)
                 todo &= ~group
-                out.append((Colour(colour), g.points_of(group), has_freedom))
-        return out
+                yield colour, group, has_freedom
 
     # -- bit-set views for players and analysis (indices of :attr:`geometry`) ---------
 
@@ -493,18 +496,10 @@ class Board:
     def group_freedoms(self, colour: Colour) -> list[tuple[int, int]]:
         """``(group, freedoms)`` bit sets for every group of ``colour`` (R11, R12): buried
         balls belong to none; freedoms follow ``all_freedoms``."""
-        c = int(colour)
-        occ = self._balls[0] | self._balls[1]
-        free = self._free_points(occ, self._supported_empty)
+        free = self._free_points(self._balls[0] | self._balls[1], self._supported_empty)
         fnbr = self._freedom_neighbours
-        mine = self._balls[c] & ~self._buried
-        theirs = self._balls[c ^ 1]
         out = []
-        todo = mine
-        while todo:
-            low = todo & -todo
-            group, _ = self._group(low.bit_length() - 1, mine, theirs, free)
-            todo &= ~group
+        for _, group, _ in self._each_group((int(colour),)):
             freedoms = 0
             m = group
             while m:
@@ -520,25 +515,16 @@ class Board:
         return [(entry[0], entry[1]) for entry in self._stack[ply:]]
 
     def _zombie_mask(self) -> int:
-        g = self._g
+        resting = self._g.resting
         occ = self._balls[0] | self._balls[1]
-        free = self._free_points(occ, self._supported_empty)
         zombies = 0
-        for colour in (0, 1):
-            mine = self._balls[colour] & ~self._buried
-            theirs = self._balls[colour ^ 1]
-            todo = mine
-            while todo:
-                low = todo & -todo
-                group, has_freedom = self._group(low.bit_length() - 1, mine, theirs, free)
-                todo &= ~group
-                if not has_freedom:
-                    m = group
-                    while m:
-                        b = m & -m
-                        if g.resting[b.bit_length() - 1] & occ:
-                            zombies |= b
-                        m ^= b
+        for _, group, has_freedom in self._each_group((0, 1)):
+            if not has_freedom:
+                while group:
+                    b = group & -group
+                    if resting[b.bit_length() - 1] & occ:
+                        zombies |= b
+                    group ^= b
         return zombies
 
     def _unsettled_mask(self) -> int:
@@ -550,18 +536,10 @@ class Board:
         freedomless groups), so they are remembered and seed its capture resolution.
         """
         occ = self._balls[0] | self._balls[1]
-        free = self._free_points(occ, self._supported_empty)
         unsettled = 0
-        for colour in (0, 1):
-            mine = self._balls[colour] & ~self._buried
-            theirs = self._balls[colour ^ 1]
-            todo = mine
-            while todo:
-                low = todo & -todo
-                group, has_freedom = self._group(low.bit_length() - 1, mine, theirs, free)
-                todo &= ~group
-                if not has_freedom and self._has_top(group, occ):
-                    unsettled |= group
+        for _, group, has_freedom in self._each_group((0, 1)):
+            if not has_freedom and self._has_top(group, occ):
+                unsettled |= group
         return unsettled
 
     def zombies(self) -> list[Point]:
@@ -745,7 +723,6 @@ class Board:
 
     def _check_placeable(self, i: int) -> str | None:
         """Why point ``i`` cannot take a ball now (before any capture logic), or None."""
-        g = self._g
         bit = 1 << i
         if (self._balls[0] | self._balls[1]) & bit:
             return "point is occupied"
