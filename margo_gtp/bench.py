@@ -163,21 +163,27 @@ def main(
     gtp_commands: int = typer.Option(1000, help="Round trips per GTP command for the latency figures."),
 ) -> None:
     """Measure the rules core, GTP latency and MCTS speed; e.g. ``scripts/bench --json``."""
+    from rich.console import Console
+
     sections = set(only) or {"core", "gtp", "mcts"}
     result: dict = {"python": platform.python_version(), "implementation": platform.python_implementation(),
                     "git_sha": _git_sha()}
-    if "core" in sections:
-        result.update(core_figures(repeats, seconds))
-    for name, measure in (("gtp", lambda: gtp_figures(gtp_commands)), ("mcts", lambda: mcts_figures(seconds))):
-        if name in sections:
+    progress = Console(stderr=True)  # stdout stays clean for --json
+    measures = (("core", "rules core: playouts, legal moves, push/pop", lambda: core_figures(repeats, seconds)),
+                ("gtp", "GTP round trips over a pipe", lambda: gtp_figures(gtp_commands)),
+                ("mcts", "MCTS simulations and memory", lambda: mcts_figures(seconds)))
+    for name, title, measure in measures:
+        if name not in sections:
+            continue
+        with progress.status(f"measuring {title}..."):
             try:
                 result.update(measure())
-            except ImportError as error:  # section not built yet: say so instead of failing
+            except ImportError as error:  # section not built: say so instead of failing
                 result[f"{name}_unavailable"] = str(error)
+        progress.log(f"{title}: done")
     if json_output:
         print(json.dumps(result))
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="margo-gtp benchmark (medians)")

@@ -1,0 +1,38 @@
+"""scripts/bench's contract: JSON keys on stdout, progress on stderr, the positions it times.
+
+No figure is checked here (speed is measured by the bench, never asserted in tests).
+"""
+
+import json
+import subprocess
+import sys
+
+from margo_gtp.bench import midgame_positions, playout_figures
+
+
+def test_midgame_positions_have_stacks_and_zombies():
+    positions = midgame_positions()
+    assert len(positions) == 5
+    for board in positions:
+        assert len(board.history) >= 150
+        assert any(point.level >= 2 for point in board.balls())
+        assert board.zombies()
+        assert board.legal_moves()
+
+
+def test_playout_figures_keys():
+    figures = playout_figures(4, repeats=1, min_seconds=0.0)
+    assert set(figures) == {"random_playouts_per_s_4x4", "random_moves_per_s_4x4",
+                            "mean_playout_length_4x4", "playouts_capped_4x4"}
+    assert figures["mean_playout_length_4x4"] > 0 and figures["playouts_capped_4x4"] == 0
+
+
+def test_json_on_stdout_progress_on_stderr():
+    done = subprocess.run([sys.executable, "-m", "margo_gtp.bench", "--only", "gtp", "--json",
+                           "--gtp-commands", "20"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    for command in ("name", "play", "margo_legal_moves"):
+        assert 0 < result[f"gtp_{command}_p50_ms"] <= result[f"gtp_{command}_p95_ms"]
+    assert {"python", "git_sha"} <= set(result)
+    assert "GTP round trips over a pipe: done" in done.stderr
