@@ -139,10 +139,6 @@ def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-# Indices into a saved state (the stack entries and _resolve's result).
-_STATE_FIELDS = ("white", "black", "buried", "key", "buried_key", "supported_empty")
-
-
 class Board:
     """A MarGo position with its history since the root (see the module docstring).
 
@@ -400,30 +396,15 @@ class Board:
             frontier |= grow
         return seen
 
-    def _group(self, start: int, mine: int, theirs: int, free: int) -> tuple[int, bool]:
-        """The full group of the ball at ``start`` and whether it has a freedom."""
-        vertical, neighbours, crossings = self._vertical, self._neighbours, self._crossings_near
-        links = self._links
+    def _freedoms_of(self, group: int, free: int) -> int:
+        """The freedoms of ``group``: the points of ``free`` next to its balls (R12)."""
         fnbr = self._freedom_neighbours
-        seen = frontier = 1 << start
-        has_freedom = False
-        while frontier:
-            low = frontier & -frontier
-            frontier ^= low
-            i = low.bit_length() - 1
-            if not has_freedom and fnbr[i] & free:
-                has_freedom = True
-            unseen = mine & ~seen
-            grow = vertical[i] & unseen
-            side = neighbours[i] & unseen
-            if side and theirs & crossings[i]:
-                for bit, crossing in links[i]:
-                    if side & bit and theirs & crossing == crossing:
-                        side ^= bit
-            grow |= side
-            seen |= grow
-            frontier |= grow
-        return seen, has_freedom
+        freedoms = 0
+        while group:
+            low = group & -group
+            group ^= low
+            freedoms |= fnbr[low.bit_length() - 1] & free
+        return freedoms
 
     def _has_top(self, group: int, occ: int) -> bool:
         """True if some ball of ``group`` has nothing resting on it (it can be lifted)."""
@@ -462,11 +443,11 @@ class Board:
     def groups(self) -> list[tuple[Colour, list[Point], bool]]:
         """Every group (R11) as ``(colour, points, has_freedom)``, for analysis and display."""
         points_of = self._g.points_of
-        return [(Colour(colour), points_of(group), has_freedom)
-                for colour, group, has_freedom in self._each_group((0, 1))]
+        return [(Colour(colour), points_of(group), bool(freedoms))
+                for colour, group, freedoms in self._each_group((0, 1))]
 
     def _each_group(self, colours):
-        """``(colour, group bit set, has_freedom)`` for every group of ``colours``."""
+        """``(colour, group, freedoms)`` bit sets for every group of ``colours``."""
         occ = self._balls[0] | self._balls[1]
         free = self._free_points(occ, self._supported_empty)
         for colour in colours:
@@ -475,9 +456,10 @@ class Board:
             todo = mine
             while todo:
                 low = todo & -todo
-                group, has_freedom = self._group(low.bit_length() - 1, mine, theirs, free)
+                # With no freedom to find, the probe walks the whole group and returns it.
+                group = self._probe(low.bit_length() - 1, mine, theirs, 0)
                 todo &= ~group
-                yield colour, group, has_freedom
+                yield colour, group, self._freedoms_of(group, free)
 
     # -- bit-set views for players and analysis (indices of :attr:`geometry`) ---------
 
@@ -496,18 +478,7 @@ class Board:
     def group_freedoms(self, colour: Colour) -> list[tuple[int, int]]:
         """``(group, freedoms)`` bit sets for every group of ``colour`` (R11, R12): buried
         balls belong to none; freedoms follow ``all_freedoms``."""
-        free = self._free_points(self._balls[0] | self._balls[1], self._supported_empty)
-        fnbr = self._freedom_neighbours
-        out = []
-        for _, group, _ in self._each_group((int(colour),)):
-            freedoms = 0
-            m = group
-            while m:
-                b = m & -m
-                m ^= b
-                freedoms |= fnbr[b.bit_length() - 1] & free
-            out.append((group, freedoms))
-        return out
+        return [(group, freedoms) for _, group, freedoms in self._each_group((int(colour),))]
 
     def moves_since(self, ply: int) -> list[tuple[int, Move]]:
         """``(colour as int, move)`` for the moves after the first ``ply`` of the history
@@ -518,8 +489,8 @@ class Board:
         resting = self._g.resting
         occ = self._balls[0] | self._balls[1]
         zombies = 0
-        for _, group, has_freedom in self._each_group((0, 1)):
-            if not has_freedom:
+        for _, group, freedoms in self._each_group((0, 1)):
+            if not freedoms:
                 while group:
                     b = group & -group
                     if resting[b.bit_length() - 1] & occ:
@@ -537,8 +508,8 @@ class Board:
         """
         occ = self._balls[0] | self._balls[1]
         unsettled = 0
-        for _, group, has_freedom in self._each_group((0, 1)):
-            if not has_freedom and self._has_top(group, occ):
+        for _, group, freedoms in self._each_group((0, 1)):
+            if not freedoms and self._has_top(group, occ):
                 unsettled |= group
         return unsettled
 
