@@ -180,6 +180,26 @@ def case_balls(size: int, white: str, black: str) -> dict[tuple[int, int, int], 
 # Running a case on either implementation, in any symmetry.
 
 
+def both(options: dict, white: str = "", black: str = "", to_move: str | None = None):
+    """The same position on the engine and on the reference: ``(engine, reference)``."""
+    import reference_rules as ref
+
+    size = int(options["size"])
+    balls = case_balls(size, white, black)
+    engine = engine_board(options, balls, to_move)
+    reference = ref.ReferenceBoard(ref.RefRules.from_options(options))
+    if balls or to_move:
+        reference.setup(balls, to_move)
+    return engine, reference
+
+
+def same_legal_moves(engine, reference) -> list:
+    """The engine's legal moves (as reference moves), asserted equal to the reference's."""
+    moves = [ref_move(m) for m in engine.legal_moves()]
+    assert moves == reference.legal_moves()
+    return moves
+
+
 def _mapped(text: str, size: int, symmetry: int) -> set[tuple[int, int, int]]:
     import reference_rules as ref
 

@@ -13,8 +13,8 @@ import pytest
 import reference_rules as ref
 from margo_gtp.engine import Colour, IllegalMoveError, Move, Point, Termination
 from rules_cases import (
-    CLAUSE_CASES, SYMMETRY_NAMES, PositionCase, case_balls, engine_board, ref_move,
-    run_case_on_engine, run_case_on_reference,
+    CLAUSE_CASES, SYMMETRY_NAMES, PositionCase, both, engine_board,
+    run_case_on_engine, run_case_on_reference, same_legal_moves,
 )
 
 CASE_IDS = [case.name.split(":")[0][:60] for case in CLAUSE_CASES]
@@ -36,23 +36,6 @@ def test_clause_case_on_reference(case: PositionCase, symmetry: int) -> None:
 # Clauses that are not about one capture: geometry, turn order, swap, pass, end, scoring.
 
 W, B = Colour.WHITE, Colour.BLACK
-
-
-def both(options: dict, white: str = "", black: str = "", to_move: str | None = None):
-    """The same position on the engine and on the reference."""
-    size = int(options["size"])
-    balls = case_balls(size, white, black)
-    engine = engine_board(options, balls, to_move)
-    reference = ref.ReferenceBoard(ref.RefRules.from_options(options))
-    if balls or to_move:
-        reference.setup(balls, to_move)
-    return engine, reference
-
-
-def same_legal_moves(engine, reference) -> list:
-    moves = [ref_move(m) for m in engine.legal_moves()]
-    assert moves == reference.legal_moves()
-    return moves
 
 
 @pytest.mark.parametrize("size", range(2, 10))

@@ -13,7 +13,8 @@ import pytest
 import reference_rules as ref
 from margo_gtp.engine import Colour, Move, Point, Rules
 from rules_cases import (
-    OPTION_CASES, SYMMETRY_NAMES, case_balls, engine_board, ref_move, run_case_on_engine, run_case_on_reference,
+    OPTION_CASES, SYMMETRY_NAMES, both, engine_board, run_case_on_engine,
+    run_case_on_reference, same_legal_moves,
 )
 
 IDS = [f"{option}={value}: {case.name[:50]}" for option, value, case in OPTION_CASES]
@@ -28,22 +29,6 @@ def test_option_case_on_engine(option, value, case, symmetry) -> None:
 @pytest.mark.parametrize("option, value, case", OPTION_CASES, ids=IDS)
 def test_option_case_on_reference(option, value, case) -> None:
     run_case_on_reference(case, 0)
-
-
-def both(options: dict, white: str = "", black: str = "", to_move: str | None = None):
-    size = int(options["size"])
-    balls = case_balls(size, white, black)
-    engine = engine_board(options, balls, to_move)
-    reference = ref.ReferenceBoard(ref.RefRules.from_options(options))
-    if balls or to_move:
-        reference.setup(balls, to_move)
-    return engine, reference
-
-
-def legal(engine, reference) -> list:
-    moves = [ref_move(m) for m in engine.legal_moves()]
-    assert moves == reference.legal_moves()
-    return moves
 
 
 SIZES = [2, 3, 7, 9, 13, 19]
@@ -74,7 +59,7 @@ def test_swap(value: str, offered: bool) -> None:
     engine, reference = both({"size": 3, "swap": value})
     engine.push(Move(Point(1, 1, 0)))
     reference.play((1, 1, 0))
-    assert (ref.SWAP in legal(engine, reference)) is offered
+    assert (ref.SWAP in same_legal_moves(engine, reference)) is offered
 
 
 #: 4x4, White to move: a white 3x3 block plus D1 D2 and the four level-2 balls over A1-C3,
@@ -90,7 +75,7 @@ STAIRS = ("A1:1 B1:1 C1:1 D1:1 A2:1 B2:1 C2:1 D2:1 A3:1 B3:1 C3:1 A1:2 B1:2 A2:2
 @pytest.mark.parametrize("value, levels", MAX_LEVELS)
 def test_max_level(value: str, levels: set[int]) -> None:
     engine, reference = both({"size": 4, "max_level": value}, *STAIRS, "W")
-    assert {move[2] for move in legal(engine, reference)} == levels
+    assert {move[2] for move in same_legal_moves(engine, reference)} == levels
     assert engine.is_legal(Move(Point(0, 0, 2))) is (2 in levels)
 
 
@@ -127,7 +112,7 @@ BLOCKED_2X2 = ("A1:1 B2:1", "")  # Black to move has no legal placement
 @pytest.mark.parametrize("value, over", ALLOW_PASSES)
 def test_allow_pass(value: str, over: bool) -> None:
     engine, reference = both({"size": 2, "allow_pass": value}, *BLOCKED_2X2, "B")
-    assert legal(engine, reference) == ([] if over else [ref.PASS])
+    assert same_legal_moves(engine, reference) == ([] if over else [ref.PASS])
     assert engine.is_game_over() is over
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
 
 import pytest
 from hypothesis import given, settings
@@ -25,22 +24,9 @@ from margo_gtp.engine.players.timecontrol import (
     moves_left_estimate,
     usable_seconds,
 )
+from margo_gtp.protocol.session import Clock as Left
+from margo_gtp.protocol.session import TimeSettings as Settings
 from margo_gtp.protocol.session import make_gtp_engine
-
-
-@dataclass
-class Settings:
-    system: str = "none"
-    main_time: int = 0
-    period_time: int = 0
-    period_stones: int = 0
-    periods: int = 0
-
-
-@dataclass
-class Left:
-    seconds: float
-    stones: int
 
 
 ABSOLUTE = Settings("absolute", 300)
