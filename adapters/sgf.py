@@ -397,13 +397,7 @@ def loads(text: str) -> GameRecord:
                 if point in record.setup:
                     raise SgfError(f"setup point given twice: {value!r}")
                 record.setup[point] = colour
-    if root.has_property("PL"):
-        record.setup_to_move = _colour_letter(_single_raw(root, "PL"), "PL")
-    record.root_properties = {
-        identifier: _decode_values(root, identifier)
-        for identifier in root.properties()
-        if identifier not in _ROOT_KNOWN
-    }
+    _read_root_extras(record, root)
     if root.has_property("B") or root.has_property("W"):
         raise SgfError("a move in the root node is not supported: put moves after the root")
 
@@ -439,13 +433,7 @@ def _read_projected(game: sgfmill_sgf.Sgf_game) -> GameRecord:
     setup = sorted({"AB", "AW", "AE"} & set(root.properties()))
     if setup:
         raise SgfError(f"projected Go record: setup stones ({setup[0]}) cannot be lifted to MarGo points")
-    if root.has_property("PL"):
-        record.setup_to_move = _colour_letter(_single_raw(root, "PL"), "PL")
-    record.root_properties = {
-        identifier: _decode_values(root, identifier)
-        for identifier in root.properties()
-        if identifier not in _ROOT_KNOWN
-    }
+    _read_root_extras(record, root)
     board = replay(record)
     for number, node in enumerate(game.get_main_sequence()[1:], start=1):
         if node.has_property("B") and node.has_property("W"):
@@ -475,6 +463,17 @@ def _read_projected(game: sgfmill_sgf.Sgf_game) -> GameRecord:
                                f"({colour.letter} {move.gtp()}) is illegal: {error}") from None
         _append_move(record, node, colour, move)
     return record
+
+
+def _read_root_extras(record: GameRecord, root) -> None:
+    """The colour to move (``PL``) and every root property MarGo does not interpret."""
+    if root.has_property("PL"):
+        record.setup_to_move = _colour_letter(_single_raw(root, "PL"), "PL")
+    record.root_properties = {
+        identifier: _decode_values(root, identifier)
+        for identifier in root.properties()
+        if identifier not in _ROOT_KNOWN
+    }
 
 
 def _append_move(record: GameRecord, node, colour: Colour, move: Move) -> None:
