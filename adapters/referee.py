@@ -57,7 +57,7 @@ from typing import IO, Any, Protocol
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import InvalidVertexError
 
-from margo_adapters import sgf
+from margo_gtp import sgf
 from margo_adapters.gtp_client import (
     BadGtpResponse,
     GtpChannelClosed,

@@ -26,9 +26,9 @@ from typing import Callable
 import typer
 
 from margo_gtp.engine import Board, Rules
+from margo_gtp.engine.positions import midgame_positions
 
 PLAYOUT_CAP = 2000
-MIDGAME_SEEDS = (11, 23, 37, 41, 59, 67, 73, 89)
 
 
 def _median_rate(run: Callable[[], tuple[int, int]], repeats: int, min_seconds: float) -> tuple[float, float, int, int]:
@@ -70,23 +70,6 @@ def playout_figures(size: int, repeats: int, min_seconds: float, seed: int = 1) 
         f"mean_playout_length_{size}x{size}": round(moves / playouts, 1),
         f"playouts_capped_{size}x{size}": capped,
     }
-
-
-def midgame_positions(size: int = 9, count: int = 5) -> list[Board]:
-    """Fixed mid-game positions with stacks (level 3) and zombies, from seeded random games."""
-    positions = []
-    for seed in MIDGAME_SEEDS:
-        rng = random.Random(seed)
-        board = Board(Rules(size=size))
-        for ply in range(PLAYOUT_CAP):
-            if board.random_playout(rng, max_moves=1) == 0:
-                break
-            if ply >= 150 and any(p.level >= 2 for p in board.balls()) and board.zombies():
-                positions.append(board)
-                break
-        if len(positions) == count:
-            break
-    return positions
 
 
 def _median_us(fn: Callable[[], object], repeats: int, inner: int) -> float:
@@ -138,7 +121,7 @@ def gtp_figures(commands: int) -> dict:
 
 
 def mcts_figures(seconds: float) -> dict:
-    from margo_gtp.engine.players import mcts as mcts_module  # lazy: optional section
+    from margo_gtp.players import mcts as mcts_module  # lazy: optional section
 
     return mcts_module.benchmark(seconds=seconds)
 

@@ -78,7 +78,7 @@ def gtp(
     ] = None,
 ) -> None:
     from margo_gtp.engine import Rules, RulesError
-    from margo_gtp.engine.players import PlayerSpecError, make_player
+    from margo_gtp.players import PlayerSpecError, make_player
     from margo_gtp.protocol.analysis import install as install_analysis
     from margo_gtp.protocol.analysis import searches
     from margo_gtp.protocol.gtp import run_gtp_session
@@ -125,6 +125,3 @@ def main() -> None:
     """Console script ``margo-gtp``."""
     app()
 
-
-def play_main() -> None:  # pragma: no cover
-    raise SystemExit("margo-play: not built yet")

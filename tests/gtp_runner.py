@@ -136,7 +136,7 @@ def run_text(text: str, run_session: Callable[[str], str]) -> list[Outcome]:
 
 def in_process_session(text: str, seed: int = 0) -> str:
     """Run ``text`` through a fresh in-process engine (default rules, random player)."""
-    from margo_gtp.engine.players import make_player
+    from margo_gtp.players import make_player
     from margo_gtp.protocol.gtp import run_gtp_session
     from margo_gtp.protocol.session import make_gtp_engine
 

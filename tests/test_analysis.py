@@ -13,8 +13,8 @@ import threading
 import pytest
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.engine.players import RandomPlayer
-from margo_gtp.engine.players.mcts import MctsPlayer
+from margo_gtp.players import RandomPlayer
+from margo_gtp.players.mcts import MctsPlayer
 from margo_gtp.protocol.analysis import format_info, install, parse_info
 from margo_gtp.protocol.gtp import run_gtp_session
 from margo_gtp.protocol.session import make_gtp_engine

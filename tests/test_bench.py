@@ -7,7 +7,8 @@ import json
 import subprocess
 import sys
 
-from margo_gtp.bench import midgame_positions, playout_figures
+from margo_gtp.bench import playout_figures
+from margo_gtp.engine.positions import midgame_positions
 
 
 def test_midgame_positions_have_stacks_and_zombies():

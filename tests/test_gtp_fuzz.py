@@ -14,7 +14,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from margo_gtp.engine.players import make_player
+from margo_gtp.players import make_player
 from margo_gtp.protocol.gtp import GtpEngine, run_gtp_session
 from margo_gtp.protocol.session import GameSession, make_gtp_engine
 

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.engine import players as players_module
-from margo_gtp.engine.players import (
+from margo_gtp import players as players_module
+from margo_gtp.players import (
     RESIGN,
     Budget,
     Player,

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.engine.players import RESIGN, Budget, make_player
+from margo_gtp.players import RESIGN, Budget, make_player
 from margo_gtp.protocol.gtp import GtpEngine, run_gtp_session
 from margo_gtp.protocol.session import GameSession, format_result, make_gtp_engine
 

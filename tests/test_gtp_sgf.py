@@ -1,8 +1,7 @@
-"""loadsgf / printsgf through GTP, using margo_adapters.sgf (imported lazily by the session)."""
+"""loadsgf / printsgf through GTP, using margo_gtp.sgf."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 from pathlib import Path
@@ -10,13 +9,9 @@ from pathlib import Path
 import pytest
 
 from margo_gtp.engine import Board, Colour
-from margo_gtp.engine.players import RESIGN, make_player
+from margo_gtp.players import RESIGN, make_player
 from margo_gtp.protocol.gtp import GtpEngine
 from margo_gtp.protocol.session import make_gtp_engine
-
-HAVE_SGF = importlib.util.find_spec("margo_adapters.sgf") is not None
-pytestmark = pytest.mark.xfail(not HAVE_SGF, reason="margo_adapters.sgf not written yet", strict=True)
-
 
 def new_engine(player=None) -> GtpEngine:
     return make_gtp_engine(player or make_player("random", 0), stderr=io.StringIO())

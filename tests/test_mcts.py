@@ -8,8 +8,8 @@ import random
 import pytest
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.engine.players import RESIGN, Budget, make_player
-from margo_gtp.engine.players.mcts import (
+from margo_gtp.players import RESIGN, Budget, make_player
+from margo_gtp.players.mcts import (
     MctsPlayer,
     Node,
     estimate,
@@ -238,7 +238,7 @@ def test_node_repr_and_size() -> None:
 
 
 def test_benchmark_reports_the_bench_keys() -> None:
-    from margo_gtp.engine.players.mcts import benchmark
+    from margo_gtp.players.mcts import benchmark
 
     figures = benchmark(seconds=0.05)
     assert figures["mcts_sims_per_s_9x9_empty"] > 0 and figures["mcts_sims_per_s_9x9_midgame"] > 0

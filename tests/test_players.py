@@ -16,8 +16,8 @@ import random
 import pytest
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.engine.players import RESIGN, Budget, PlayerSpecError, make_player
-from margo_gtp.engine.players.heuristic import HeuristicPlayer, group_report
+from margo_gtp.players import RESIGN, Budget, PlayerSpecError, make_player
+from margo_gtp.players.heuristic import HeuristicPlayer, group_report
 
 RULE_SETS = [
     {"size": "4"},

@@ -40,7 +40,7 @@ def _run(code: str, plugin_path: Path | None, stdin: str | None = None, args: li
 
 PROBE = """
 from margo_gtp.engine import Board, Rules, Colour
-from margo_gtp.engine.players import available_players, make_player, Budget
+from margo_gtp.players import available_players, make_player, Budget
 board = Board(Rules(size=3))
 print('plugin-last' in available_players())
 for spec in ('plugin-last', 'plugin-last:first=on'):
@@ -62,7 +62,7 @@ def test_without_the_package_the_name_is_unknown() -> None:
 
 
 def test_entry_point_player_bad_option_quotes_it(plugin_path: Path) -> None:
-    result = _run("from margo_gtp.engine.players import make_player\nmake_player('plugin-last:depth=2')", plugin_path)
+    result = _run("from margo_gtp.players import make_player\nmake_player('plugin-last:depth=2')", plugin_path)
     assert "unknown option(s) for player 'plugin-last': depth" in result.stderr
 
 

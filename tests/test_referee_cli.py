@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from margo_adapters import sgf
+from margo_gtp import sgf
 from margo_adapters.referee_cli import match_config_from_options
 from margo_gtp.engine import Board, Colour, Move, Rules
 

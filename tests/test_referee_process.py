@@ -16,7 +16,7 @@ import pytest
 
 from margo_gtp.engine import Board, Colour, Move, Rules
 
-from margo_adapters import sgf
+from margo_gtp import sgf
 from margo_adapters.referee import EngineSpec, EngineStartError, MatchConfig, TimeControl, run_match
 
 pytestmark = pytest.mark.process

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf as sgfmill_sgf
 
-from margo_adapters import sgf
-from margo_adapters.sgf import GameRecord, SgfError
+from margo_gtp import sgf
+from margo_gtp.sgf import GameRecord, SgfError
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import Point, parse_vertex, project, projected_size
 

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from margo_gtp.engine import Colour, Rules
-from margo_gtp.engine.players import Budget
-from margo_gtp.engine.players.mcts import MctsPlayer
-from margo_gtp.engine.players.timecontrol import (
+from margo_gtp.players import Budget
+from margo_gtp.players.mcts import MctsPlayer
+from margo_gtp.players.timecontrol import (
     OVERHEAD_SECONDS,
     budget,
     charge,

@@ -21,7 +21,7 @@ A handler group added to an engine next to the game session (:func:`install`; th
     the end of an answer and cannot drive a stream.
 
 With an MCTS player, ``final_score`` and ``final_status_list`` (``dead``/``alive``) use
-:func:`margo_gtp.engine.players.mcts.estimate` (playouts to the end, ownership of the
+:func:`margo_gtp.players.mcts.estimate` (playouts to the end, ownership of the
 balls) while the game is not over; with other players the session's own answers stand
 (ball counts now, zombies as dead). A finished or resigned game is always the session's.
 
@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from margo_gtp.engine import Colour
-from margo_gtp.engine.players.mcts import Analysis, MctsPlayer, estimate
+from margo_gtp.players.mcts import Analysis, MctsPlayer, estimate
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
 from margo_gtp.vertex import gtp_order

@@ -2,7 +2,7 @@
 
 The middle layer of three (gomill ``gtp_states``): :class:`~margo_gtp.protocol.gtp.GtpEngine`
 (lines, ids, framing) <- :class:`GameSession` (this module: game state, one ``cmd_*``
-method per command) <- a :class:`~margo_gtp.engine.players.Player` (move choice).
+method per command) <- a :class:`~margo_gtp.players.Player` (move choice).
 
 Every standard command of gtp.md section 3 and the ``margo-`` extensions of section 4
 are here, except ``margo-analyze``. Extra commands come as another
@@ -17,7 +17,7 @@ What is enforced: argument syntax (``syntax error``), the canonical failure text
 gtp.md section 1, and that a failed command changes nothing (each handler validates
 everything before it touches the board, or works on a copy). What is not: time. The
 clocks given by ``time_settings``/``time_left``/``kgs-time_settings`` are stored and
-turned into a :class:`~margo_gtp.engine.players.Budget` for the player; the session
+turned into a :class:`~margo_gtp.players.Budget` for the player; the session
 does not stop a player that overruns.
 """
 
@@ -33,7 +33,7 @@ from typing import IO, Any
 
 import margo_gtp
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
-from margo_gtp.engine.players import RESIGN, Budget, Player, timecontrol
+from margo_gtp.players import RESIGN, Budget, Player, timecontrol
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
 from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
@@ -222,7 +222,7 @@ class GameSession(HandlerGroup):
 
     def budget_for(self, colour: Colour) -> Budget:
         """The thinking budget for ``colour``'s next move from the stored clocks (no limit
-        when none was set), by :func:`margo_gtp.engine.players.timecontrol.budget`: a share
+        when none was set), by :func:`margo_gtp.players.timecontrol.budget`: a share
         of the time left that never exceeds what may be used without losing on time."""
         return timecontrol.budget(self.time_settings, self._state.clocks.get(colour))
 
@@ -358,7 +358,7 @@ class GameSession(HandlerGroup):
         if move_number is not None and move_number < 1:
             raise GtpError("syntax error")
         try:
-            from margo_adapters import sgf
+            from margo_gtp import sgf
 
             record = sgf.loads(Path(filename).read_text(encoding="utf-8"))
             # As GNU Go: the position before move n; an n past the end loads the whole game.
@@ -371,7 +371,7 @@ class GameSession(HandlerGroup):
 
     def cmd_printsgf(self, filename: str | None = None) -> str | None:
         try:
-            from margo_adapters import sgf
+            from margo_gtp import sgf
         except ImportError as error:
             self._detail(f"printsgf: {error}")
             raise GtpError("cannot save file") from None

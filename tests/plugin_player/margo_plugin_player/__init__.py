@@ -30,7 +30,7 @@ class LastMovePlayer:
 
 
 def make_last_move_player(options: dict[str, str], seed: int | None) -> LastMovePlayer:
-    from margo_gtp.engine.players import PlayerSpecError
+    from margo_gtp.players import PlayerSpecError
 
     unknown = set(options) - {"first"}
     if unknown:

@@ -18,8 +18,8 @@ import random
 from collections.abc import Callable
 from importlib import metadata
 
-from margo_gtp.engine.players.base import RESIGN, Budget, Player, Resign
-from margo_gtp.engine.players.random_player import RandomPlayer
+from margo_gtp.players.base import RESIGN, Budget, Player, Resign
+from margo_gtp.players.random_player import RandomPlayer
 
 __all__ = [
     "Budget",
@@ -115,13 +115,13 @@ register_player("random", _make_random)
 
 
 def _make_heuristic(options: dict[str, str], seed: int | None) -> Player:
-    from margo_gtp.engine.players.heuristic import make_heuristic
+    from margo_gtp.players.heuristic import make_heuristic
 
     return make_heuristic(options, seed)
 
 
 def _make_mcts(options: dict[str, str], seed: int | None) -> Player:
-    from margo_gtp.engine.players.mcts import make_mcts
+    from margo_gtp.players.mcts import make_mcts
 
     return make_mcts(options, seed)
 

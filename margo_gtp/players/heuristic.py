@@ -32,7 +32,7 @@ import random
 from dataclasses import dataclass
 
 from margo_gtp.engine import Board, Colour, Move
-from margo_gtp.engine.players.base import Budget
+from margo_gtp.players.base import Budget
 
 __all__ = ["HeuristicPlayer", "Weights", "group_report", "groups_with_freedoms"]
 
@@ -130,7 +130,7 @@ class HeuristicPlayer:
 
 def make_heuristic(options: dict[str, str], seed: int | None) -> HeuristicPlayer:
     """Registry factory: ``heuristic`` or ``heuristic:seed=3`` (no other options)."""
-    from margo_gtp.engine.players import PlayerSpecError
+    from margo_gtp.players import PlayerSpecError
 
     if options:
         raise PlayerSpecError(f"unknown option(s) for player 'heuristic': {', '.join(sorted(options))}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from margo_gtp.engine.players.base import Budget
+from margo_gtp.players.base import Budget
 
 if TYPE_CHECKING:
     from margo_gtp.engine import Board, Colour, Move

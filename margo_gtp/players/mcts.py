@@ -26,7 +26,7 @@ deterministic: it reads no clock unless a time budget is set too.
 What is enforced: only legal moves are returned (children are the board's legal moves,
 and terminal positions return ``Move.PASS``). What is not: the time budget is checked
 between simulations, so one simulation (a few milliseconds) may run past it; callers
-that must never overrun give a margin (:mod:`~margo_gtp.engine.players.timecontrol`
+that must never overrun give a margin (:mod:`~margo_gtp.players.timecontrol`
 does). Swap (rules option ``swap``) is valued for the colour, not the person: the
 search treats it like any move of the colour to move.
 
@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.engine.players.base import RESIGN, Budget, Resign
+from margo_gtp.players.base import RESIGN, Budget, Resign
 from margo_gtp.vertex import Point
 
 __all__ = [
@@ -160,7 +160,7 @@ def can_escape(board: Board, colour: int, freedom: int) -> bool:
     """True if ``colour``, to move, saves its group whose last freedom is the bit
     ``freedom`` by playing there: the move is legal and captures, or leaves the group
     with two freedoms or more (a one-move ladder check; ``board`` is unchanged)."""
-    from margo_gtp.engine.players.heuristic import groups_with_freedoms
+    from margo_gtp.players.heuristic import groups_with_freedoms
 
     i = freedom.bit_length() - 1
     move = Move(board.geometry.points[i])
@@ -189,7 +189,7 @@ def heuristic_evaluator(board: Board) -> float:
     scale shrinks as the board plane fills (``EVAL_SCALE_MIN`` + ``EVAL_SCALE_PER_POINT``
     per empty board-plane point): an early lead is less certain than a late one.
     """
-    from margo_gtp.engine.players.heuristic import groups_with_freedoms
+    from margo_gtp.players.heuristic import groups_with_freedoms
 
     white, black = board.score("territory")
     margin = white - black
@@ -467,7 +467,7 @@ class MctsPlayer:
         self.rng.shuffle(moves)  # seeded: ties between unvisited children break at random
         children = [Node(m, to_move, index[m.point] if m.point is not None else -1, node) for m in moves]
         if depth <= self.prior_depth and self.prior_visits > 0 and len(children) > 1:
-            from margo_gtp.engine.players.heuristic import HeuristicPlayer
+            from margo_gtp.players.heuristic import HeuristicPlayer
 
             judge = HeuristicPlayer(self.rng)
             work = board.copy()
@@ -528,7 +528,7 @@ class MctsPlayer:
 
 
 def _parse_float(value: str, key: str) -> float:
-    from margo_gtp.engine.players import PlayerSpecError
+    from margo_gtp.players import PlayerSpecError
 
     try:
         number = float(value)
@@ -540,7 +540,7 @@ def _parse_float(value: str, key: str) -> float:
 
 
 def _parse_count(value: str, key: str) -> int:
-    from margo_gtp.engine.players import PlayerSpecError
+    from margo_gtp.players import PlayerSpecError
 
     if not (value.isascii() and value.isdigit()):
         raise PlayerSpecError(f"player option {key} must be a whole number >= 0: {value!r}")
@@ -548,7 +548,7 @@ def _parse_count(value: str, key: str) -> int:
 
 
 def _parse_int(value: str, key: str) -> int:
-    from margo_gtp.engine.players import PlayerSpecError
+    from margo_gtp.players import PlayerSpecError
 
     try:
         return int(value)
@@ -557,7 +557,7 @@ def _parse_int(value: str, key: str) -> int:
 
 
 def _parse_evaluator(value: str, key: str) -> str:
-    from margo_gtp.engine.players import PlayerSpecError
+    from margo_gtp.players import PlayerSpecError
 
     if value not in EVALUATORS:
         raise PlayerSpecError(f"player option {key} must be one of {', '.join(EVALUATORS)}: {value!r}")
@@ -565,7 +565,7 @@ def _parse_evaluator(value: str, key: str) -> str:
 
 
 def _parse_switch(value: str, key: str) -> bool:
-    from margo_gtp.engine.players import PlayerSpecError
+    from margo_gtp.players import PlayerSpecError
 
     words = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
     if value.lower() not in words:
@@ -594,7 +594,7 @@ OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
 
 def make_mcts(options: dict[str, str], seed: int | None) -> MctsPlayer:
     """Registry factory: ``mcts:seconds=1,playouts=5000,seed=7,c=0.4,rave=300,...``."""
-    from margo_gtp.engine.players import PlayerSpecError
+    from margo_gtp.players import PlayerSpecError
 
     keywords: dict[str, object] = {}
     for key, value in options.items():
@@ -667,10 +667,10 @@ def _nodes(root: Node) -> Iterator[Node]:
 
 def benchmark(seconds: float = 2.0) -> dict:
     """MCTS simulations per second on 9x9 (empty board; median over the mid-game
-    positions of :func:`margo_gtp.bench.midgame_positions`) and mean bytes per tree node
+    positions of :func:`margo_gtp.engine.positions.midgame_positions`) and mean bytes per tree node
     (the node object, its children list and its two float fields; the moves are shared
     with the board's move cache only in part, so they are counted too)."""
-    from margo_gtp.bench import midgame_positions
+    from margo_gtp.engine.positions import midgame_positions
 
     def rate(board: Board, budget_seconds: float) -> tuple[float, Node]:
         player = MctsPlayer(random.Random(1), reuse=False, early_stop=False)

@@ -1,5 +1,5 @@
 """Time control: turn a clock (GTP ``time_settings``/``kgs-time_settings`` plus the last
-``time_left``) into a thinking :class:`~margo_gtp.engine.players.Budget` for one move.
+``time_left``) into a thinking :class:`~margo_gtp.players.Budget` for one move.
 
 Systems (names as ``kgs-time_settings``):
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from margo_gtp.engine.players.base import Budget
+from margo_gtp.players.base import Budget
 
 __all__ = ["ClockReading", "TimeSystem", "budget", "charge", "moves_left_estimate", "usable_seconds"]
 
