@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players.base import RESIGN, Budget, Resign
+from margo_gtp.players.playout_policy import POLICIES, HeavyPolicy, PlayoutPolicy
 from margo_gtp.vertex import Point
 
 __all__ = [
@@ -68,6 +69,8 @@ EXPAND_VISITS = 2             # a leaf gets children on its this-many-th visit (
 PLAYOUT_MOVES = 10            # random moves per playout before evaluating (0 = none, -1 = to the end)
 PLAYOUT_CAP = 2000            # a playout "to the end" stops here (ko_rule=none games can cycle)
 EVALUATOR = "heuristic"       # how a playout's last position is scored: heuristic | territory
+PLAYOUT_POLICY = "light"      # how playout moves are chosen: light (uniform) | heavy (playout_policy.py)
+HEAVY_TACTICS = 0.9           # heavy policy: chance of looking for a tactical reply at each move
 EVAL_SCALE_MIN = 1.5          # heuristic margin (balls) worth one logistic unit on a full board ...
 EVAL_SCALE_PER_POINT = 0.15   # ... plus this per empty board-plane point (early leads are less sure)
 FREEDOM_VALUE = 0.3           # balls' worth of one freedom in the heuristic margin
@@ -218,16 +221,22 @@ EVALUATORS: dict[str, Callable[[Board], float]] = {
 
 
 def playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
-            evaluator: Callable[[Board], float] = heuristic_evaluator) -> float:
+            evaluator: Callable[[Board], float] = heuristic_evaluator,
+            policy: PlayoutPolicy | None = None) -> float:
     """Play random moves on ``board`` (changing it) and return White's result in [0, 1].
 
     At most ``max_moves`` moves (0: none, just evaluate; a negative number: to the end,
-    at most ``PLAYOUT_CAP`` moves).
+    at most ``PLAYOUT_CAP`` moves), chosen by ``policy`` (default: uniform random, the
+    rules core's :meth:`Board.random_playout`; see :mod:`.playout_policy`).
     The result is the exact outcome when the game is over (1 White win, 0 Black win,
     1/2 draw), otherwise ``evaluator(board)``.
     """
     if max_moves:
-        board.random_playout(rng, max_moves=max_moves if max_moves > 0 else PLAYOUT_CAP)
+        limit = max_moves if max_moves > 0 else PLAYOUT_CAP
+        if policy is None:
+            board.random_playout(rng, max_moves=limit)
+        else:
+            policy.play(board, rng, limit)
     outcome = board.outcome()
     if outcome is not None:
         if outcome.winner is None:
@@ -271,6 +280,8 @@ class MctsPlayer:
         rave_k: float = RAVE_EQUIVALENCE,
         playout_moves: int = PLAYOUT_MOVES,
         evaluator: Callable[[Board], float] | str = EVALUATOR,
+        playout_policy: str = PLAYOUT_POLICY,
+        heavy_tactics: float = HEAVY_TACTICS,
         expand_visits: int = EXPAND_VISITS,
         prior_depth: int = PRIOR_DEPTH,
         prior_visits: int = PRIOR_HEURISTIC_VISITS,
@@ -288,6 +299,8 @@ class MctsPlayer:
         self.rave_k = rave_k
         self.playout_moves = playout_moves
         self.evaluator = EVALUATORS[evaluator] if isinstance(evaluator, str) else evaluator
+        # None = the light policy on the core's fast path (no extra call per playout).
+        self.policy: PlayoutPolicy | None = HeavyPolicy(heavy_tactics) if playout_policy == "heavy" else None
         self.expand_visits = max(1, expand_visits)
         self.prior_depth = prior_depth
         self.prior_visits = prior_visits
@@ -426,7 +439,7 @@ class MctsPlayer:
         work = board.copy()
         path, to_move = self._descend(root, work, colour)
         start = len(work._stack)  # moves after this index were played by the playout
-        result = playout(work, self.rng, self.playout_moves, self.evaluator)
+        result = playout(work, self.rng, self.playout_moves, self.evaluator, self.policy)
         self._backup(path, result, work, start)
 
     # Step 1
@@ -564,6 +577,23 @@ def _parse_evaluator(value: str, key: str) -> str:
     return value
 
 
+def _parse_policy(value: str, key: str) -> str:
+    from margo_gtp.players import PlayerSpecError
+
+    if value not in POLICIES:
+        raise PlayerSpecError(f"player option {key} must be one of {', '.join(POLICIES)}: {value!r}")
+    return value
+
+
+def _parse_probability(value: str, key: str) -> float:
+    from margo_gtp.players import PlayerSpecError
+
+    number = _parse_float(value, key)
+    if number > 1:
+        raise PlayerSpecError(f"player option {key} must be between 0 and 1: {value!r}")
+    return number
+
+
 def _parse_switch(value: str, key: str) -> bool:
     from margo_gtp.players import PlayerSpecError
 
@@ -581,6 +611,8 @@ OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "rave": ("rave_k", _parse_float),
     "playout_moves": ("playout_moves", _parse_int),
     "eval": ("evaluator", _parse_evaluator),
+    "policy": ("playout_policy", _parse_policy),
+    "tactics": ("heavy_tactics", _parse_probability),
     "expand": ("expand_visits", _parse_count),
     "prior_depth": ("prior_depth", _parse_int),
     "prior_visits": ("prior_visits", _parse_count),
