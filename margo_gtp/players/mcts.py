@@ -85,6 +85,7 @@ RESIGN_THRESHOLD = 0.03       # resign when the best move's win rate is below th
 RESIGN_MIN_VISITS = 400       # ... and the root has at least this many visits (conservative)
 EARLY_STOP = True             # stop when the most visited move can no longer be overtaken
 DECIDED_CHECK_EVERY = 8       # simulations between early-stop checks (the clock is read every one)
+MAX_WORKERS = 64              # root-parallel searchers (mcts:workers=N), this process included
 
 
 class Node:
@@ -290,9 +291,20 @@ class MctsPlayer:
         resign_min_visits: int = RESIGN_MIN_VISITS,
         reuse: bool = True,
         early_stop: bool = EARLY_STOP,
+        workers: int = 1,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.rng = rng if rng is not None else random.Random()
+        # What a helper process needs to build the same player (root parallel, workers > 1).
+        self.options = {
+            "seconds": seconds, "playouts": playouts, "uct_c": uct_c, "rave_k": rave_k,
+            "playout_moves": playout_moves, "evaluator": evaluator, "playout_policy": playout_policy,
+            "heavy_tactics": heavy_tactics, "expand_visits": expand_visits, "prior_depth": prior_depth,
+            "prior_visits": prior_visits, "prior_temp": prior_temp, "resign": resign,
+            "resign_min_visits": resign_min_visits, "reuse": reuse, "early_stop": early_stop,
+        }
+        self.workers = max(1, workers)
+        self._helpers: list = []  # margo_gtp.players.parallel.Helper, started on first use
         self.seconds = seconds
         self.playouts = playouts
         self.uct_c = uct_c
@@ -313,10 +325,12 @@ class MctsPlayer:
         self.root: Node | None = None
         self._root_key: tuple[int, int, int] | None = None  # (zobrist, moves, colour to move)
         self.last_simulations = 0  # simulations run by the last search (for tests and bench)
+        self.last_winrate: float | None = None  # the chosen move's win rate (resignation analysis)
 
     # -- contract ----------------------------------------------------------------------
 
     def select_move(self, board: Board, colour: Colour, budget: Budget) -> Move | Resign:
+        self.last_winrate = None
         moves = board.legal_moves(colour)
         if not moves:
             return Move.PASS
@@ -324,12 +338,63 @@ class MctsPlayer:
             self.last_simulations = 0
             return moves[0]
         playouts, deadline = self._limits(budget)
+        helpers = self._start_helpers(board, colour, playouts, deadline)
         root = self.search(board, colour, playouts=playouts, deadline=deadline)
-        best = self._best_child(root)
-        if (self.resign > 0 and root.n >= self.resign_min_visits
-                and best.win_rate() < self.resign):
+        if not helpers:
+            best = self._best_child(root)
+            move, visits, rate = best.move, root.n, best.win_rate()
+        else:
+            move, visits, rate = self._merge(root, helpers)
+        self.last_winrate = rate
+        if self.resign > 0 and visits >= self.resign_min_visits and rate < self.resign:
             return RESIGN
-        return best.move  # type: ignore[return-value]
+        return move  # type: ignore[return-value]
+
+    # -- root parallel (workers > 1; see margo_gtp.players.parallel) --------------------
+
+    def _start_helpers(self, board: Board, colour: Colour, playouts: int | None,
+                       deadline: float | None) -> list:
+        """Start the helper processes' searches (helpers are created on first use, each
+        seeded from this player's generator) and return them; [] with one worker."""
+        if self.workers == 1:
+            return []
+        from margo_gtp.players.parallel import Helper
+
+        while len(self._helpers) < self.workers - 1:
+            self._helpers.append(Helper(self.rng.getrandbits(63), self.options))
+        seconds = None if deadline is None else max(0.0, deadline - self.clock())
+        for helper in self._helpers:
+            helper.start(board, colour, playouts, seconds)
+        return self._helpers
+
+    def _merge(self, root: Node, helpers: list) -> tuple[Move, int, float]:
+        """Sum the root children's visits and wins over this search and the helpers';
+        return the most visited move, the total visits and that move's win rate."""
+        totals: dict[str, list] = {}
+        moves: dict[str, Move] = {}
+        for child in root.children or []:
+            key = child.move.gtp()  # type: ignore[union-attr]
+            moves[key] = child.move  # type: ignore[assignment]
+            totals[key] = [child.n, child.w]
+        simulations = self.last_simulations
+        for helper in helpers:
+            stats = helper.result()
+            simulations += stats.simulations
+            for key, (n, w) in stats.children.items():
+                entry = totals.setdefault(key, [0, 0.0])
+                entry[0] += n
+                entry[1] += w
+        self.last_simulations = simulations
+        key = max(totals, key=lambda k: (totals[k][0], totals[k][1], k))
+        n, w = totals[key]
+        visits = sum(entry[0] for entry in totals.values())
+        return moves[key], visits, (w / n if n else PRIOR_VALUE)
+
+    def close(self) -> None:
+        """Stop the helper processes (workers > 1); a later search starts new ones."""
+        helpers, self._helpers = self._helpers, []
+        for helper in helpers:
+            helper.close()
 
     def notify(self, board: Board, move: Move, colour: Colour) -> None:
         """Follow the game: keep the subtree below ``move`` when it is in the tree."""
@@ -594,6 +659,15 @@ def _parse_probability(value: str, key: str) -> float:
     return number
 
 
+def _parse_workers(value: str, key: str) -> int:
+    from margo_gtp.players import PlayerSpecError
+
+    count = _parse_count(value, key)
+    if not 1 <= count <= MAX_WORKERS:
+        raise PlayerSpecError(f"player option {key} must be between 1 and {MAX_WORKERS}: {value!r}")
+    return count
+
+
 def _parse_switch(value: str, key: str) -> bool:
     from margo_gtp.players import PlayerSpecError
 
@@ -621,6 +695,7 @@ OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "resign_visits": ("resign_min_visits", _parse_count),
     "reuse": ("reuse", _parse_switch),
     "early_stop": ("early_stop", _parse_switch),
+    "workers": ("workers", _parse_workers),
 }
 
 
