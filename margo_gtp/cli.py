@@ -27,6 +27,8 @@ Examples:
   margo-gtp --size 7 --rule swap=on --rule komi=0.5
 
   margo-gtp --player random --seed 42 --log wire.log
+
+  margo-gtp --player mcts:seconds=1 --ponder
 """
 
 
@@ -67,6 +69,14 @@ def gtp(
         Optional[int],
         typer.Option("--seed", help="Seed for the player's random numbers (reproducible games). Example: --seed 42"),
     ] = None,
+    ponder: Annotated[
+        bool,
+        typer.Option(
+            "--ponder",
+            help="Think on the opponent's time: search in the background between commands, "
+            "stopped by the next command (MCTS players only; games are then not reproducible from a seed).",
+        ),
+    ] = False,
     log: Annotated[
         Optional[Path],
         typer.Option(
@@ -82,6 +92,7 @@ def gtp(
     from margo_gtp.protocol.analysis import install as install_analysis
     from margo_gtp.protocol.analysis import searches
     from margo_gtp.protocol.gtp import run_gtp_session
+    from margo_gtp.protocol.ponder import make_ponderer
     from margo_gtp.protocol.session import make_gtp_engine
 
     options = _parse_rule_pairs(rule or [])
@@ -104,7 +115,8 @@ def gtp(
     try:
         if log is not None:
             log_file = log.open("a", encoding="utf-8")
-        run_gtp_session(engine, src, dst, log=_wire_logger(log_file) if log_file else None)
+        idle = make_ponderer(engine.session) if ponder else None
+        run_gtp_session(engine, src, dst, log=_wire_logger(log_file) if log_file else None, idle=idle)
     except (BrokenPipeError, KeyboardInterrupt):
         pass
     finally:

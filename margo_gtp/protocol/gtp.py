@@ -44,6 +44,7 @@ __all__ = [
     "GtpQuit",
     "GtpStream",
     "Handler",
+    "Idle",
     "Reply",
     "format_response",
     "parse_command",
@@ -77,6 +78,15 @@ class GtpStream(Protocol):
 
 
 Handler = Callable[[list[str]], "str | None | GtpStream"]
+
+
+class Idle(Protocol):
+    """Work done while the session waits for input (pondering): ``start()`` before each
+    wait, ``stop()`` (which must return only once the work has stopped) after it."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
 
 
 class Reply(NamedTuple):
@@ -278,16 +288,25 @@ def run_gtp_session(
     dst: IO[str],
     *,
     log: Callable[[str, str], None] | None = None,
+    idle: Idle | None = None,
 ) -> None:
     """Read commands from ``src`` and write responses to ``dst`` until ``quit``, a fatal
     error or EOF (which ends the session cleanly, like ``quit``).
 
     ``log(direction, text)`` (optional) sees every raw line read (direction ``">>"``)
-    and every response written (``"<<"``).
+    and every response written (``"<<"``). ``idle`` (optional, e.g. pondering) is
+    started before each wait for input and stopped as soon as a line (or EOF) arrives,
+    before the line is handled.
     """
     reader = _LineReader(src)
     while True:
-        raw_line = reader.readline()
+        if idle is not None:
+            idle.start()
+        try:
+            raw_line = reader.readline()
+        finally:
+            if idle is not None:
+                idle.stop()
         if raw_line == "":
             return
         if log is not None:
