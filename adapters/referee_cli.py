@@ -237,7 +237,7 @@ def match_main() -> None:
 
 _TOURNAMENT_HELP = """Play a round robin or gauntlet from a TOML configuration; print a crosstable and maximum-likelihood Elo ratings.
 
-Each pairing is a match stored under the configured out directory; run the same command again to resume. See docs/readme/referee.md for the configuration keys.
+Each pairing is a match stored under the configured out directory; run the same command again to resume. See docs/referee.md for the configuration keys.
 """
 
 
