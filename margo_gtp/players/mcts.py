@@ -326,11 +326,12 @@ class MctsPlayer:
         self._root_key: tuple[int, int, int] | None = None  # (zobrist, moves, colour to move)
         self.last_simulations = 0  # simulations run by the last search (for tests and bench)
         self.last_winrate: float | None = None  # the chosen move's win rate (resignation analysis)
+        self.last_visits = 0  # root visits behind it (all workers)
 
     # -- contract ----------------------------------------------------------------------
 
     def select_move(self, board: Board, colour: Colour, budget: Budget) -> Move | Resign:
-        self.last_winrate = None
+        self.last_winrate, self.last_visits = None, 0
         moves = board.legal_moves(colour)
         if not moves:
             return Move.PASS
@@ -345,7 +346,7 @@ class MctsPlayer:
             move, visits, rate = best.move, root.n, best.win_rate()
         else:
             move, visits, rate = self._merge(root, helpers)
-        self.last_winrate = rate
+        self.last_winrate, self.last_visits = rate, visits
         if self.resign > 0 and visits >= self.resign_min_visits and rate < self.resign:
             return RESIGN
         return move  # type: ignore[return-value]

@@ -1,0 +1,132 @@
+"""In-process games between two player specs, for the strength tools (``scripts/strength``,
+``scripts/tune``, ``scripts/resign-check``).
+
+No GTP here: both players run in this process, one move at a time, which is what short
+measurement games want (no process start-up, no pipes). Matches through the referee
+(real engines, clocks, SGF) are :mod:`margo_adapters.referee`'s job.
+
+A game record (a dict, one JSON line in the tools' ``--out`` files) holds the specs and
+seeds, the winner (``"W"``, ``"B"`` or ``None``), how the game ended (``result``: e.g.
+``W+12``, ``B+R`` for a resignation, or ``capped``), the final score, the moves as GTP
+text, and for searching players the win rate and root visits behind each of their moves
+(``evals``: ``[colour letter, win rate, visits]`` or ``None`` per move), which is what
+the resignation analysis reads.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.players import RESIGN, Budget, make_player
+
+from margo_adapters.stats import elo_interval, wilson_interval
+
+__all__ = ["format_summary", "no_resign", "play_game", "summary"]
+
+
+def play_game(spec_white: str, spec_black: str, rules: Rules, seeds: tuple[int, int], max_moves: int,
+              opening: list[str] | None = None) -> dict[str, Any]:
+    """One game; returns its record (see the module docstring).
+
+    ``opening``: GTP moves played first, as they are (both players are told of them), e.g.
+    to continue a resigned game from the position where it was resigned.
+    """
+    players = {Colour.WHITE: make_player(spec_white, seeds[0]), Colour.BLACK: make_player(spec_black, seeds[1])}
+    board = Board(rules)
+    for player in players.values():
+        player.reset(board)
+    moves: list[str] = []
+    evals: list[list[Any] | None] = []
+    for text in opening or []:
+        colour = board.to_move
+        move = Move.from_gtp(text, rules.size)
+        board.push(move, colour)
+        for player in players.values():
+            player.notify(board, move, colour)
+        moves.append(text)
+        evals.append(None)
+    longest = {Colour.WHITE: 0.0, Colour.BLACK: 0.0}
+    thinking = {Colour.WHITE: 0.0, Colour.BLACK: 0.0}
+    winner: Colour | None = None
+    how = ""
+    started = time.perf_counter()
+    try:
+        while True:
+            outcome = board.outcome()
+            if outcome is not None:
+                winner, how = outcome.winner, outcome.result()
+                break
+            if len(board.history) >= max_moves:
+                white, black = board.score()
+                winner = Colour.WHITE if white > black else Colour.BLACK if black > white else None
+                how = "capped"
+                break
+            colour = board.to_move
+            player = players[colour]
+            tick = time.perf_counter()
+            move = player.select_move(board, colour, Budget())
+            spent = time.perf_counter() - tick
+            longest[colour] = max(longest[colour], spent)
+            thinking[colour] += spent
+            rate = getattr(player, "last_winrate", None)
+            evals.append(None if rate is None else [colour.letter, round(rate, 4), getattr(player, "last_visits", 0)])
+            if move is RESIGN:
+                winner, how = colour.opponent, f"{colour.opponent.letter}+R"
+                moves.append("resign")
+                break
+            assert isinstance(move, Move)
+            if move.is_pass and not board.is_legal(move, colour):
+                raise RuntimeError(f"{player.name} passed with legal moves left")
+            board.push(move, colour)
+            moves.append(move.gtp())
+            for each in players.values():
+                each.notify(board, move, colour)
+    finally:
+        for each in players.values():
+            close = getattr(each, "close", None)
+            if close is not None:
+                close()  # helper processes of root-parallel players
+    white, black = board.score()
+    played = len(board.history)
+    return {
+        "white": spec_white, "black": spec_black, "seeds": list(seeds),
+        "winner": None if winner is None else winner.letter,
+        "result": how, "moves": played, "score": [white, black],
+        "seconds": round(time.perf_counter() - started, 2),
+        "longest_move": {"W": round(longest[Colour.WHITE], 3), "B": round(longest[Colour.BLACK], 3)},
+        "mean_move": {c.letter: round(thinking[c] / max(1, (played + (c is Colour.WHITE)) // 2), 4)
+                      for c in (Colour.WHITE, Colour.BLACK)},
+        "record": moves, "evals": evals,
+    }
+
+
+def no_resign(spec: str) -> str:
+    """``spec`` with resignation off when it is an mcts spec (other players never resign)."""
+    name, _, options = spec.partition(":")
+    if name.strip() != "mcts":
+        return spec
+    kept = [item for item in options.split(",") if item.strip() and not item.strip().startswith("resign=")]
+    return "mcts:" + ",".join(kept + ["resign=0"])
+
+
+def summary(spec_a: str, spec_b: str, wins: int, draws: int, losses: int) -> dict[str, Any]:
+    """W/D/L of A with its score, Wilson 95% interval and Elo difference (with interval)."""
+    games = wins + draws + losses
+    low, high = wilson_interval(wins + 0.5 * draws, games)
+    elo = elo_interval(wins, draws, losses)
+    return {"a": spec_a, "b": spec_b, "games": games, "wins": wins, "draws": draws, "losses": losses,
+            "score": (wins + 0.5 * draws) / games if games else None, "wilson95": [low, high],
+            "elo": elo.as_json()}
+
+
+def format_summary(s: dict[str, Any]) -> str:
+    elo = s["elo"]
+
+    def show(value: float | None) -> str:
+        return "inf" if value is None else f"{value:+.0f}"
+
+    return (f"{s['a']} vs {s['b']}: W/D/L {s['wins']}/{s['draws']}/{s['losses']} of {s['games']}; "
+            f"score {s['score']:.3f} (Wilson 95% {s['wilson95'][0]:.3f}-{s['wilson95'][1]:.3f}); "
+            f"Elo {show(elo['elo'])} [{show(elo['low'])}, {show(elo['high'])}]")

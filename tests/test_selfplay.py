@@ -1,0 +1,85 @@
+"""In-process games for the strength tools (margo_adapters.selfplay) and the resignation
+check (scripts/resign-check): records, openings, resignation switched off, replays."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from margo_adapters.selfplay import no_resign, play_game
+from margo_gtp.engine import Board, Move, Rules
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("mcts", "mcts:resign=0"),
+    ("mcts:playouts=50,resign=0.1,seed=3", "mcts:playouts=50,seed=3,resign=0"),
+    ("heuristic", "heuristic"),
+    ("random:seed=2", "random:seed=2"),
+])
+def test_no_resign(spec: str, expected: str) -> None:
+    assert no_resign(spec) == expected
+
+
+def test_a_game_record_replays_to_its_final_score() -> None:
+    rules = Rules(size=4)
+    record = play_game("mcts:playouts=20", "heuristic", rules, (1, 2), 500)
+    board = Board(rules)
+    for text in record["record"]:
+        board.push(Move.from_gtp(text, 4))
+    assert record["moves"] == len(record["record"]) == len(board.history)
+    assert list(board.score()) == record["score"]
+    assert record["seeds"] == [1, 2]
+    # mcts (White) reports a win rate and visits for each of its moves; heuristic none.
+    assert all(e is not None and e[0] == "W" and 0 <= e[1] <= 1 and e[2] > 0 for e in record["evals"][0::2])
+    assert all(e is None for e in record["evals"][1::2])
+
+
+def test_an_opening_is_played_first_and_the_players_follow_it() -> None:
+    rules = Rules(size=4)
+    whole = play_game("mcts:playouts=20", "mcts:playouts=20", rules, (5, 6), 500)
+    cut = 6
+    again = play_game("mcts:playouts=20,reuse=off", "mcts:playouts=20,reuse=off", rules, (5, 6), 500,
+                      opening=whole["record"][:cut])
+    assert again["record"][:cut] == whole["record"][:cut]
+    assert again["evals"][:cut] == [None] * cut
+    assert again["moves"] == len(again["record"])
+
+
+@pytest.mark.process
+def test_resign_check_replays_resigned_games_and_tabulates_thresholds(tmp_path: Path) -> None:
+    run = tmp_path / "run.jsonl"
+    # A trigger-happy resigner: resigns below a 45% win rate after 30 visits.
+    spec = "mcts:playouts=40,resign=0.45,resign_visits=30"
+    subprocess.run([str(SCRIPTS / "strength"), spec, "heuristic", "--games", "4", "--size", "4", "--out", str(run)],
+                   check=True, capture_output=True, text=True, timeout=300)
+    games = [json.loads(line) for line in run.read_text().splitlines() if '"record"' in line]
+    resigned = [g for g in games if g["result"].endswith("+R")]
+    assert resigned, "the test needs at least one resignation"
+    out = tmp_path / "continued.jsonl"
+    done = subprocess.run([str(SCRIPTS / "resign-check"), str(run), "--replay", "--out", str(out),
+                           "--min-visits", "30", "--thresholds", "0.2,0.45"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert sum(" resigned at move " in line for line in lines) == len(resigned)
+    assert f"games read: 4; resigned: {len(resigned)}" in lines
+    continued = [json.loads(line) for line in out.read_text().splitlines()]
+    for game, after in zip(resigned, continued):
+        assert after["record"][: len(game["record"]) - 1] == game["record"][:-1]  # same game up to the resignation
+        assert not after["result"].endswith("+R")  # resignation off: played to the end
+        assert "resign=0" in after["white"] + after["black"]
+    table = lines[lines.index("threshold  judged  false-resign  rate    losses-resigned  plies-saved") + 1:]
+    assert [row.split()[0] for row in table] == ["0.2", "0.45"]
+    assert all(int(row.split()[1]) == 4 for row in table)  # every game's winner is known after the replay
+
+
+def test_resign_check_rejects_a_missing_file(tmp_path: Path) -> None:
+    done = subprocess.run([str(SCRIPTS / "resign-check"), str(tmp_path / "nope.jsonl")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].endswith(f"error: no such file: {tmp_path / 'nope.jsonl'}")
