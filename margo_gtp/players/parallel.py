@@ -27,6 +27,7 @@ helper's stdin/stdout, trusted because both ends are this package.
 
 from __future__ import annotations
 
+import importlib
 import pickle
 import random
 import subprocess
@@ -41,6 +42,10 @@ __all__ = ["Helper", "RootStats", "game_message", "main"]
 
 #: Seconds a helper gets to exit after its input is closed before it is killed.
 EXIT_GRACE = 5.0
+#: The searching player class a helper builds, as ``module:Class``. Named, not imported:
+#: the player module imports this one, and a helper can serve any player class with
+#: ``search(board, colour, playouts=, deadline=)`` and ``last_simulations``.
+DEFAULT_PLAYER = "margo_gtp.players.mcts:MctsPlayer"
 
 
 @dataclass(frozen=True)
@@ -87,13 +92,13 @@ def _close(process: subprocess.Popen) -> None:
 class Helper:
     """One helper process searching with its own seed and tree (see the module docstring)."""
 
-    def __init__(self, seed: int, options: dict[str, Any]) -> None:
+    def __init__(self, seed: int, options: dict[str, Any], player: str = DEFAULT_PLAYER) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "margo_gtp.players.parallel"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
         self._finalizer = weakref.finalize(self, _close, self.process)
-        self._send({"seed": seed, "options": options})
+        self._send({"player": player, "seed": seed, "options": options})
 
     @property
     def pid(self) -> int:
@@ -159,13 +164,13 @@ def _follow(player: Any, board: Board | None, message: dict[str, Any]) -> Board:
 
 def serve(source: IO[bytes], sink: IO[bytes]) -> None:
     """The helper's loop: a set-up message, then search requests until end of input."""
-    from margo_gtp.players.mcts import MctsPlayer
-
     try:
         hello = pickle.load(source)
     except EOFError:
         return
-    player = MctsPlayer(random.Random(hello["seed"]), **hello["options"])
+    module_name, _, class_name = hello.get("player", DEFAULT_PLAYER).partition(":")
+    player_class = getattr(importlib.import_module(module_name), class_name)
+    player = player_class(random.Random(hello["seed"]), **hello["options"])
     board: Board | None = None
     while True:
         try:
