@@ -9,8 +9,10 @@ One *simulation* is:
    with no children; expand it (one child per legal move) once it has been visited
    ``EXPAND_VISITS`` times. Children of the root and of its children start with a few
    virtual visits at the heuristic player's opinion of their move (progressive bias).
-2. :func:`playout` -- play ``PLAYOUT_MOVES`` uniformly random legal moves from there with
-   the rules core's fast path (:meth:`Board.random_playout`), then score the position
+2. :func:`playout` -- play ``PLAYOUT_MOVES`` moves from there, uniformly random with the
+   rules core's fast path (:meth:`Board.random_playout`, policy ``light``) or answering
+   the last move's local fight first (policy ``heavy``, :mod:`.playout_policy`), then
+   score the position
    with the injected evaluator: the exact result if the game is over, otherwise
    :func:`heuristic_evaluator` (the R19 territory count corrected for groups in atari,
    weak shape and freedoms, as a winning chance) or :func:`territory_evaluator`.
@@ -18,7 +20,8 @@ One *simulation* is:
    of the colour that made the node's move), and the all-moves-as-first (AMAF) statistics
    of their siblings for RAVE.
 
-The move played is the most visited root child. The tree below that move and below the
+The move played is the most visited root child (with ``workers=N``, summed over N
+independent searches in N processes: root parallelism, :mod:`.parallel`). The tree below that move and below the
 opponent's reply is kept between moves (:meth:`MctsPlayer.notify`), so earlier work is
 reused. With a playout budget (``mcts:playouts=N``) and a seed, the search is
 deterministic: it reads no clock unless a time budget is set too.
