@@ -416,6 +416,8 @@ class SimpleEngine:
         """
         if command not in READ_ONLY_COMMANDS:
             self._position = None
+        if command == "margo-set_limit":
+            self._limit = None  # the next play() or analyse() sends its own limit again
         return self._command(command, args, self.timeout if timeout is _DEFAULT else timeout)
 
     def known_command(self, command: str) -> bool:

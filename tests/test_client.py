@@ -129,6 +129,23 @@ def test_sync_sets_up_the_root_and_replays_history_then_sends_only_differences()
         assert board_json(engine)["balls"] == balls_of(board) == {"B1:1": "W", "C3:1": "B", "A2:1": "W"}  # A1 captured
 
 
+def test_a_limit_is_sent_once_and_again_after_a_raw_margo_set_limit():
+    wire = io.StringIO()
+    board = Board(Rules(size=4))
+    with SimpleEngine.popen([MARGO_GTP, "--player", "mcts", "--seed", "1"], timeout=30, wire_log=wire, name="m") as engine:
+        for _ in range(2):
+            engine.analyse(board, Limit(playouts=20))
+        engine.do_command("margo-set_limit", "seconds=5")
+        engine.play(board, Limit(playouts=20))
+    sent = [line for line in wire_commands(wire, "m") if line.startswith("margo-")]
+    assert sent == [
+        "margo-set_rules first_player=white swap=off max_level=3 bridge_cutting=on all_freedoms=off own_freedomless_group=capture "
+        "ko_rule=situational ko_position=full scoring=balls allow_pass=off first_capture_wins=off komi=0.0",
+        "margo-set_limit playouts=20", "margo-analyze_snapshot W", "margo-analyze_snapshot W",
+        "margo-set_limit seconds=5", "margo-set_limit playouts=20",
+    ]
+
+
 def test_configure_gives_rules_and_an_empty_board():
     with SimpleEngine.popen([MARGO_GTP, "--size", "7"], timeout=30) as engine:
         engine.do_command("play", "w", "d4")
