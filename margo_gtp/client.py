@@ -64,7 +64,7 @@ from margo_gtp.vertex import InvalidVertexError
 __all__ = [
     "AnalysisInfo", "AnalysisResult", "EngineCommandError", "EngineError", "EngineProtocolError",
     "EngineStartError", "EngineTerminatedError", "EngineTimeoutError", "IllegalEngineMoveError",
-    "Limit", "PlayResult", "SimpleEngine",
+    "DEFAULT_TIMEOUT", "Limit", "PlayResult", "READ_ONLY_COMMANDS", "SimpleEngine",
 ]
 
 LOGGER = logging.getLogger("margo_gtp.client")
