@@ -139,6 +139,11 @@ def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
+#: The C-backed Board subclass while the native core is selected; set by
+#: :func:`margo_gtp.engine.core.set_core` (None: this module's pure-Python Board).
+_native_board: type | None = None
+
+
 class Board:
     """A MarGo position with its history since the root (see the module docstring).
 
@@ -146,6 +151,13 @@ class Board:
     >>> board.push(Move.from_gtp("B2", 4)); board.to_move
     <Colour.BLACK: 1>
     """
+
+    def __new__(cls, *args, **kwargs) -> "Board":
+        # While the native core is selected (margo_gtp.engine.core), Board(...) builds its
+        # C-backed subclass: same API, so callers never know which core runs.
+        if cls is Board and _native_board is not None:
+            cls = _native_board
+        return object.__new__(cls)
 
     def __init__(self, rules: Rules | None = None, *, size: int | None = None) -> None:
         if rules is None:
@@ -213,6 +225,11 @@ class Board:
         return [(Colour(entry[0]), entry[1]) for entry in self._stack]
 
     @property
+    def ply(self) -> int:
+        """Moves since the root (``len(board.history)``, without building the list)."""
+        return len(self._stack)
+
+    @property
     def move_stack(self) -> list[Move]:
         return [entry[1] for entry in self._stack]
 
@@ -264,7 +281,7 @@ class Board:
 
     def copy(self) -> "Board":
         """An independent copy with the same history (so undo and repetition carry over)."""
-        other = Board.__new__(Board)
+        other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other._balls = list(self._balls)
         other._captured = list(self._captured)
