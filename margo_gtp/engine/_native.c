@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <math.h>
 
 #define MAXW 39
 #define NB 5 /* bit sets of a state: white, black, buried, supported empty, unsettled */
@@ -1141,12 +1142,21 @@ static PyObject *code_move(StateObject *s, int code) {
     return m;
 }
 
+static void undo(StateObject *s);
+
 /* pop(): undo the last move; returns its Move. IndexError at the root. */
 static PyObject *State_pop(StateObject *s, PyObject *unused) {
     if (!s->nstack) {
         PyErr_SetString(PyExc_IndexError, "pop from a board with no moves since the root");
         return NULL;
     }
+    int code = s->stack[s->nstack - 1].code;
+    undo(s);
+    return code_move(s, code);
+}
+
+/* Undo the last move exactly (the stack must not be empty). */
+static void undo(StateObject *s) {
     int nw = s->nw;
     Entry *e = &s->stack[--s->nstack];
     W *src = s->stack_bits + (size_t)s->nstack * NB * nw;
@@ -1165,7 +1175,6 @@ static PyObject *State_pop(StateObject *s, PyObject *unused) {
         uint64_t rk = s->pos[--s->npos];
         h_add(s, rk, -1); /* never grows: cannot fail */
     }
-    return code_move(s, e->code);
 }
 
 static PyObject *State_legal_moves(StateObject *s, PyObject *arg) {
@@ -1643,6 +1652,171 @@ static PyObject *State_groups(StateObject *s, PyObject *arg) {
     return out;
 }
 
+/* -- the MCTS bulk call: a seeded playout and the leaf evaluation in one crossing
+ *    (margo_gtp/players/mcts.py: playout, heuristic_evaluator, territory_evaluator) */
+
+static int has_legal_placement(StateObject *s, int c) {
+    int nw = s->nw;
+    const W *playable = s->geo->up_to_level + (size_t)s->top_level * nw;
+    const W *supp = BITS(s, B_SUPP);
+    Res r;
+    for (int w = 0; w < nw; w++) {
+        W x = supp[w] & playable[w];
+        while (x) {
+            int i = w * 64 + __builtin_ctzll(x);
+            x &= x - 1;
+            if (placement_legal(s, i, c, &r)) return 1;
+        }
+    }
+    return 0;
+}
+
+static double result_of_scores(double white, double black) {
+    return white > black ? 1.0 : (black > white ? 0.0 : 0.5);
+}
+
+/* White's result (1, 0 or 1/2) if the game is over (Board.outcome), else -1. */
+static double result_if_over(StateObject *s, double komi, int territory_scoring) {
+    long sc[2];
+    if (s->end_term == END_TWO_PASSES) {
+        territory_score(s, sc);
+        return result_of_scores(sc[0] + komi, (double)sc[1]);
+    }
+    if (s->end_term == END_FIRST_CAPTURE) return s->end_winner < 0 ? 0.5 : (s->end_winner == 0 ? 1.0 : 0.0);
+    if (s->allow_pass || has_legal_placement(s, s->to_move) || swap_legal(s, s->to_move)) return -1.0;
+    if (territory_scoring) {
+        territory_score(s, sc);
+    } else {
+        sc[0] = popcount_bits(BITS(s, 0), s->nw);
+        sc[1] = popcount_bits(BITS(s, 1), s->nw);
+    }
+    return result_of_scores(sc[0] + komi, (double)sc[1]);
+}
+
+typedef struct {
+    int n;
+    int *size, *liberties, *last_liberty;
+} GroupStats;
+
+static int stats_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+    GroupStats *g = ctx;
+    g->size[g->n] = popcount_bits(group, s->nw);
+    g->liberties[g->n] = popcount_bits(freedoms, s->nw);
+    int last = -1;
+    for (int w = 0; w < s->nw; w++) if (freedoms[w]) { last = w * 64 + __builtin_ctzll(freedoms[w]); break; }
+    g->last_liberty[g->n] = last;
+    g->n++;
+    return 0;
+}
+
+/* mcts.can_escape: colour, to move, saves its group whose last freedom is point i by
+ * playing there (legal and captures, or leaves the group two freedoms or more). */
+static int can_escape(StateObject *s, int colour, int i) {
+    Res r;
+    if (check_play(s, i, colour, &r)) return 0;
+    long before = s->cap[colour];
+    if (commit(s, i, colour, &r) < 0) return -1;
+    int escaped = s->cap[colour] > before;
+    if (!escaped) {
+        int nw = s->nw;
+        W mine[MAXW], group[MAXW], occ[MAXW], free[MAXW], freedoms[MAXW] = {0};
+        const Pt *pts = s->geo->pts;
+        for (int w = 0; w < nw; w++) {
+            mine[w] = BITS(s, colour)[w] & ~BITS(s, B_BURIED)[w];
+            occ[w] = BITS(s, 0)[w] | BITS(s, 1)[w];
+        }
+        free_points(s, occ, BITS(s, B_SUPP), free);
+        probe(s, i, mine, BITS(s, colour ^ 1), NULL, group);
+        for (int w = 0; w < nw; w++) {
+            W x = group[w];
+            while (x) {
+                const Pt *p = &pts[w * 64 + __builtin_ctzll(x)];
+                x &= x - 1;
+                int n = s->all_freedoms ? p->nnb : p->npn;
+                const int *f = s->all_freedoms ? p->nb : p->pn;
+                for (int k = 0; k < n; k++) if (TEST(free, f[k])) SETB(freedoms, f[k]);
+            }
+        }
+        escaped = popcount_bits(freedoms, nw) >= 2;
+    }
+    undo(s);
+    return escaped;
+}
+
+/* mcts.heuristic_evaluator; prm = (scale_min, scale_per_point, freedom_value,
+ * short_of_freedoms_loss, group_cost). Returns -2 on a memory error. */
+static double heuristic(StateObject *s, double komi, const double prm[5]) {
+    long sc[2];
+    territory_score(s, sc);
+    double margin = (sc[0] + komi) - (double)sc[1];
+    int mover = s->to_move;
+    GroupStats g;
+    g.size = PyMem_Malloc(3 * (s->count + 1) * sizeof(int));
+    if (!g.size) {
+        PyErr_NoMemory();
+        return -2.0;
+    }
+    g.liberties = g.size + s->count + 1;
+    g.last_liberty = g.liberties + s->count + 1;
+    for (int colour = 0; colour < 2; colour++) {
+        double sign = colour == 0 ? 1.0 : -1.0;
+        g.n = 0;
+        each_group(s, colour, stats_cb, &g); /* collected first: can_escape changes the state */
+        long freedoms = 0;
+        for (int k = 0; k < g.n; k++) {
+            int count = g.liberties[k];
+            freedoms += count;
+            if (count == 1) {
+                int escapes = colour == mover ? can_escape(s, colour, g.last_liberty[k]) : 0;
+                if (escapes < 0) {
+                    PyMem_Free(g.size);
+                    return -2.0;
+                }
+                if (!escapes) margin -= sign * g.size[k];
+            } else if (count == 2) {
+                margin -= sign * prm[3] * g.size[k];
+            }
+        }
+        margin += sign * (prm[2] * freedoms - prm[4] * g.n);
+    }
+    PyMem_Free(g.size);
+    int empty = 0;
+    for (int w = 0; w < s->nw; w++) empty += __builtin_popcountll(s->geo->plane[w] & ~(BITS(s, 0)[w] | BITS(s, 1)[w]));
+    double scale = prm[0] + prm[1] * empty;
+    return 1.0 / (1.0 + exp(-margin / scale));
+}
+
+/* simulate(seed, max_moves, komi, territory_scoring, evaluator, params) -> White's result:
+ * a splitmix64 playout of at most max_moves moves, then the exact result if the game is
+ * over, else the evaluator (0 heuristic, 1 territory sign). */
+static PyObject *State_simulate(StateObject *s, PyObject *args) {
+    unsigned long long seed;
+    long max_moves;
+    double komi;
+    int territory_scoring, evaluator;
+    double prm[5];
+    if (!PyArg_ParseTuple(args, "Kldpi(ddddd)", &seed, &max_moves, &komi, &territory_scoring, &evaluator, &prm[0],
+                          &prm[1], &prm[2], &prm[3], &prm[4]))
+        return NULL;
+    if (evaluator != 0 && evaluator != 1) return PyErr_Format(PyExc_ValueError, "evaluator must be 0 or 1");
+    if (max_moves > 0) {
+        SplitMix g = {seed};
+        if (playout(s, draw_sm, &g, max_moves) < 0) return NULL;
+    }
+    double result = result_if_over(s, komi, territory_scoring);
+    if (result < 0) {
+        if (evaluator == 1) {
+            long sc[2];
+            territory_score(s, sc);
+            result = result_of_scores(sc[0] + komi, (double)sc[1]);
+        } else {
+            result = heuristic(s, komi, prm);
+            if (result < -1.5) return NULL;
+        }
+    }
+    return PyFloat_FromDouble(result);
+}
+
 /* history(start) -> [(colour, Move)] for the moves after the first `start` */
 static PyObject *State_history(StateObject *s, PyObject *arg) {
     Py_ssize_t start = PyLong_AsSsize_t(arg);
@@ -1722,6 +1896,8 @@ static PyMethodDef State_methods[] = {
      "random_playout(mt_state, max_moves) -> (played, mt_state)"},
     {"seeded_playout", (PyCFunction)State_seeded_playout, METH_VARARGS,
      "seeded_playout(seed, max_moves) -> played (splitmix64 generator)"},
+    {"simulate", (PyCFunction)State_simulate, METH_VARARGS,
+     "simulate(seed, max_moves, komi, territory_scoring, evaluator, params) -> White's result"},
     {"zombie_mask", (PyCFunction)State_zombie_mask, METH_NOARGS, "zombies as a bit set"},
     {"territory_masks", (PyCFunction)State_territory_masks, METH_O, "territory_masks(zombies|None)"},
     {"territory_score", (PyCFunction)State_territory_score, METH_NOARGS, "(white, black) R19 counts, no komi"},

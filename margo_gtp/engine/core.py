@@ -75,4 +75,13 @@ def _select_from_environment() -> None:
             print(f"margo-gtp: MARGO_CORE={wanted}: {error}; using the {default} core", file=sys.stderr)
 
 
+def core_description() -> str:
+    """One line for ``--version`` and benchmarks: ``"native"``, ``"python"``, or
+    ``"python (native core not built: ...)"`` when the fallback is in use."""
+    name = core_name()
+    if name == "python" and _native_error is not None:
+        return f"python (native core not built: {_native_error})"
+    return name
+
+
 _select_from_environment()

@@ -254,3 +254,13 @@ class NativeBoard(Board):
         """Random playout driven by the C core's splitmix64 generator seeded with ``seed``
         (one boundary crossing; used by MCTS). Deterministic per core."""
         return self._core.seeded_playout(seed, max_moves)
+
+    def simulate(self, seed: int, max_moves: int, evaluator: int, params: tuple[float, ...]) -> float:
+        """The MCTS bulk call (:mod:`margo_gtp.players.mcts`): a splitmix64 playout of at most
+        ``max_moves`` moves from ``seed``, then White's result -- exact (1, 0 or 1/2) if the game
+        is over, else the C port of ``heuristic_evaluator`` (``evaluator`` 0, with ``params`` =
+        (scale_min, scale_per_point, freedom_value, short_of_freedoms_loss, group_cost)) or of
+        ``territory_evaluator`` (1). One crossing of the Python/C boundary."""
+        rules = self.rules
+        return self._core.simulate(seed, max_moves, rules.komi, rules.scoring == "territory", evaluator, params)
+

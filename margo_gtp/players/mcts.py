@@ -236,6 +236,27 @@ def playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
     return evaluator(board)
 
 
+def native_playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
+                   evaluator: Callable[[Board], float] = heuristic_evaluator) -> float | None:
+    """:func:`playout` as one call into the native rules core (its ``simulate``), or None
+    when ``board`` runs on the Python core or ``evaluator`` is not a built-in one.
+
+    The C core ports :func:`heuristic_evaluator` and :func:`territory_evaluator` (same
+    tunables, read from this module on each call). Its playout draws from its own splitmix64
+    generator seeded by one ``rng.getrandbits(64)``: a seeded search is deterministic on each
+    core, but the two cores' searches are not the same game (docs/native-core.md).
+    """
+    simulate = getattr(board, "simulate", None)
+    code = _NATIVE_EVALUATORS.get(evaluator)
+    if simulate is None or code is None:
+        return None
+    params = (EVAL_SCALE_MIN, EVAL_SCALE_PER_POINT, FREEDOM_VALUE, SHORT_OF_FREEDOMS_LOSS, GROUP_COST)
+    return simulate(rng.getrandbits(64), max_moves if max_moves >= 0 else PLAYOUT_CAP, code, params)
+
+
+_NATIVE_EVALUATORS = {heuristic_evaluator: 0, territory_evaluator: 1}
+
+
 # ---------------------------------------------------------------------------------------
 # The player
 
@@ -425,8 +446,10 @@ class MctsPlayer:
     def _simulate(self, root: Node, board: Board, colour: int) -> None:
         work = board.copy()
         path, to_move = self._descend(root, work, colour)
-        start = len(work._stack)  # moves after this index were played by the playout
-        result = playout(work, self.rng, self.playout_moves, self.evaluator)
+        start = work.ply  # moves after this index were played by the playout
+        result = native_playout(work, self.rng, self.playout_moves, self.evaluator)
+        if result is None:
+            result = playout(work, self.rng, self.playout_moves, self.evaluator)
         self._backup(path, result, work, start)
 
     # Step 1
