@@ -274,12 +274,15 @@ def test_bad_arguments_raise_python_exceptions():
     geo = native_geometry(3)
     moves = tuple(Move(p) for p in Board(size=3).geometry.points)
     zeros = (0,) * len(moves)
+    colours = (Colour.WHITE, Colour.BLACK)
+    with pytest.raises(ValueError, match="colours"):
+        _native.Geometry(3, zeros, zeros, (0, 0), moves, Move.PASS, Move.SWAP, (1, 2, 3))
     with pytest.raises(ValueError, match="size must be 2..19"):
-        _native.Geometry(20, zeros, zeros, (0, 0), moves, Move.PASS, Move.SWAP)
+        _native.Geometry(20, zeros, zeros, (0, 0), moves, Move.PASS, Move.SWAP, colours)
     with pytest.raises(ValueError, match="zobrist_white"):
-        _native.Geometry(3, (0,), zeros, (0, 0), moves, Move.PASS, Move.SWAP)
+        _native.Geometry(3, (0,), zeros, (0, 0), moves, Move.PASS, Move.SWAP, colours)
     with pytest.raises(TypeError):
-        _native.Geometry(3, zeros, zeros, (0, "x"), moves, Move.PASS, Move.SWAP)
+        _native.Geometry(3, zeros, zeros, (0, "x"), moves, Move.PASS, Move.SWAP, colours)
     with pytest.raises(TypeError):
         _native.State("not a geometry", False, True, 2, False, 0, False, False, False, False, 0)
     with pytest.raises(ValueError, match="top_level"):
@@ -314,7 +317,7 @@ def test_bad_arguments_raise_python_exceptions():
         state.mask(7)
     with pytest.raises(ValueError, match="negative"):
         state.territory_masks(-5)
-    assert state.history(-3) == [] and state.seeded_playout(1, 0) == 0
+    assert state.history(-3) == [] and state.history(0, True) == [] and state.seeded_playout(1, 0) == 0
     board = Board(size=3)
     with pytest.raises(IllegalMoveError, match=r"^illegal move: Move\(Point\(7, 7, 0\)\) is off a 3x3 board$"):
         board.push(Move(Point(7, 7, 0)))

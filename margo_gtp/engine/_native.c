@@ -56,6 +56,8 @@ typedef struct {
     int npn, pn[4];           /* level-0 neighbours for level-0 points (own freedoms, R12) */
     int nunder, ua[4], ub[4], uo[4]; /* contacts below this ball it crosses: pair a-b, other o */
     int buries, buried_by;    /* index or -1 (R8) */
+    int nadj;                 /* every contact in one list for the group walk: support, */
+    struct { int j, ca, cb; } adj[12]; /* resting, then neighbours with their crossings */
 } Pt;
 
 typedef struct {
@@ -69,6 +71,7 @@ typedef struct {
     uint64_t ztm[2];
     PyObject *moves; /* tuple: Move per point index */
     PyObject *pass_move, *swap_move;
+    PyObject *colours; /* (Colour.WHITE, Colour.BLACK) */
 } GeoObject;
 
 static int at(int size, int x, int y, int l) {
@@ -90,6 +93,7 @@ static void Geo_dealloc(GeoObject *g) {
     Py_XDECREF(g->moves);
     Py_XDECREF(g->pass_move);
     Py_XDECREF(g->swap_move);
+    Py_XDECREF(g->colours);
     Py_TYPE(g)->tp_free((PyObject *)g);
 }
 
@@ -111,15 +115,21 @@ static int read_u64_tuple(PyObject *seq, uint64_t *out, Py_ssize_t n, const char
     return 0;
 }
 
-/* Geometry(size, zobrist_white, zobrist_black, zobrist_to_move, moves, pass_move, swap_move) */
+/* Geometry(size, zobrist_white, zobrist_black, zobrist_to_move, moves, pass_move, swap_move, colours) */
 static PyObject *Geo_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     int size;
-    PyObject *zw, *zb, *ztm, *moves, *pass_move, *swap_move;
+    PyObject *zw, *zb, *ztm, *moves, *pass_move, *swap_move, *colours;
     if (kwds && PyDict_Size(kwds)) {
         PyErr_SetString(PyExc_TypeError, "Geometry takes positional arguments only");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "iOOOOOO", &size, &zw, &zb, &ztm, &moves, &pass_move, &swap_move)) return NULL;
+    if (!PyArg_ParseTuple(args, "iOOOOOOO!", &size, &zw, &zb, &ztm, &moves, &pass_move, &swap_move, &PyTuple_Type,
+                          &colours))
+        return NULL;
+    if (PyTuple_GET_SIZE(colours) != 2) {
+        PyErr_SetString(PyExc_ValueError, "colours: a tuple (white, black) expected");
+        return NULL;
+    }
     if (size < 2 || size > 19) {
         PyErr_Format(PyExc_ValueError, "size must be 2..19, not %d", size);
         return NULL;
@@ -158,6 +168,8 @@ static PyObject *Geo_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     g->pass_move = pass_move;
     Py_INCREF(swap_move);
     g->swap_move = swap_move;
+    Py_INCREF(colours);
+    g->colours = colours;
     int i = 0;
     for (int l = 0; l < size; l++) {
         int side = size - l;
@@ -204,6 +216,14 @@ static PyObject *Geo_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
                         p->uo[p->nunder] = below[k][2];
                         p->nunder++;
                     }
+                }
+                for (int k = 0; k < p->nsup; k++) p->adj[p->nadj].j = p->sup[k], p->adj[p->nadj].ca = -1, p->nadj++;
+                for (int k = 0; k < p->nrest; k++) p->adj[p->nadj].j = p->rest[k], p->adj[p->nadj].ca = -1, p->nadj++;
+                for (int k = 0; k < p->nnb; k++) {
+                    p->adj[p->nadj].j = p->nb[k];
+                    p->adj[p->nadj].ca = p->ca[k];
+                    p->adj[p->nadj].cb = p->cb[k];
+                    p->nadj++;
                 }
                 p->buries = l >= 2 ? at(size, x + 1, y + 1, l - 2) : -1;
                 p->buried_by = at(size, x - 1, y - 1, l + 2);
@@ -391,36 +411,31 @@ static inline int has_free(const StateObject *s, const Pt *p, const W *free) {
 static int probe(const StateObject *s, int start, const W *mine, const W *theirs, const W *free, W *seen) {
     const Pt *pts = s->geo->pts;
     int *walk = s->walk;
-    int top = 0;
-    memset(seen, 0, s->nw * sizeof(W));
+    int nw = s->nw, top = 0, cuts = s->bridge_cutting, af = s->all_freedoms;
+    W avail[MAXW]; /* balls of the colour not reached yet: one test per contact */
+    for (int w = 0; w < nw; w++) {
+        avail[w] = mine[w];
+        seen[w] = 0;
+    }
+    CLRB(avail, start);
     SETB(seen, start);
     walk[top++] = start;
     while (top) {
-        int i = walk[--top];
-        const Pt *p = &pts[i];
-        if (free && has_free(s, p, free)) return 0;
-        for (int k = 0; k < p->nsup; k++) {
-            int j = p->sup[k];
-            if (TEST(mine, j) && !TEST(seen, j)) {
-                SETB(seen, j);
-                walk[top++] = j;
-            }
+        const Pt *p = &pts[walk[--top]];
+        if (free) {
+            const int *f = af ? p->nb : p->pn;
+            int n = af ? p->nnb : p->npn;
+            for (int k = 0; k < n; k++) if (TEST(free, f[k])) return 0;
         }
-        for (int k = 0; k < p->nrest; k++) {
-            int j = p->rest[k];
-            if (TEST(mine, j) && !TEST(seen, j)) {
-                SETB(seen, j);
-                walk[top++] = j;
-            }
-        }
-        for (int k = 0; k < p->nnb; k++) {
-            int j = p->nb[k];
-            if (TEST(mine, j) && !TEST(seen, j)) {
-                if (s->bridge_cutting && p->ca[k] >= 0 && TEST(theirs, p->ca[k]) && TEST(theirs, p->cb[k]))
-                    continue; /* both crossing points hold enemy balls: the contact is cut */
-                SETB(seen, j);
-                walk[top++] = j;
-            }
+        for (int k = 0; k < p->nadj; k++) {
+            int j = p->adj[k].j;
+            if (!TEST(avail, j)) continue;
+            int ca = p->adj[k].ca;
+            if (ca >= 0 && cuts && TEST(theirs, ca) && TEST(theirs, p->adj[k].cb))
+                continue; /* both crossing points hold enemy balls: the contact is cut */
+            CLRB(avail, j);
+            SETB(seen, j);
+            walk[top++] = j;
         }
     }
     return 1;
@@ -1817,16 +1832,20 @@ static PyObject *State_simulate(StateObject *s, PyObject *args) {
     return PyFloat_FromDouble(result);
 }
 
-/* history(start) -> [(colour, Move)] for the moves after the first `start` */
-static PyObject *State_history(StateObject *s, PyObject *arg) {
-    Py_ssize_t start = PyLong_AsSsize_t(arg);
-    if (start == -1 && PyErr_Occurred()) return NULL;
+/* history(start, as_colours) -> [(colour, Move)] for the moves after the first `start`;
+ * colours as ints, or as the Geometry's colour objects when as_colours is true */
+static PyObject *State_history(StateObject *s, PyObject *args) {
+    Py_ssize_t start;
+    int as_colours = 0;
+    if (!PyArg_ParseTuple(args, "n|p", &start, &as_colours)) return NULL;
     if (start < 0) start = 0;
     if (start > s->nstack) start = s->nstack;
     PyObject *out = PyList_New(s->nstack - start);
     if (!out) return NULL;
     for (Py_ssize_t k = start; k < s->nstack; k++) {
-        PyObject *item = Py_BuildValue("(iN)", s->stack[k].colour, code_move(s, s->stack[k].code));
+        PyObject *item = as_colours
+            ? Py_BuildValue("(ON)", PyTuple_GET_ITEM(s->geo->colours, s->stack[k].colour), code_move(s, s->stack[k].code))
+            : Py_BuildValue("(iN)", s->stack[k].colour, code_move(s, s->stack[k].code));
         if (!item) {
             Py_DECREF(out);
             return NULL;
@@ -1902,7 +1921,7 @@ static PyMethodDef State_methods[] = {
     {"territory_masks", (PyCFunction)State_territory_masks, METH_O, "territory_masks(zombies|None)"},
     {"territory_score", (PyCFunction)State_territory_score, METH_NOARGS, "(white, black) R19 counts, no komi"},
     {"groups", (PyCFunction)State_groups, METH_O, "groups(colour|None) -> [(colour, group, freedoms)]"},
-    {"history", (PyCFunction)State_history, METH_O, "history(start) -> [(colour, Move)]"},
+    {"history", (PyCFunction)State_history, METH_VARARGS, "history(start, as_colours=False) -> [(colour, Move)]"},
     {"mask", (PyCFunction)State_mask, METH_O, "mask(k): 0 white, 1 black, 2 buried, 3 supported empty, 4 unsettled"},
     {"root_mask", (PyCFunction)State_root_mask, METH_O, "root_mask(colour)"},
     {"get", (PyCFunction)State_get, METH_O, "get(index) -> 0, 1 or None"},

@@ -36,7 +36,8 @@ def native_geometry(size: int) -> _native.Geometry:
     is the same on both cores) and one shared :class:`Move` per point."""
     g = geometry(size)
     moves = tuple(Move(point) for point in g.points)
-    return _native.Geometry(size, g.zobrist[0], g.zobrist[1], g.zobrist_to_move, moves, Move.PASS, Move.SWAP)
+    return _native.Geometry(size, g.zobrist[0], g.zobrist[1], g.zobrist_to_move, moves, Move.PASS, Move.SWAP,
+                            (Colour.WHITE, Colour.BLACK))
 
 
 def _uses_mersenne_twister(rng: object) -> bool:
@@ -155,7 +156,7 @@ class NativeBoard(Board):
 
     @property
     def history(self) -> list[tuple[Colour, Move]]:
-        return [(Colour(colour), move) for colour, move in self._core.history(0)]
+        return self._core.history(0, True)
 
     @property
     def move_stack(self) -> list[Move]:
