@@ -9,7 +9,7 @@ process's life; for ``reject`` its N-th ``play``, for ``badsetup`` its N-th
 ``margo-set_rules``). With ``--once FILE`` the fault happens only while FILE does not
 exist (the engine creates it), so a restarted engine behaves. Kinds:
 
-    crash      exits with code 1 without answering
+    crash      says so on stderr and exits with code 1 without answering
     hang       never answers
     garbage    writes a line that is not a GTP answer
     malformed  answers "= Z99:9"
@@ -21,6 +21,7 @@ exist (the engine creates it), so a restarted engine behaves. Kinds:
     slow       sleeps --delay seconds, then plays normally
     reject     answers "? illegal move" to play
     badsetup   answers "? unknown command" to margo-set_rules
+    nolist     answers "? unknown command" to list_commands (always)
 
 ``--move-delay S`` sleeps S seconds before every genmove answer (slow but healthy).
 ``--swap`` answers ``swap`` whenever swapping is legal. ``--log FILE`` appends every
@@ -76,6 +77,8 @@ class FaultyEngine:
         if name == "known_command":
             return True, "true" if args and args[0] in COMMANDS else "false"
         if name == "list_commands":
+            if self.options.fault == "nolist":
+                return False, "unknown command"
             return True, "\n".join(COMMANDS)
         if name == "boardsize":
             try:
@@ -121,6 +124,8 @@ class FaultyEngine:
         time.sleep(self.options.move_delay)
         fault = self.options.fault if self.fault_now(self.genmoves, FAULTS) else None
         if fault == "crash":
+            sys.stderr.write(f"faulty: crashing on purpose at genmove {self.genmoves}\n")
+            sys.stderr.flush()
             os._exit(1)
         if fault == "hang":
             time.sleep(3600)
