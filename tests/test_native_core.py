@@ -224,19 +224,72 @@ def test_setup_positions_agree(both_cores):
                 assert state_of(native_board) == state_of(python_board)
 
 
+class _LinearCongruential:
+    """A generator that is not random.Random: its own random() stream."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed
+
+    def random(self) -> float:
+        self.state = (self.state * 6364136223846793005 + 1442695040888963407) % 2**64
+        return (self.state >> 11) / 2**53
+
+
+class _Halves(random.Random):
+    def random(self) -> float:  # a subclass that replaces the generator
+        return 0.5
+
+
 @needs_native
-def test_other_generators_are_deterministic_per_seed(both_cores):
-    """A generator other than random.Random seeds the C core's own generator: the games
-    are legal and repeatable, though not the Python core's."""
+@pytest.mark.parametrize("make_rng", [_LinearCongruential, _Halves], ids=["not-Random", "Random-subclass"])
+def test_other_generators_drive_the_same_game(both_cores, make_rng):
+    for seed in range(10):
+        python_board, native_board = both_cores(Rules(size=5, allow_pass=seed % 2 == 0))
+        python_rng, native_rng = make_rng(seed), make_rng(seed)
+        assert native_board.random_playout(native_rng, 300) == python_board.random_playout(python_rng, 300)
+        assert native_board.history == python_board.history and native_board.ply > 0
+        assert vars(native_rng) == vars(python_rng)
 
-    class Counter(random.Random):
-        def random(self):  # a subclass with its own stream
-            return 0.5
 
-    _, first = both_cores(Rules(size=5))
-    _, second = both_cores(Rules(size=5))
-    assert first.random_playout(Counter(3), 50) == second.random_playout(Counter(3), 50)
-    assert first.history == second.history and first.ply > 0
+@needs_native
+def test_a_failing_generator_raises_and_keeps_the_moves_played(both_cores):
+    class Failing:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def random(self) -> float:
+            self.calls += 1
+            if self.calls > 3:
+                raise RuntimeError("generator broke")
+            return 0.25
+
+    _, board = both_cores(Rules(size=5))
+    with pytest.raises(RuntimeError, match="generator broke"):
+        board.random_playout(Failing(), 100)
+    assert board.ply == 3
+    with pytest.raises(ValueError, match=r"outside \[0, 1\)"):
+        board.random_playout(type("Big", (), {"random": lambda self: 1.0})(), 100)
+    assert board.ply == 3
+
+
+@needs_native
+@native_settings
+@given(rules=random_rules(), seed=st.integers(0, 2**64 - 1), max_moves=st.sampled_from([0, 1, 10, 2000]))
+def test_splitmix_playouts_are_the_same_game(both_cores, rules, seed, max_moves):
+    """Board.seeded_playout (MCTS's generator) plays the same game on both cores."""
+    python_board, native_board = both_cores(rules)
+    assert native_board.seeded_playout(seed, max_moves) == python_board.seeded_playout(seed, max_moves)
+    assert state_of(native_board) == state_of(python_board)
+
+
+def test_splitmix64_reference_values():
+    """The first outputs for seed 0 (Vigna's splitmix64.c: 0xE220A8397B1DCDAF,
+    0x6E789E6AA1B965F4, ...), as 53-bit floats."""
+    from margo_gtp.engine.board import splitmix64
+
+    draw = splitmix64(0)
+    assert [draw() for _ in range(3)] == [(0xE220A8397B1DCDAF >> 11) / 2**53, (0x6E789E6AA1B965F4 >> 11) / 2**53,
+                                          (0x06C45D188009454F >> 11) / 2**53]
 
 
 def _rss_bytes() -> int:
@@ -338,20 +391,40 @@ def test_mcts_bulk_call_evaluates_like_the_python_evaluators(both_cores):
         for move in python_board.move_stack:
             native_board.push(move)
         for evaluator in (mcts.heuristic_evaluator, mcts.territory_evaluator):
-            expected = mcts.playout(python_board.copy(), random.Random(0), 0, evaluator)
-            assert mcts.native_playout(python_board.copy(), random.Random(0), 0, evaluator) is None
-            assert mcts.native_playout(native_board.copy(), random.Random(0), 0, evaluator) == expected
+            expected = evaluator(python_board) if not python_board.is_game_over() else None
+            python_result = mcts.seeded_playout(python_board.copy(), 0, 0, evaluator)
+            assert mcts.seeded_playout(native_board.copy(), 0, 0, evaluator) == python_result
+            assert expected is None or python_result == expected
 
 
 @needs_native
-def test_mcts_bulk_playout_plays_legal_moves_and_scores_the_end(both_cores):
+@pytest.mark.parametrize("playout_moves", [10, -1])
+def test_mcts_simulations_are_the_same_on_both_cores(both_cores, playout_moves):
+    """The bulk call plays the splitmix64 game of Board.seeded_playout and scores it as
+    the Python path does."""
     from margo_gtp.players import mcts
 
+    played = 0
     for seed in range(30):
-        rules = Rules(size=5, allow_pass=seed % 3 == 0, first_capture_wins=seed % 4 == 0)
+        rules = Rules(size=5, allow_pass=seed % 3 == 0, first_capture_wins=seed % 4 == 0, scoring="territory")
         python_board, native_board = both_cores(rules)
-        result = mcts.native_playout(native_board, random.Random(seed), -1, mcts.heuristic_evaluator)
-        for move in native_board.move_stack:  # the Python core accepts every move played
-            python_board.push(move)
-        assert native_board.ply > 0 and python_board.is_game_over()
-        assert result == mcts.playout(python_board, random.Random(0), 0, mcts.heuristic_evaluator)
+        for board in (python_board, native_board):  # a common opening
+            board.seeded_playout(seed + 1000, 6)
+        python_result = mcts.seeded_playout(python_board, seed, playout_moves, mcts.heuristic_evaluator)
+        native_result = mcts.seeded_playout(native_board, seed, playout_moves, mcts.heuristic_evaluator)
+        assert native_result == python_result
+        assert native_board.history == python_board.history
+        played += native_board.ply - 6
+    assert played > 0
+
+
+@needs_native
+def test_mcts_search_is_the_same_on_both_cores(both_cores):
+    from margo_gtp.players.mcts import MctsPlayer
+
+    choices = []
+    for board in both_cores(Rules(size=5)):
+        player = MctsPlayer(random.Random(4), reuse=False, early_stop=False)
+        root = player.search(board, board.to_move, playouts=150)
+        choices.append([(child.move, child.n, child.w, child.rave_n) for child in root.children])
+    assert choices[0] == choices[1]

@@ -1349,6 +1349,22 @@ typedef double (*draw_fn)(void *);
 static double draw_mt(void *m) { return mt_random((MT *)m); }
 static double draw_sm(void *g) { return sm_random((SplitMix *)g); }
 
+/* Any other generator: call its random() (a Python callable); an error or a value outside
+ * [0, 1) leaves a Python exception set, which stops the playout. */
+static double draw_py(void *fn) {
+    if (PyErr_Occurred()) return 0.0;
+    PyObject *v = PyObject_CallNoArgs((PyObject *)fn);
+    if (!v) return 0.0;
+    double x = PyFloat_AsDouble(v);
+    Py_DECREF(v);
+    if (x == -1.0 && PyErr_Occurred()) return 0.0;
+    if (!(x >= 0.0 && x < 1.0)) {
+        PyErr_SetString(PyExc_ValueError, "random() returned a value outside [0, 1)");
+        return 0.0;
+    }
+    return x;
+}
+
 static long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
     int nw = s->nw, count = s->count;
     const W *playable = s->geo->up_to_level + (size_t)s->top_level * nw;
@@ -1384,6 +1400,10 @@ static long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
         int chosen = -3; /* none */
         while (k + extra) {
             int pick = (int)(draw(gen) * (k + extra));
+            if (draw == draw_py && PyErr_Occurred()) {
+                played = -1;
+                goto done;
+            }
             if (pick >= k) { /* a pass or a swap, both always legal when offered */
                 chosen = (pick == k && sl) ? CODE_SWAP : CODE_PASS;
                 break;
@@ -1427,6 +1447,7 @@ static long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
             }
         }
     }
+done:
     PyMem_Free(cands);
     PyMem_Free(where);
     return played;
@@ -1444,6 +1465,17 @@ static PyObject *State_random_playout(StateObject *s, PyObject *args) {
     PyObject *nt = mt_to_tuple(&m);
     if (!nt) return NULL;
     return Py_BuildValue("(lN)", played, nt);
+}
+
+/* callback_playout(random, max_moves) -> moves played, drawing from random() */
+static PyObject *State_callback_playout(StateObject *s, PyObject *args) {
+    PyObject *fn;
+    long max_moves;
+    if (!PyArg_ParseTuple(args, "Ol", &fn, &max_moves)) return NULL;
+    if (!PyCallable_Check(fn)) return PyErr_Format(PyExc_TypeError, "random must be callable");
+    long played = playout(s, draw_py, fn, max_moves);
+    if (played < 0) return NULL;
+    return PyLong_FromLong(played);
 }
 
 /* seeded_playout(seed, max_moves) -> moves played, with the splitmix64 generator */
@@ -1913,6 +1945,8 @@ static PyMethodDef State_methods[] = {
     {"swap_legal", (PyCFunction)State_swap_legal, METH_O, "swap_legal(colour)"},
     {"random_playout", (PyCFunction)State_random_playout, METH_VARARGS,
      "random_playout(mt_state, max_moves) -> (played, mt_state)"},
+    {"callback_playout", (PyCFunction)State_callback_playout, METH_VARARGS,
+     "callback_playout(random, max_moves) -> played (any generator's random())"},
     {"seeded_playout", (PyCFunction)State_seeded_playout, METH_VARARGS,
      "seeded_playout(seed, max_moves) -> played (splitmix64 generator)"},
     {"simulate", (PyCFunction)State_simulate, METH_VARARGS,

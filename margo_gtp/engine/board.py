@@ -976,7 +976,16 @@ class Board:
         legal one is played, so every legal move is equally likely.
         """
         rng = rng or _random.Random()
-        rand = rng.random
+        return self._random_playout(rng.random, max_moves)
+
+    def seeded_playout(self, seed: int, max_moves: int = 2000) -> int:
+        """:meth:`random_playout` drawing from a splitmix64 generator seeded with ``seed``
+        (see :func:`splitmix64`): a fixed, documented generator that the native core
+        implements too, so MCTS plays the same simulations on both cores."""
+        return self._random_playout(splitmix64(seed), max_moves)
+
+    def _random_playout(self, rand, max_moves: int) -> int:
+        """The playout loop; ``rand()`` returns uniform floats in [0, 1)."""
         playable = self._playable
         g = self._g
         allow_pass = self.rules.allow_pass
@@ -1039,6 +1048,25 @@ class Board:
                         where[last] = r
                     where[i] = -1
         return played
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def splitmix64(seed: int):
+    """A function returning uniform floats in [0, 1) from the splitmix64 sequence of
+    ``seed`` (Steele, Lea and Flood 2014): each draw is the top 53 bits of the next 64-bit
+    output times 2**-53. ``_native.c`` implements the same generator bit for bit."""
+    state = seed & _MASK64
+
+    def draw() -> float:
+        nonlocal state
+        state = (state + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return ((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0)
+
+    return draw
 
 
 def _winner(white: float, black: float) -> Colour | None:

@@ -239,29 +239,28 @@ class NativeBoard(Board):
     # ------------------------------------------------------------------ random play
 
     def random_playout(self, rng: _random.Random | None = None, max_moves: int = 2000) -> int:
-        """As :meth:`Board.random_playout`. A :class:`random.Random` (or a subclass that keeps
-        its generator) is advanced in C exactly as the Python loop would advance it, so both
-        cores play the same game from the same seed. Any other generator seeds the C core's
-        splitmix64 generator with one ``getrandbits(64)`` draw."""
+        """As :meth:`Board.random_playout`, the same game from the same generator. A
+        :class:`random.Random` (or a subclass that keeps its generator) is advanced in C exactly
+        as Python would advance it (its state goes in and comes back); any other generator's
+        ``random()`` is called from C, once per draw as the Python loop does."""
         rng = rng or _random.Random()
         if _uses_mersenne_twister(rng):
             version, internal, gauss = rng.getstate()
             played, internal = self._core.random_playout(internal, max_moves)
             rng.setstate((version, internal, gauss))
             return played
-        return self._core.seeded_playout(rng.getrandbits(64), max_moves)
+        return self._core.callback_playout(rng.random, max_moves)
 
     def seeded_playout(self, seed: int, max_moves: int = 2000) -> int:
-        """Random playout driven by the C core's splitmix64 generator seeded with ``seed``
-        (one boundary crossing; used by MCTS). Deterministic per core."""
-        return self._core.seeded_playout(seed, max_moves)
+        """As :meth:`Board.seeded_playout` (the same splitmix64 draws, the same game)."""
+        return self._core.seeded_playout(seed & 0xFFFFFFFFFFFFFFFF, max_moves)
 
     def simulate(self, seed: int, max_moves: int, evaluator: int, params: tuple[float, ...]) -> float:
-        """The MCTS bulk call (:mod:`margo_gtp.players.mcts`): a splitmix64 playout of at most
-        ``max_moves`` moves from ``seed``, then White's result -- exact (1, 0 or 1/2) if the game
+        """The MCTS bulk call (:mod:`margo_gtp.players.mcts`): :meth:`seeded_playout` of at most
+        ``max_moves`` moves, then White's result -- exact (1, 0 or 1/2) if the game
         is over, else the C port of ``heuristic_evaluator`` (``evaluator`` 0, with ``params`` =
         (scale_min, scale_per_point, freedom_value, short_of_freedoms_loss, group_cost)) or of
         ``territory_evaluator`` (1). One crossing of the Python/C boundary."""
         rules = self.rules
-        return self._core.simulate(seed, max_moves, rules.komi, rules.scoring == "territory", evaluator, params)
+        return self._core.simulate(seed & 0xFFFFFFFFFFFFFFFF, max_moves, rules.komi, rules.scoring == "territory", evaluator, params)
 
