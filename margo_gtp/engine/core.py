@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 
@@ -19,13 +20,20 @@ from margo_gtp.engine import board as _board
 
 CORES = ("native", "python")
 
-try:
-    from margo_gtp.engine.native import NativeBoard as _NativeBoard
-except ImportError as error:  # not built (no C compiler at install time) or broken
-    _NativeBoard = None
-    _native_error: str | None = str(error)
-else:
-    _native_error = None
+
+
+def _load_native() -> tuple[type | None, str | None]:
+    """``(NativeBoard, None)``, or ``(None, why not)`` when the extension is missing or broken."""
+    if importlib.util.find_spec("margo_gtp.engine._native") is None:
+        return None, "margo_gtp/engine/_native.c was not compiled (no C compiler or Python headers at install time)"
+    try:
+        from margo_gtp.engine.native import NativeBoard
+    except ImportError as error:
+        return None, f"margo_gtp.engine._native does not import: {error}"
+    return NativeBoard, None
+
+
+_NativeBoard, _native_error = _load_native()
 
 _warned = False
 
