@@ -428,3 +428,18 @@ def test_mcts_search_is_the_same_on_both_cores(both_cores):
         root = player.search(board, board.to_move, playouts=150)
         choices.append([(child.move, child.n, child.w, child.rave_n) for child in root.children])
     assert choices[0] == choices[1]
+
+
+@needs_native
+def test_native_boards_pickle_and_deepcopy(both_cores):
+    import copy
+    import pickle
+
+    _, board = both_cores(Rules(size=5, ko_rule="simple"))
+    board.setup({Point(0, 0, 0): Colour.BLACK}, to_move=Colour.BLACK)
+    board.random_playout(random.Random(2), max_moves=30)
+    for clone in (pickle.loads(pickle.dumps(board)), copy.deepcopy(board)):
+        assert type(clone) is type(board) and clone == board and state_of(clone) == state_of(board)
+        clone.pop()
+        assert clone.ply == board.ply - 1  # independent
+

@@ -137,6 +137,11 @@ class NativeBoard(Board):
         other._core = self._core.copy()
         return other
 
+    def __reduce__(self):
+        """Pickle and ``copy.deepcopy`` as the root position, the side to move there and the
+        moves since (the C state itself is not picklable)."""
+        return (_rebuild, (self.rules, self._root, self._core.history(0)))
+
     def get(self, point: Point) -> Colour | None:
         i = self._g.index.get(point)
         if i is None:
@@ -263,4 +268,13 @@ class NativeBoard(Board):
         ``territory_evaluator`` (1). One crossing of the Python/C boundary."""
         rules = self.rules
         return self._core.simulate(seed & 0xFFFFFFFFFFFFFFFF, max_moves, rules.komi, rules.scoring == "territory", evaluator, params)
+
+
+def _rebuild(rules, root: tuple[int, int, int], history: list[tuple[int, Move]]) -> NativeBoard:
+    board = NativeBoard(rules)
+    board._load(root[0], root[1])
+    board._set_root(Colour(root[2]))
+    for colour, move in history:
+        board.push(move, Colour(colour))
+    return board
 
