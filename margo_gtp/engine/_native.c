@@ -64,6 +64,10 @@ typedef struct {
     PyObject_HEAD
     int size, count, nw;
     Pt *pts;
+    /* The group walk's table, compact for the cache: per point the number of contacts,
+     * then (neighbour, crossing a, crossing b) int16 triples, then the own-freedom
+     * neighbours (level 0 only) and all same-level neighbours. */
+    struct Walk { int8_t nadj, npn, nnb, pad; int16_t adj[12][3]; int16_t pn[4], nb[4]; } *walk;
     W *plane;        /* nw */
     W *level_mask;   /* size * nw */
     W *up_to_level;  /* size * nw */
@@ -85,6 +89,7 @@ static int at(int size, int x, int y, int l) {
 
 static void Geo_dealloc(GeoObject *g) {
     PyMem_Free(g->pts);
+    PyMem_Free(g->walk);
     PyMem_Free(g->plane);
     PyMem_Free(g->level_mask);
     PyMem_Free(g->up_to_level);
@@ -147,12 +152,13 @@ static PyObject *Geo_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     g->count = count;
     g->nw = nw;
     g->pts = PyMem_Calloc(count, sizeof(Pt));
+    g->walk = PyMem_Calloc(count, sizeof(struct Walk));
     g->plane = PyMem_Calloc(nw, sizeof(W));
     g->level_mask = PyMem_Calloc((size_t)size * nw, sizeof(W));
     g->up_to_level = PyMem_Calloc((size_t)size * nw, sizeof(W));
     g->zob[0] = PyMem_Calloc(count, sizeof(uint64_t));
     g->zob[1] = PyMem_Calloc(count, sizeof(uint64_t));
-    if (!g->pts || !g->plane || !g->level_mask || !g->up_to_level || !g->zob[0] || !g->zob[1]) {
+    if (!g->pts || !g->walk || !g->plane || !g->level_mask || !g->up_to_level || !g->zob[0] || !g->zob[1]) {
         Py_DECREF(g);
         return PyErr_NoMemory();
     }
@@ -229,6 +235,20 @@ static PyObject *Geo_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
                 p->buried_by = at(size, x - 1, y - 1, l + 2);
             }
         }
+    }
+    for (int k = 0; k < count; k++) {
+        const Pt *p = &g->pts[k];
+        struct Walk *wk = &g->walk[k];
+        wk->nadj = (int8_t)p->nadj;
+        for (int m = 0; m < p->nadj; m++) {
+            wk->adj[m][0] = (int16_t)p->adj[m].j;
+            wk->adj[m][1] = (int16_t)p->adj[m].ca;
+            wk->adj[m][2] = (int16_t)p->adj[m].cb;
+        }
+        wk->npn = (int8_t)p->npn;
+        for (int m = 0; m < p->npn; m++) wk->pn[m] = (int16_t)p->pn[m];
+        wk->nnb = (int8_t)p->nnb;
+        for (int m = 0; m < p->nnb; m++) wk->nb[m] = (int16_t)p->nb[m];
     }
     for (int l = 0; l < size; l++) {
         W *dst = g->up_to_level + (size_t)l * nw;
@@ -409,7 +429,7 @@ static inline int has_free(const StateObject *s, const Pt *p, const W *free) {
  * with the group in `seen` if it has no freedom in `free` (NULL: never look), else 0 with
  * `seen` holding balls of that living group (Board._probe). */
 static int probe(const StateObject *s, int start, const W *mine, const W *theirs, const W *free, W *seen) {
-    const Pt *pts = s->geo->pts;
+    const struct Walk *table = s->geo->walk;
     int *walk = s->walk;
     int nw = s->nw, top = 0, cuts = s->bridge_cutting, af = s->all_freedoms;
     W avail[MAXW]; /* balls of the colour not reached yet: one test per contact */
@@ -421,17 +441,17 @@ static int probe(const StateObject *s, int start, const W *mine, const W *theirs
     SETB(seen, start);
     walk[top++] = start;
     while (top) {
-        const Pt *p = &pts[walk[--top]];
+        const struct Walk *p = &table[walk[--top]];
         if (free) {
-            const int *f = af ? p->nb : p->pn;
+            const int16_t *f = af ? p->nb : p->pn;
             int n = af ? p->nnb : p->npn;
             for (int k = 0; k < n; k++) if (TEST(free, f[k])) return 0;
         }
         for (int k = 0; k < p->nadj; k++) {
-            int j = p->adj[k].j;
+            int j = p->adj[k][0];
             if (!TEST(avail, j)) continue;
-            int ca = p->adj[k].ca;
-            if (ca >= 0 && cuts && TEST(theirs, ca) && TEST(theirs, p->adj[k].cb))
+            int ca = p->adj[k][1];
+            if (ca >= 0 && cuts && TEST(theirs, ca) && TEST(theirs, p->adj[k][2]))
                 continue; /* both crossing points hold enemy balls: the contact is cut */
             CLRB(avail, j);
             SETB(seen, j);
