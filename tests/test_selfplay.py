@@ -83,3 +83,19 @@ def test_resign_check_rejects_a_missing_file(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1].endswith(f"error: no such file: {tmp_path / 'nope.jsonl'}")
+
+
+@pytest.mark.process
+def test_scripts_run_plays_through_the_referee_and_says_where_the_results_are(tmp_path: Path) -> None:
+    import os
+
+    out = tmp_path / "match"
+    env = dict(os.environ, MCTS_SPEC="mcts:playouts=5", RUN_OUT=str(out))
+    done = subprocess.run([str(SCRIPTS / "run"), "--size", "3", "--games", "1", "--no-progress"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == (
+        f"Results: {out}/results.jsonl (one JSON line per game), {out}/game-NNNN.sgf (the games), {out}/match.json")
+    [game] = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert game["engine_a"].endswith("--player mcts:playouts=5")
+    assert game["engine_b"].endswith("--player heuristic")
