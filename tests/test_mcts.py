@@ -132,9 +132,21 @@ def test_resigns_when_the_evaluator_says_lost(white_result: float, resigner: Col
     board = Board(Rules(size=5))
     for colour in (Colour.WHITE, Colour.BLACK):
         player = MctsPlayer(random.Random(0), playouts=60, evaluator=Constant(white_result), resign_min_visits=50,
-                            prior_depth=-1, early_stop=False)
+                            prior_depth=-1, early_stop=False, resign_moves=1)
         choice = player.select_move(board, colour, Budget())
         assert (choice is RESIGN) == (colour is resigner)
+
+
+def test_resignation_waits_for_several_low_moves_in_a_row_per_colour() -> None:
+    board = Board(Rules(size=5))
+    player = MctsPlayer(random.Random(0), playouts=60, evaluator=Constant(0.0), resign_min_visits=50,
+                        prior_depth=-1, early_stop=False, resign_moves=3, reuse=False)
+    answers = [player.select_move(board, Colour.WHITE, Budget()) for _ in range(2)]
+    assert all(answer is not RESIGN for answer in answers)
+    assert player.select_move(board, Colour.BLACK, Budget()) is not RESIGN  # Black wins here: no streak
+    assert player.select_move(board, Colour.WHITE, Budget()) is RESIGN  # White's third low move
+    player.reset(board)  # a new position starts every streak afresh
+    assert player.select_move(board, Colour.WHITE, Budget()) is not RESIGN
 
 
 def test_resignation_off_and_min_visits_hold_it_back() -> None:
@@ -148,7 +160,8 @@ def test_resignation_off_and_min_visits_hold_it_back() -> None:
 
 def test_default_resignation_is_on_and_conservative() -> None:
     player = make_player("mcts")
-    assert 0 < player.resign <= 0.05 and player.resign_min_visits >= 200
+    assert 0 < player.resign <= 0.05 and player.resign_min_visits >= 200 and player.resign_moves >= 2
+    assert make_player("mcts:resign_moves=1").resign_moves == 1
 
 
 def test_only_move_is_played_without_search() -> None:

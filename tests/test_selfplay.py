@@ -54,7 +54,7 @@ def test_an_opening_is_played_first_and_the_players_follow_it() -> None:
 def test_resign_check_replays_resigned_games_and_tabulates_thresholds(tmp_path: Path) -> None:
     run = tmp_path / "run.jsonl"
     # A trigger-happy resigner: resigns below a 45% win rate after 30 visits.
-    spec = "mcts:playouts=40,resign=0.45,resign_visits=30"
+    spec = "mcts:playouts=40,resign=0.45,resign_visits=30,resign_moves=1"
     subprocess.run([str(SCRIPTS / "strength"), spec, "heuristic", "--games", "4", "--size", "4", "--out", str(run)],
                    check=True, capture_output=True, text=True, timeout=300)
     games = [json.loads(line) for line in run.read_text().splitlines() if '"record"' in line]
@@ -99,3 +99,24 @@ def test_scripts_run_plays_through_the_referee_and_says_where_the_results_are(tm
     [game] = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert game["engine_a"].endswith("--player mcts:playouts=5")
     assert game["engine_b"].endswith("--player heuristic")
+
+
+def test_resign_check_reads_margo_match_results(tmp_path: Path) -> None:
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.SourceFileLoader("resign_check", str(SCRIPTS / "resign-check"))
+    spec = importlib.util.spec_from_loader("resign_check", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    (tmp_path / "match.json").write_text(json.dumps({"rules": {"size": 5, "swap": "off", "komi": 0.5}}))
+    line = {"game": 1, "engine_a": "x", "white": "margo-gtp --size 5 --player 'mcts:playouts=50,seed=2'",
+            "black": "/venv/bin/margo-gtp --player=heuristic", "winner": "B", "winner_colour": "B",
+            "result": "B+R", "move_count": 2,
+            "moves": [{"colour": "W", "move": "C3:1"}, {"colour": "B", "move": "B2:1"}]}
+    (tmp_path / "results.jsonl").write_text(json.dumps(line) + "\n")
+    [game] = module.read_games([tmp_path / "results.jsonl"])
+    assert (game["white"], game["black"]) == ("mcts:playouts=50,seed=2", "heuristic")
+    assert game["record"] == ["C3:1", "B2:1"] and game["result"] == "B+R" and game["winner"] == "B"
+    assert game["rules_options"] == {"size": "5", "swap": "off", "komi": "0.5"}
+    assert module.player_spec("margo-gtp --size 7") == "random"

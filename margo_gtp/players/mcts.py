@@ -85,8 +85,10 @@ PRIOR_HEURISTIC_VISITS = 10   # virtual visits of a heuristic prior
 PRIOR_TEMPERATURE = 4.0       # heuristic score gap (a capture is 10) that divides the prior by e
 PRIOR_LOW = 0.1               # prior win rate of the worst-looking moves ...
 PRIOR_HIGH = 0.9              # ... and of the heuristic's favourite
-RESIGN_THRESHOLD = 0.03       # resign when the best move's win rate is below this (0 = never)
+RESIGN_THRESHOLD = 0.01       # resign when the best move's win rate is below this (0 = never)
 RESIGN_MIN_VISITS = 400       # ... and the root has at least this many visits (conservative)
+RESIGN_MOVES = 3              # ... at this many of the colour's moves in a row (docs/strength.md:
+                              # at 3% and 1 move, 4 of 28 measured games were resigned by their winner)
 EARLY_STOP = True             # stop when the most visited move can no longer be overtaken
 DECIDED_CHECK_EVERY = 8       # simulations between early-stop checks (the clock is read every one)
 MAX_WORKERS = 64              # root-parallel searchers (mcts:workers=N), this process included
@@ -320,6 +322,7 @@ class MctsPlayer:
         prior_temp: float = PRIOR_TEMPERATURE,
         resign: float = RESIGN_THRESHOLD,
         resign_min_visits: int = RESIGN_MIN_VISITS,
+        resign_moves: int = RESIGN_MOVES,
         reuse: bool = True,
         early_stop: bool = EARLY_STOP,
         workers: int = 1,
@@ -332,7 +335,8 @@ class MctsPlayer:
             "playout_moves": playout_moves, "evaluator": evaluator, "playout_policy": playout_policy,
             "heavy_tactics": heavy_tactics, "expand_visits": expand_visits, "prior_depth": prior_depth,
             "prior_visits": prior_visits, "prior_temp": prior_temp, "resign": resign,
-            "resign_min_visits": resign_min_visits, "reuse": reuse, "early_stop": early_stop,
+            "resign_min_visits": resign_min_visits, "resign_moves": resign_moves, "reuse": reuse,
+            "early_stop": early_stop,
         }
         self.workers = max(1, workers)
         self._helpers: list = []  # margo_gtp.players.parallel.Helper, started on first use
@@ -350,6 +354,8 @@ class MctsPlayer:
         self.prior_temp = prior_temp
         self.resign = resign
         self.resign_min_visits = resign_min_visits
+        self.resign_moves = max(1, resign_moves)
+        self._low_streak = [0, 0]  # the colours' own moves in a row below the resign threshold
         self.reuse = reuse
         self.early_stop = early_stop
         self.clock = clock
@@ -379,7 +385,11 @@ class MctsPlayer:
             move, visits, rate = self._merge(root, helpers)
         self.last_winrate, self.last_visits = rate, visits
         if self.resign > 0 and visits >= self.resign_min_visits and rate < self.resign:
-            return RESIGN
+            self._low_streak[int(colour)] += 1
+            if self._low_streak[int(colour)] >= self.resign_moves:
+                return RESIGN
+        else:
+            self._low_streak[int(colour)] = 0
         return move  # type: ignore[return-value]
 
     # -- root parallel (workers > 1; see margo_gtp.players.parallel) --------------------
@@ -449,6 +459,7 @@ class MctsPlayer:
     def reset(self, board: Board) -> None:
         """Drop the tree (the position changed other than by one move)."""
         self.root, self._root_key = None, None
+        self._low_streak = [0, 0]
 
     # -- search ------------------------------------------------------------------------
 
@@ -728,6 +739,7 @@ OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "prior_temp": ("prior_temp", _parse_float),
     "resign": ("resign", _parse_float),
     "resign_visits": ("resign_min_visits", _parse_count),
+    "resign_moves": ("resign_moves", _parse_count),
     "reuse": ("reuse", _parse_switch),
     "early_stop": ("early_stop", _parse_switch),
     "workers": ("workers", _parse_workers),
