@@ -70,8 +70,8 @@ def stream_session(engine, script: str, then: str, lines_before_input: int = 1) 
 
 def split_stream(output: str, prefix: str) -> tuple[list[str], str]:
     """(info lines of the stream that starts after ``prefix``, the text after the stream)."""
-    assert output.startswith(prefix + "=\n"), output
-    body, end, rest = output[len(prefix) + 2:].partition("\n\n")
+    assert output.startswith(prefix + "= \n"), output
+    body, end, rest = output[len(prefix) + 3:].partition("\n\n")
     assert end, output
     return body.split("\n") if body else [], rest
 
@@ -96,7 +96,7 @@ def test_analyze_streams_parseable_lines_and_stops_on_input(player) -> None:
 def test_analyze_with_an_id_and_default_interval() -> None:
     engine = analysis_engine()
     output = stream_session(engine, "7 margo-analyze w\n", "8 name\n")
-    assert output.startswith("=7\n") and output.endswith("\n\n=8 margo-gtp\n\n")
+    assert output.startswith("=7 \n") and output.endswith("\n\n=8 margo-gtp\n\n")
 
 
 def test_analyze_without_legal_moves_writes_no_line() -> None:
@@ -109,7 +109,7 @@ def test_analyze_without_legal_moves_writes_no_line() -> None:
     colour = board.to_move.letter
     assert not engine.session.board.legal_moves(board.to_move)
     output = stream_session(engine, f"margo-analyze {colour} 1\n", "name\n", lines_before_input=0)
-    assert output == "=\n\n= margo-gtp\n\n"
+    assert output == "= \n\n= margo-gtp\n\n"  # the stream head is written before its lines
 
 
 @pytest.mark.parametrize("command", ["margo-analyze", "margo-analyze x", "margo-analyze w -1", "margo-analyze w 1 2",

@@ -3,8 +3,13 @@
 This layer knows nothing about MarGo. It turns input lines into ``(id, name, args)``,
 looks the name up in one registry of handlers, and frames what the handler returns:
 
-    success   ``=[id] result\\n\\n``   (``=[id]\\n\\n`` when the result is empty)
+    success   ``=[id] result\\n\\n``   (``=\\n\\n`` when there is neither id nor result)
     failure   ``?[id] message\\n\\n``
+
+One space always follows ``=id`` (gtp.md section 1), even when the result is empty or
+starts on the next line (``=7 \\nLevel 1...``), as GNU Go writes it: GoGui's
+``GtpClient.readResponse`` and gogui-regress take the answer to be everything after the
+first space of the whole reply, so ``=7\\nLevel 1`` would lose the word ``Level``.
 
 A handler is any callable ``handler(args: list[str]) -> str | None | GtpStream``. It
 signals failure by raising :class:`GtpError` (``? message``), :class:`GtpFatalError`
@@ -16,7 +21,7 @@ What is enforced here (gtp.md section 1): every input line is preprocessed (CR a
 other control characters except HT/LF dropped, ``#`` comments cut, HT turned into a
 space, blank lines skipped without reply); a result never contains an empty line (empty
 lines inside a multi-line result are dropped); a result that starts with a newline
-(``showboard``) begins on the line after ``=``. What is not: argument syntax and game
+(``showboard``) begins on the line after ``=[id] ``. What is not: argument syntax and game
 state are the handlers' business (see :mod:`margo_gtp.protocol.session`).
 
 Handlers may come from several groups (the game session, an analysis group, GoGui
@@ -24,7 +29,7 @@ extras): :meth:`GtpEngine.add_handlers` merges them into the one registry that
 ``list_commands`` and ``known_command`` read.
 
 Streaming commands (``margo-analyze``, in the style of ``kata-analyze``) return a
-:class:`GtpStream`; the session loop writes ``=[id]``, lets the stream write lines
+:class:`GtpStream`; the session loop writes ``=[id] ``, lets the stream write lines
 until the next input line arrives, then ends the response with an empty line.
 """
 
@@ -123,16 +128,29 @@ def format_response(command_id: str | None, is_error: bool, text: str) -> str:
     """Frame one response: ``=id text\\n\\n`` or ``?id text\\n\\n``.
 
     Empty lines inside ``text`` are dropped (a GTP response ends at the first empty
-    line); a text starting with a newline starts on the line after the ``=``.
+    line); a text starting with a newline starts on the line after ``=id ``. The space
+    after the head is written whenever anything stands between it and the final empty
+    line, so a reader that takes everything after the first space (GoGui) gets the
+    whole answer:
+
+    >>> format_response("7", False, "\\nLevel 1\\nrow")
+    '=7 \\nLevel 1\\nrow\\n\\n'
+    >>> format_response("7", False, ""), format_response(None, False, "")
+    ('=7 \\n\\n', '=\\n\\n')
     """
-    head = ("?" if is_error else "=") + (command_id or "")
+    head = _response_head(command_id, is_error)
     lines = text.replace("\r", "").split("\n")
     body = [lines[0].rstrip()] + [line.rstrip() for line in lines[1:] if line.strip()]
     if body[0]:
-        return f"{head} " + "\n".join(body) + "\n\n"
+        return head + "\n".join(body) + "\n\n"
     if len(body) == 1:
-        return head + "\n\n"
+        return (head if command_id else head.rstrip()) + "\n\n"  # '=7 ' but a bare '='
     return head + "\n" + "\n".join(body[1:]) + "\n\n"
+
+
+def _response_head(command_id: str | None, is_error: bool) -> str:
+    """``'=7 '``, ``'? '``...: the sign, the id, one space."""
+    return ("?" if is_error else "=") + (command_id or "") + " "
 
 
 class GtpEngine:
@@ -318,7 +336,7 @@ def _run_stream(
     dst: IO[str],
     log: Callable[[str, str], None] | None,
 ) -> None:
-    _write(dst, "=" + (command_id or "") + "\n", log)
+    _write(dst, _response_head(command_id, False) + "\n", log)
 
     def write(line: str) -> None:
         text = "\n".join(part for part in line.split("\n") if part.strip())
