@@ -56,7 +56,7 @@ from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp import __version__
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules, RulesError
-from margo_gtp.vertex import Point, column_points, format_point_2d, project, projected_size
+from margo_gtp.vertex import Point, column_points, format_point_2d, parse_decimal, project, projected_size
 
 #: Private SGF game number of native MarGo records (no number is registered for MarGo).
 MARGO_GM = 77
@@ -303,12 +303,9 @@ def _single_raw(node: Any, identifier: str) -> str:
 def _float(node: Any, identifier: str) -> float:
     text = _single_raw(node, identifier)
     try:
-        value = float(text)
+        return parse_decimal(text.strip())
     except ValueError:
-        raise SgfError(f"bad {identifier} value: {text!r} (a number)") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise SgfError(f"bad {identifier} value: {text!r} (a finite number)")
-    return value
+        raise SgfError(f"bad {identifier} value: {text!r} (a finite number)") from None
 
 
 def _colour_letter(text: str, identifier: str) -> Colour:

@@ -157,3 +157,11 @@ def test_every_option_value_has_a_distinguishing_case() -> None:
     assert set(Rules().options()) == {option for option, _ in ALL_VALUES}
     missing = ALL_VALUES - covered
     assert not missing, f"option values without a distinguishing case: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("option, text", [("komi", "\u0665"), ("komi", "1_0"), ("komi", "inf"), ("size", "\u0667"), ("size", "1_0"), ("max_level", "\u0662")])
+def test_numbers_are_ascii_decimals(option: str, text: str) -> None:
+    from margo_gtp.engine import RulesError
+
+    with pytest.raises(RulesError, match=f"invalid value for {option}"):
+        Rules().with_options({option: text})

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from margo_gtp.vertex import MAX_SIZE, MIN_SIZE
+from margo_gtp.vertex import MAX_SIZE, MIN_SIZE, parse_decimal, parse_integer
 
 
 class Colour(enum.IntEnum):
@@ -156,7 +156,7 @@ def _parse_option(name: str, text: str) -> Any:
         return _ON_OFF[value]
     if name in ("size", "max_level"):
         try:
-            number = int(value)
+            number = parse_integer(value)
         except ValueError:
             raise RulesError(f"invalid value for {name}: {text!r} (an integer)") from None
         if name == "size" and not (MIN_SIZE <= number <= MAX_SIZE):
@@ -166,7 +166,7 @@ def _parse_option(name: str, text: str) -> Any:
         return number
     if name == "komi":
         try:
-            komi = float(value)
+            komi = parse_decimal(value)
         except ValueError:
             raise RulesError(f"invalid value for komi: {text!r} (a number)") from None
         if not math.isfinite(komi):

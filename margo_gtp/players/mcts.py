@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players.base import RESIGN, Budget, Resign
-from margo_gtp.vertex import Point
+from margo_gtp.vertex import Point, parse_decimal
 
 __all__ = [
     "Analysis",
@@ -531,7 +531,7 @@ def _parse_float(value: str, key: str) -> float:
     from margo_gtp.players import PlayerSpecError
 
     try:
-        number = float(value)
+        number = parse_decimal(value)
     except ValueError:
         raise PlayerSpecError(f"player option {key} must be a number: {value!r}") from None
     if not math.isfinite(number) or number < 0:

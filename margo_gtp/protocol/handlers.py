@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from margo_gtp.protocol.gtp import GtpError, Handler
+from margo_gtp.vertex import parse_decimal
 
 __all__ = ["HandlerGroup", "typed_handler"]
 
@@ -78,10 +79,8 @@ def _parse_int(text: str) -> int:
 
 
 def _parse_float(text: str) -> float:
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"not a finite number: {text!r}")
-    return value
+    # float() accepts '1_0', '\u0665', 'inf' and 'nan'; GTP floats are plain ASCII decimals.
+    return parse_decimal(text)
 
 
 class HandlerGroup:
