@@ -50,6 +50,7 @@ points are never orthogonal neighbours on the 2-D board.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from sgfmill import sgf as sgfmill_sgf
@@ -304,8 +305,9 @@ def _float(node: Any, identifier: str) -> float:
     text = _single_raw(node, identifier)
     try:
         return parse_decimal(text.strip())
-    except ValueError:
-        raise SgfError(f"bad {identifier} value: {text!r} (a finite number)") from None
+    except ValueError as error:
+        kind = "a finite number" if "finite" in str(error) else "a number"
+        raise SgfError(f"bad {identifier} value: {text!r} ({kind})") from None
 
 
 def _colour_letter(text: str, identifier: str) -> Colour:
@@ -524,9 +526,32 @@ def _is_idle_pass(board: Board, colour: Colour, move: Move) -> bool:
     return board.is_game_over() or not board.legal_moves(colour)
 
 
-def load_board(text: str, upto: int | None = None) -> tuple[GameRecord, Board]:
-    """:func:`loads` then :func:`replay`: what ``loadsgf FILE [n]`` needs (SgfError on failure)."""
+#: Largest SGF file :func:`read_file` reads. A full 19x19 MarGo game (2470 points, a few
+#: properties per move) is far below 1 MiB; the cap keeps ``loadsgf /dev/zero`` from
+#: reading without bound.
+MAX_SGF_BYTES = 8 * 1024 * 1024
+
+
+def read_file(path: str | Path) -> str:
+    """The text of an SGF file (UTF-8), read up to :data:`MAX_SGF_BYTES`; SgfError for a
+    larger file (or endless one, such as ``/dev/zero``) or undecodable bytes, OSError
+    for an unreadable one."""
+    with open(path, "rb") as stream:
+        data = stream.read(MAX_SGF_BYTES + 1)
+    if len(data) > MAX_SGF_BYTES:
+        raise SgfError(f"file is larger than {MAX_SGF_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SgfError(f"not UTF-8: {error}") from None
+
+
+def load_board(text: str, before_move: int | None = None) -> tuple[GameRecord, Board]:
+    """:func:`loads` then :func:`replay`, as ``loadsgf FILE [n]`` needs (SgfError on
+    failure): as GNU Go, the position before move ``before_move`` (counted from 1), the
+    whole game when it is None or past the end."""
     record = loads(text)
+    upto = None if before_move is None or before_move > len(record.moves) else before_move - 1
     return record, replay(record, upto)
 
 

@@ -255,12 +255,15 @@ def run_text(text: str, run_session: Callable[[str], str], kind: str = "tst") ->
 
 
 def in_process_session(text: str, seed: int = 0) -> str:
-    """Run ``text`` through a fresh in-process engine (default rules, random player)."""
+    """Run ``text`` through a fresh in-process engine built as ``margo-gtp --player
+    random --seed 0`` builds it (default rules, analysis commands installed)."""
     from margo_gtp.players import make_player
+    from margo_gtp.protocol.analysis import install
     from margo_gtp.protocol.gtp import run_gtp_session
     from margo_gtp.protocol.session import make_gtp_engine
 
     engine = make_gtp_engine(make_player("random", seed), stderr=io.StringIO())
+    install(engine, engine.session)
     out = io.StringIO()
     run_gtp_session(engine, io.StringIO(text, newline="\n"), out)
     return out.getvalue()

@@ -88,7 +88,7 @@ def test_analyze_streams_parseable_lines_and_stops_on_input(player) -> None:
     for line in lines:
         info = parse_info(line)
         assert info["move"] in legal and info["pv"][0] == info["move"]
-        assert info["visits"] > 0 and 0 <= info["winrate"] <= 1 and 0 <= info["prior"] <= 1
+        assert info["visits"] > 0 and 0 <= info["winrate"] <= 1 and 0 <= info["prior"] <= 1 and 0 <= info["amaf"] <= 1
         assert info["order"] >= 0
     assert engine.session.board.history == [(Colour.WHITE, Move.from_gtp("c3", 5))]  # board untouched
 
@@ -119,13 +119,45 @@ def test_analyze_syntax_errors(command: str) -> None:
 
 
 def test_snapshot_lines_parse_and_are_best_first() -> None:
+    """A playout budget, not a time: the answer holds a real search (more visits than
+    the virtual prior visits), even though the input ends right after the command."""
     engine = analysis_engine()
-    answer = run_script(engine, ["margo-analyze_snapshot w 5"])
-    assert answer.startswith("= info move ")
-    lines = answer[2:].rstrip("\n").split("\n")
+    answer = run_script(engine, ["margo-set_limit playouts=300", "margo-analyze_snapshot w"])
+    assert answer.startswith("=\n\n= \ninfo move ")
+    lines = answer[len("=\n\n= \n"):].strip("\n").split("\n")
     infos = [parse_info(line) for line in lines]
+    assert len(infos) == 10
     assert [info["order"] for info in infos] == list(range(len(infos)))
     assert [info["visits"] for info in infos] == sorted((info["visits"] for info in infos), reverse=True)
+    assert sum(info["visits"] for info in infos) > 10 * 10  # beyond the 10 virtual prior visits each
+    assert all(0.1 <= info["prior"] <= 0.9 and 0 <= info["amaf"] <= 1 for info in infos)
+
+
+@pytest.mark.parametrize("centiseconds", ["6001", "99999999999", "-1"])
+def test_snapshot_duration_is_capped(centiseconds: str) -> None:
+    assert run_script(analysis_engine(), [f"margo-analyze_snapshot b {centiseconds}", "name"]) == "? syntax error\n\n= margo-gtp\n\n"
+
+
+def test_snapshot_stops_at_the_next_input_line() -> None:
+    """With a budget it would take hours to spend, the next command still gets its
+    answer: the snapshot answers with what it found so far, as the stream does."""
+    engine = analysis_engine()
+    output = stream_session(engine, "margo-set_limit playouts=100000000\nmargo-analyze_snapshot b\n", "name\n", lines_before_input=0)
+    assert output.startswith("=\n\n= \n") and output.endswith("\n\n= margo-gtp\n\n")
+
+
+def test_snapshot_prior_is_the_heuristic_prior() -> None:
+    """``prior`` is what the search started from (the heuristic's one-ply opinion, the
+    same for a move however long the search), ``amaf`` its RAVE rate."""
+    answers = []
+    for playouts in (20, 400):
+        engine = analysis_engine(MctsPlayer(random.Random(5)))
+        out = run_script(engine, ["play w c3", f"margo-set_limit playouts={playouts}", "margo-analyze_snapshot b"])
+        answers.append({info["move"]: info for info in map(parse_info, out.split("= \n")[1].strip().split("\n"))})
+    common = set(answers[0]) & set(answers[1])
+    assert common
+    assert {move: answers[0][move]["prior"] for move in common} == {move: answers[1][move]["prior"] for move in common}
+    assert any(answers[1][move]["amaf"] != answers[1][move]["prior"] for move in common)
 
 
 def test_install_lists_the_commands_and_the_gogui_entry() -> None:

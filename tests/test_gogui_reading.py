@@ -65,13 +65,13 @@ def check_replies(output: str, expected_count: int) -> list[str]:
 
 # Every command of margo-gtp with arguments that make it answer; multi-line ones first.
 ENGINE_SCRIPT = [
-    "boardsize 5",
+    "margo-set_limit playouts=30",
     "play w c3",
     "showboard",
     "list_commands",
     "gogui-analyze_commands",
     "printsgf",
-    "margo-analyze_snapshot b 5",
+    "margo-analyze_snapshot b",
     "final_status_list dead",
     "final_status_list alive",
     "margo-legal_moves b",
@@ -80,6 +80,7 @@ ENGINE_SCRIPT = [
     "margo-score",
     "margo-to_move",
     "final_score",
+    "cputime",
     "name",
     "version",
     "protocol_version",
@@ -117,11 +118,11 @@ def test_every_engine_command_reads_the_gogui_way() -> None:
     for with_id in (False, True):
         lines = [f"{n} {line}" if with_id else line for n, line in enumerate(ENGINE_SCRIPT, start=1)]
         answers = check_replies(run_script(_engine(), lines + ["quit"]), len(lines) + 1)
-        assert answers[2].startswith("Level 1\n    A B C D E\n")  # showboard
+        assert answers[2].startswith("\nLevel 1\n    A B C D E\n")  # showboard, from the line after '=' 
         assert answers[3].split("\n")[0] == "boardsize"  # list_commands
         assert answers[4].split("\n")[0].startswith("string/")  # gogui-analyze_commands
         assert answers[5].startswith("(;")  # printsgf
-        assert answers[6].startswith("info move ")  # margo-analyze_snapshot
+        assert answers[6].startswith("\ninfo move ")  # margo-analyze_snapshot, from the line after '='
 
 
 @pytest.mark.parametrize("command_id", ["", "12 "])
@@ -137,8 +138,8 @@ def test_the_streaming_analysis_head_reads_the_gogui_way(command_id: str) -> Non
 
 
 PROXY_SCRIPT = [
-    "boardsize 9",
-    "play b e5",
+    "boardsize 17",
+    "play b j9",
     "gogui-rules_board",
     "gogui-rules_board_gfx",
     "showboard",
@@ -151,6 +152,8 @@ PROXY_SCRIPT = [
     "gogui-rules_final_result",
     "gogui-rules_captured_count",
     "gogui-rules_game_id",
+    "margo-set_limit playouts=20",
+    "margo-analyze_snapshot b",
     "final_status_list dead",
     "margo-board",
     "margo-get_rules",
@@ -198,7 +201,7 @@ def test_every_proxy_command_reads_the_gogui_way() -> None:
         lines = [f"{n} {line}" if with_id else line for n, line in enumerate(PROXY_SCRIPT, start=1)]
         answers = check_replies(_proxy(lines + ["quit"]), len(lines) + 1)
         board = answers[2].strip("\n").split("\n")
-        # GoGui's ruler board: 17 rows of 17 cells, the ball of E5 (2-D I9) in the middle
+        # GoGui's ruler board: 17 rows of 17 cells, the ball of E5:1 (2-D J9) in the middle
         assert [len(row.split()) for row in board] == [17] * 17
         assert board[8].split()[8] == "X"
         assert answers[3].split("\n")[-1].startswith("TEXT ")  # gogui-rules_board_gfx

@@ -37,7 +37,7 @@ def board_json(engine: GtpEngine) -> dict:
 
 
 ALL_COMMANDS = sorted(
-    """boardsize clear_board final_score final_status_list genmove gogui-analyze_commands
+    """boardsize clear_board cputime final_score final_status_list genmove gogui-analyze_commands
     kgs-time_settings known_command komi list_commands loadsgf margo-board margo-get_rules
     margo-legal_moves margo-score margo-set_limit margo-set_rules margo-setup margo-to_move name play printsgf
     protocol_version quit reg_genmove showboard time_left time_settings undo version""".split()
@@ -64,6 +64,7 @@ TRANSCRIPTS = [
     ),
     ("quit", "quit\nname\n", "=\n\n"),
     ("quit with id", "9 quit\n", "=9 \n\n"),
+    ("cputime takes no argument", "cputime now\n", "? syntax error\n\n"),  # its value: commands.tst
     ("quit with arg", "quit now\nquit\n", "? syntax error\n\n=\n\n"),
     (
         "boardsize",

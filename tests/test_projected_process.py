@@ -239,7 +239,7 @@ def test_a_dead_engine_is_reported_and_quit_still_works() -> None:
         input=script, capture_output=True, text=True, timeout=60,
     )
     assert completed.stdout == (
-        "= Margo\n\n? engine is not running\n\n? engine is not running\n\n? unknown command\n\n=\n\n"
+        "= Margo\n\n? engine is not running\n\n? engine is not running\n\n? engine is not running\n\n=\n\n"
     )
     assert completed.returncode == 0
 

@@ -101,7 +101,7 @@ class Node:
                   parent in which ``player`` played ``point`` later on
     """
 
-    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w")
+    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w", "prior")
 
     def __init__(self, move: Move | None, player: int, point: int, parent: "Node | None") -> None:
         self.move = move
@@ -113,6 +113,7 @@ class Node:
         self.w = 0.0
         self.rave_n = 0
         self.rave_w = 0.0
+        self.prior = PRIOR_VALUE  # the heuristic prior win rate given at expansion, if any
 
     def win_rate(self) -> float:
         """Wins for ``player`` per visit (``PRIOR_VALUE`` when unvisited)."""
@@ -247,9 +248,10 @@ class Analysis:
     move: Move
     visits: int
     winrate: float  # for the colour to move
-    prior: float    # AMAF win rate (the search's prior opinion of the move)
+    prior: float    # prior win rate from the heuristic at expansion (PRIOR_VALUE when none)
     order: int      # 0 = the move the player would choose now
     pv: tuple[Move, ...]
+    amaf: float = PRIOR_VALUE  # all-moves-as-first (RAVE) win rate for the colour to move
 
 
 class MctsPlayer:
@@ -478,6 +480,7 @@ class MctsPlayer:
                 rate = PRIOR_LOW + (PRIOR_HIGH - PRIOR_LOW) * math.exp((score - top) / self.prior_temp)
                 child.n = self.prior_visits
                 child.w = rate * self.prior_visits
+                child.prior = rate
             children.sort(key=lambda child: -child.w)  # stable: the shuffle still breaks ties
         node.children = children
 
@@ -522,8 +525,8 @@ class MctsPlayer:
                 if node.n == 0:
                     break
                 pv.append(node.move)
-            prior = child.rave_w / child.rave_n if child.rave_n else PRIOR_VALUE
-            out.append(Analysis(child.move, child.n, child.win_rate(), prior, order, tuple(pv)))  # type: ignore[arg-type]
+            amaf = child.rave_w / child.rave_n if child.rave_n else PRIOR_VALUE
+            out.append(Analysis(child.move, child.n, child.win_rate(), child.prior, order, tuple(pv), amaf))  # type: ignore[arg-type]
         return out
 
 

@@ -58,7 +58,15 @@ __all__ = [
 
 
 class GtpError(Exception):
-    """Raised by a handler to answer ``? message``; the session goes on"""
+    """Raised by a handler to answer ``? message``; the session goes on.
+
+    ``detail`` (optional) says why, for a human: the engine writes it on stderr, never
+    in the answer, whose canonical text referees compare literally (gtp.md section 1).
+    """
+
+    def __init__(self, message: str, *, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
 
 
 class GtpFatalError(GtpError):
@@ -76,7 +84,11 @@ class GtpQuit(Exception):
 @runtime_checkable
 class GtpStream(Protocol):
     """A streaming result: :meth:`run` writes result lines (no empty line, each ending
-    in ``\\n``) through ``write`` until ``stop_requested()`` is true, then returns."""
+    in ``\\n``) through ``write`` until ``stop_requested()`` is true, then returns.
+
+    ``stop_requested()`` turns true when the next input line arrives, and at the end of
+    input unless the stream has an attribute ``stop_at_eof = False`` (a stream that
+    ends by itself, such as a search with a time limit)."""
 
     def run(self, write: Callable[[str], None], stop_requested: Callable[[], bool]) -> None: ...
 
@@ -162,7 +174,9 @@ class GtpEngine:
     with the traceback written to ``stderr``.
     """
 
-    def __init__(self, handlers: Mapping[str, Handler] | None = None, *, stderr: IO[str] | None = None) -> None:
+    def __init__(
+        self, handlers: Mapping[str, Handler] | None = None, *, stderr: IO[str] | None = None, program: str = "margo-gtp"
+    ) -> None:
         self.handlers: dict[str, Handler] = {
             "protocol_version": self._cmd_protocol_version,
             "known_command": self._cmd_known_command,
@@ -170,6 +184,7 @@ class GtpEngine:
             "quit": self._cmd_quit,
         }
         self._stderr = stderr
+        self.program = program
         if handlers:
             self.add_handlers(handlers)
 
@@ -195,8 +210,10 @@ class GtpEngine:
         except GtpQuit as quit_:
             return False, quit_.result, True
         except GtpFatalError as error:
+            self._explain(name, args, error)
             return True, str(error), True
         except GtpError as error:
+            self._explain(name, args, error)
             return True, str(error), False
         except Exception:  # noqa: BLE001 - containment is the point: the session must go on
             stream = self._stderr or sys.stderr
@@ -211,6 +228,16 @@ class GtpEngine:
             return True, "internal error", False
         return False, result, False
 
+    def _explain(self, name: str, args: list[str], error: GtpError) -> None:
+        """Write why a command failed on stderr: its detail, and for every syntax error
+        at least the offending command (illegal moves explain themselves the same way)."""
+        if error.detail is None and str(error) != "syntax error":
+            return
+        reason = f": {error.detail}" if error.detail else ""
+        stream = self._stderr or sys.stderr
+        stream.write(f"{self.program}: {error}: {' '.join([name, *args])!r}{reason}\n")
+        stream.flush()
+
     def handle_line(self, raw_line: str) -> Reply | None:
         """Preprocess and run one raw input line; None when the line gets no reply."""
         line = preprocess_line(raw_line)
@@ -218,6 +245,7 @@ class GtpEngine:
             return None
         command_id, name, args = parse_command(line)
         if name is None:
+            self._explain(command_id or "", [], GtpError("syntax error", detail="an id and no command"))
             return Reply(command_id, True, "syntax error", False)
         is_error, text, end = self.run_command(name, args)
         return Reply(command_id, is_error, text, end)
@@ -278,10 +306,19 @@ class _LineReader:
         return line
 
     def line_waiting(self) -> bool:
+        """True when a line, or the end of input, is waiting."""
         if self._queue is None:
             self._queue = queue.Queue()
             threading.Thread(target=self._pump, name="gtp-reader", daemon=True).start()
         return not self._queue.empty()
+
+    def command_waiting(self) -> bool:
+        """True when a line is waiting; the end of input does not count."""
+        if not self.line_waiting():
+            return False
+        assert self._queue is not None
+        with self._queue.mutex:
+            return bool(self._queue.queue) and self._queue.queue[0] != ""
 
     def _pump(self) -> None:
         assert self._queue is not None
@@ -343,8 +380,11 @@ def _run_stream(
         if text:
             _write(dst, text + "\n", log)
 
+    # A stream that ends by itself (stop_at_eof False: a snapshot) keeps going at the end
+    # of input and stops only for a command; an endless one stops at either.
+    stop = reader.line_waiting if getattr(stream, "stop_at_eof", True) else reader.command_waiting
     try:
-        stream.run(write, reader.line_waiting)
+        stream.run(write, stop)
     except Exception:  # noqa: BLE001 - a failing stream still ends its response
         (engine._stderr or sys.stderr).write(f"margo-gtp: internal error in stream:\n{traceback.format_exc()}")
     _write(dst, "\n", log)
