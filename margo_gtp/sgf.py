@@ -425,7 +425,14 @@ def _read_projected(game: sgfmill_sgf.Sgf_game) -> GameRecord:
     if side % 2 == 0 or side < 3:
         raise SgfError(f"projected Go record: SZ[{side}] is not an odd size from 3 to 25 (2N-1 for N = 2..13)")
     size = (side + 1) // 2
-    record = GameRecord(rules=_read_rules(root, size))
+    rules = _read_rules(root, size)
+    if not _mr_names(root) & {"first_player"}:
+        # A Go tool (gogui-twogtp) writes no MarGo rules and lets Black move first: the
+        # first move says who did, so the native record replays as the game was played.
+        first = next((node.get_move()[0] for node in game.get_main_sequence()[1:] if _plain_move(node)), None)
+        if first is not None:
+            rules = rules.replace(first_player=Colour.parse(first))
+    record = GameRecord(rules=rules)
     record.black_name = _text(root, "PB")
     record.white_name = _text(root, "PW")
     record.result = _text(root, "RE")
@@ -462,6 +469,21 @@ def _read_projected(game: sgfmill_sgf.Sgf_game) -> GameRecord:
                                f"({colour.letter} {move.gtp()}) is illegal: {error}") from None
         _append_move(record, node, colour, move)
     return record
+
+
+def _mr_names(root: Any) -> set[str]:
+    """The option names a root's ``MR`` property gives."""
+    if not root.has_property("MR"):
+        return set()
+    return {entry.partition("=")[0].strip() for entry in _decode_values(root, "MR")}
+
+
+def _plain_move(node: Any) -> bool:
+    """A node with one readable move (B or W); malformed ones are reported later."""
+    try:
+        return node.get_move()[0] is not None
+    except ValueError:
+        return False
 
 
 def _read_root_extras(record: GameRecord, root) -> None:

@@ -313,6 +313,7 @@ def test_a_go_tool_saved_game_loads_with_end_passes() -> None:
     text = (DATA / "gogui_saved_n3.sgf").read_text(encoding="utf-8")
     record = sgf.loads(text)
     assert record.rules.size == 3 and record.rules.komi == 0.5
+    assert record.rules.first_player == Colour.BLACK  # gogui-twogtp: Black moved first, the record has no MR
     assert [(c.letter, m.gtp()) for c, m in record.moves][:5] == [
         ("B", "A1:1"), ("W", "B1:1"), ("B", "A2:1"), ("W", "B2:1"), ("B", "A1:2")]
     assert record.move_properties[0] == {"C": ["first"]}
@@ -366,6 +367,8 @@ def test_command_line_converts_both_ways(tmp_path: Path) -> None:
 
     native = convert("native", DATA / "gogui_saved_n3.sgf")
     assert native.returncode == 0 and "GM[77]" in native.stdout
+    assert "MR[first_player=black]" in native.stdout  # Black moved first in this twogtp game
+    assert sgf.replay(sgf.loads(native.stdout)).outcome().result() == "W+3.5"
     (tmp_path / "native.sgf").write_text(native.stdout, encoding="utf-8")
     projected = convert("projected", tmp_path / "native.sgf")
     assert projected.returncode == 0
