@@ -193,7 +193,10 @@ RESULT = re.compile(r"^= (0|[WB]\+\d+(\.\d+)?)\n\n$")
 
 
 def test_final_score_estimate_with_an_mcts_player() -> None:
+    """A playout budget (margo-set_limit), not the default 1 s cap: the answer does not
+    depend on the machine's speed."""
     engine = analysis_engine(size=4)
+    assert engine.respond("margo-set_limit playouts=300\n")[0] == "=\n\n"
     # White's lone ball in Black's corner is as good as dead
     assert engine.respond("margo-setup w a1 b b1 b a2 b b2 b c2 b b3\n")[0] == "=\n\n"
     assert engine.respond("margo-to_move b\n")[0] == "=\n\n"
@@ -231,13 +234,15 @@ def test_random_player_sessions_keep_ball_counts() -> None:
     assert engine.respond("final_score\n")[0] == "= B+1\n\n"
 
 
-def test_margo_gtp_installs_analysis_for_searching_players_only() -> None:
+def test_margo_gtp_installs_analysis_for_every_player() -> None:
+    """gtp.md section 4 lists margo-analyze for every engine: players that do not search
+    get a private MCTS searcher (see test_client.py for its answers)."""
     import subprocess
     import sys
     from pathlib import Path
 
     exe = str(Path(sys.executable).with_name("margo-gtp"))
     script = "known_command margo-analyze\nknown_command margo-analyze_snapshot\nquit\n"
-    for player, answer in (("mcts", "true"), ("random", "false"), ("heuristic", "false")):
+    for player, answer in (("mcts", "true"), ("random", "true"), ("heuristic", "true")):
         result = subprocess.run([exe, "--player", player], input=script, capture_output=True, text=True, timeout=60)
         assert result.stdout == f"= {answer}\n\n= {answer}\n\n=\n\n", player

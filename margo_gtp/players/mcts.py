@@ -612,10 +612,11 @@ def make_mcts(options: dict[str, str], seed: int | None) -> MctsPlayer:
 # Estimates for final_score / final_status_list
 
 
-def estimate(board: Board, seconds: float = 0.5, *, playouts: int = 400, seed: int = 0,
+def estimate(board: Board, seconds: float | None = 0.5, *, playouts: int = 400, seed: int = 0,
              clock: Callable[[], float] = time.perf_counter) -> tuple[float, list[Point]]:
     """Score estimate ``white - black`` and the balls judged dead, from random playouts
-    played to the end of the game (at most ``playouts``, at most ``seconds``).
+    played to the end of the game (at most ``playouts``, at most ``seconds``; None: no
+    time limit, so the answer depends on the seed and the budget only).
 
     A ball is dead when its point ends up not holding its colour (empty or the other
     colour: the ball was taken) in more than half of the playouts, or when it is a zombie now (gtp.md: ``dead`` includes zombies). The
@@ -631,8 +632,8 @@ def estimate(board: Board, seconds: float = 0.5, *, playouts: int = 400, seed: i
     lost = {point: 0 for point in balls}
     total = 0.0
     done = 0
-    deadline = clock() + seconds
-    while done < playouts and (done == 0 or clock() < deadline):
+    deadline = None if seconds is None else clock() + seconds
+    while done < playouts and (done == 0 or deadline is None or clock() < deadline):
         work = board.copy()
         work.random_playout(rng, max_moves=PLAYOUT_CAP)
         white, black = work.score()

@@ -1,7 +1,7 @@
 """Analysis commands: ``margo-analyze`` (gtp.md section 4) and playout-based estimates.
 
 A handler group added to an engine next to the game session (:func:`install`; the
-``margo-gtp`` command line does so when the player searches, see :func:`searches`):
+``margo-gtp`` command line does so for every player):
 
 ``margo-analyze C [interval]``
     Streams the MCTS search for colour ``C`` in the current position, in the style of
@@ -28,7 +28,8 @@ A handler group added to an engine next to the game session (:func:`install`; th
 
 With an MCTS player, ``final_score`` and ``final_status_list`` (``dead``/``alive``) use
 :func:`margo_gtp.players.mcts.estimate` (playouts to the end, ownership of the
-balls) while the game is not over; with other players the session's own answers stand
+balls; ``ESTIMATE_PLAYOUTS`` within ``ESTIMATE_SECONDS``, or exactly the budget of
+``margo-set_limit`` when one was set) while the game is not over; with other players the session's own answers stand
 (ball counts now, zombies as dead). A finished or resigned game is always the session's.
 
 What is enforced: colour and interval syntax (``syntax error``). What is not: a bound on
@@ -204,6 +205,12 @@ class AnalysisGroup(HandlerGroup):
         return SnapshotStream(self.player(), self.session.board, colour, seconds, playouts)
 
     def _estimate(self) -> tuple[float, list]:
+        """Playouts to the end: at most ESTIMATE_PLAYOUTS within ESTIMATE_SECONDS, or
+        exactly what ``margo-set_limit`` asked for when it gave a limit."""
+        limit = getattr(self.session, "limit", None)
+        if limit is not None and (limit.seconds is not None or limit.playouts is not None):
+            playouts = limit.playouts if limit.playouts is not None else ESTIMATE_PLAYOUTS
+            return estimate(self.session.board, limit.seconds, playouts=playouts)
         return estimate(self.session.board, ESTIMATE_SECONDS, playouts=ESTIMATE_PLAYOUTS)
 
     def cmd_final_score(self) -> str:
@@ -227,9 +234,8 @@ class AnalysisGroup(HandlerGroup):
 
 
 def searches(player: object) -> bool:
-    """True for players whose search the analysis commands show (MCTS players): the
-    composition root installs the group for those only, so an engine with the random or
-    heuristic player keeps the plain command set."""
+    """True for players whose own search the analysis commands show (MCTS players);
+    other players are analysed by a private searcher."""
     return isinstance(player, MctsPlayer)
 
 
