@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import queue
 import shlex
 import shutil
-import queue
 import subprocess
 import sys
 import threading
@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Sequence
 
+import margo_gtp
 from margo_gtp.protocol.gtp import GtpEngine, GtpError, GtpQuit, GtpStream, run_gtp_session
 from margo_gtp.vertex import (
     InvalidVertexError,
@@ -582,6 +583,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"seconds to wait for an engine answer, except to genmove/reg_genmove/margo-analyze_snapshot "
         f"(default {DEFAULT_TIMEOUT:g}); an engine that does not answer in time is stopped",
     )
+    parser.add_argument("--version", action="version", version=f"margo-gtp-2d {margo_gtp.__version__}",
+                        help="print the version and exit")
     options = parser.parse_args(argv)
     if len(options.hole) != 1 or not options.hole.isprintable() or options.hole.isspace():
         parser.error("--hole takes one visible character")
