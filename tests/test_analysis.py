@@ -169,7 +169,7 @@ def test_snapshot_without_a_time_searches_exactly_the_margo_set_limit_playouts(p
     board = Board(Rules(size=5))
     reference.reset(board)
     root = reference.search(board.copy(), Colour.WHITE, playouts=playouts)
-    assert answer == "=\n\n= " + "\n".join(format_info(item) for item in reference.analysis(root)) + "\n\n"
+    assert answer == "=\n\n= \n" + "\n".join(format_info(item) for item in reference.analysis(root)) + "\n\n"
 
 
 def test_install_lists_the_commands_and_the_gogui_entry() -> None:
