@@ -535,7 +535,9 @@ def _parse_float(value: str, key: str) -> float:
 
     try:
         number = parse_decimal(value)
-    except ValueError:
+    except ValueError as error:
+        if "finite" in str(error) or value.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise PlayerSpecError(f"player option {key} must be a finite number >= 0: {value!r}") from None
         raise PlayerSpecError(f"player option {key} must be a number: {value!r}") from None
     if not math.isfinite(number) or number < 0:
         raise PlayerSpecError(f"player option {key} must be a finite number >= 0: {value!r}")
