@@ -384,3 +384,13 @@ def test_command_line_converts_both_ways(tmp_path: Path) -> None:
     assert failed.returncode == 1
     assert failed.stderr == f"margo_adapters.sgf: {bad}: move 1 (W A1:2) is illegal: " \
                             "illegal move: A1:2 for WHITE: point is not supported\n"
+
+
+def test_load_board_is_loadsgf_n_as_gnu_go() -> None:
+    """``loadsgf FILE n``: the position before move n (from 1); None or past the end: the whole game."""
+    text = "(;GM[77]SZ[3];W[aa:1];B[cc:1];W[ba:1])"
+    boards = {n: sgf.load_board(text, n)[1] for n in (None, 1, 2, 4, 99)}
+    assert [len(boards[n].history) for n in (None, 1, 2, 4, 99)] == [3, 0, 1, 3, 3]
+    assert boards[2].balls() == {parse_vertex("A3:1", 3): Colour.WHITE}
+    record, _ = sgf.load_board(text)
+    assert len(record.moves) == 3
