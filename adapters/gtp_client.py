@@ -116,6 +116,8 @@ class GtpClient:
         self._next_id = 1
         self._broken: str | None = None
         self._eof = False
+        #: The engine's last stderr lines (shown when it dies at start-up).
+        self.stderr_tail: deque[str] = deque(maxlen=20)
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -156,7 +158,16 @@ class GtpClient:
         )
         # stdout is read in the caller's thread with poll() (no thread hop per answer);
         # stderr is drained by a thread so a chatty engine never blocks on a full pipe.
-        threading.Thread(target=self._read_stderr, args=(self._process,), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, args=(self._process,), daemon=True)
+        self._stderr_reader.start()
+
+    def last_stderr(self, wait: float = 2.0) -> list[str]:
+        """The engine's last stderr lines; after it exited, waits up to ``wait`` seconds for
+        the rest of its stderr to be read."""
+        reader = getattr(self, "_stderr_reader", None)
+        if reader is not None and self.returncode is not None:
+            reader.join(timeout=wait)
+        return list(self.stderr_tail)
 
     def restart(self) -> None:
         """Kill the engine (if running) and start a fresh one: the cure for a broken client."""
@@ -337,7 +348,9 @@ class GtpClient:
         assert process.stderr is not None
         try:
             for raw in process.stderr:
-                self._log("!!", raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                self.stderr_tail.append(line)
+                self._log("!!", line)
         except (OSError, ValueError):
             pass
 

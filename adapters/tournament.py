@@ -26,12 +26,14 @@ Configuration (every key but ``engines`` optional)::
     command = "margo-gtp --player random"
 
 What is checked: keys and value types (unknown keys are errors, quoted), unique engine
-names, rules through the rules core. What is not: that the commands run (a command that
-cannot start loses its games by forfeit with reason ``start failed``).
+names, rules through the rules core, limits (timeouts and ``max_moves`` not negative). What
+is not: that the commands run (an engine that cannot start stops the tournament with its
+error, as in margo-match).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -41,7 +43,7 @@ from typing import Any
 
 from margo_gtp.engine import Rules, RulesError
 
-from margo_adapters.referee import EngineSpec, MatchConfig, MatchRun, TimeControl, load_records, run_match
+from margo_adapters.referee import Backend, EngineSpec, MatchConfig, MatchRun, TimeControl, load_records, run_match
 from margo_adapters.stats import RatingsUndefined, ml_ratings
 
 FORMATS = ("round-robin", "gauntlet")
@@ -81,6 +83,10 @@ class TournamentConfig:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as error:
             raise TournamentConfigError(f"{path}: not valid TOML: {error}") from None
+        except UnicodeDecodeError:
+            raise TournamentConfigError(f"{path}: not a text file (a TOML configuration is UTF-8 text)") from None
+        except IsADirectoryError:
+            raise TournamentConfigError(f"{path}: is a directory, not a TOML configuration") from None
         return cls.from_mapping(data, base=path.parent)
 
     @classmethod
@@ -123,11 +129,18 @@ class TournamentConfig:
         except ValueError as error:
             raise TournamentConfigError(f"'time_control': {error}") from None
         move_timeout = _get(data, "move_timeout", float, 60.0)
+        command_timeout = _get(data, "command_timeout", float, 30.0)
         max_moves = _get(data, "max_moves", int, 0)
         games = _get(data, "games", int, 2)
         parallel = _get(data, "parallel", int, 1)
         if games < 1 or parallel < 1:
             raise TournamentConfigError("'games' and 'parallel' must be at least 1")
+        if not (math.isfinite(move_timeout) and move_timeout >= 0):
+            raise TournamentConfigError(f"'move_timeout' must be 0 (no limit) or a positive number of seconds: {move_timeout:g}")
+        if not (math.isfinite(command_timeout) and command_timeout > 0):
+            raise TournamentConfigError(f"'command_timeout' must be a positive number of seconds: {command_timeout:g}")
+        if max_moves < 0:
+            raise TournamentConfigError(f"'max_moves' must be 0 (never) or a positive number of moves: {max_moves}")
         return cls(
             engines=tuple(engines),
             out=base / _get(data, "out", str, "tournament"),
@@ -136,7 +149,7 @@ class TournamentConfig:
             games=games,
             rules=rules,
             move_timeout=move_timeout or None,
-            command_timeout=_get(data, "command_timeout", float, 30.0),
+            command_timeout=command_timeout,
             max_moves=max_moves or None,
             time_control=time_control,
             parallel=parallel,
@@ -201,18 +214,25 @@ class TournamentRun:
 def run_tournament(
     config: TournamentConfig,
     on_pairing: Callable[[int, Entrant, Entrant, MatchConfig], tuple[Callable[..., None] | None, Callable[..., None] | None]] | None = None,
+    backend: Backend | None = None,
+    on_pairing_done: Callable[[Path, MatchConfig, MatchRun], None] | None = None,
 ) -> TournamentRun:
     """Play every pairing's missing games in order; stop early on Ctrl-C.
 
     ``on_pairing(number, a, b, match_config)`` may return ``(on_start, on_game)`` callbacks
-    for that pairing's :func:`run_match`.
+    for that pairing's :func:`run_match`; ``on_pairing_done(directory, match_config, run)``
+    is called after each pairing (the command line writes the pairing's summary.json);
+    ``backend`` plays the games elsewhere (``--cluster``).
     """
     records: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for number, (a, b) in enumerate(config.pairings(), 1):
         match_config = config.match_config(a, b)
         on_start, on_game = on_pairing(number, a, b, match_config) if on_pairing else (None, None)
-        run: MatchRun = run_match(match_config, config.pairing_directory(number, a, b), on_game=on_game, on_start=on_start)
+        directory = config.pairing_directory(number, a, b)
+        run: MatchRun = run_match(match_config, directory, on_game=on_game, on_start=on_start, backend=backend)
         records[(a.name, b.name)] = run.records
+        if on_pairing_done is not None:
+            on_pairing_done(directory, match_config, run)
         if run.interrupted:
             return TournamentRun(records, interrupted=True)
     return TournamentRun(records)

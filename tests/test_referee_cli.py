@@ -210,7 +210,8 @@ def test_margo_gtp_heuristic_against_mcts_with_swap_and_time_control(tmp_path):
 @pytest.mark.parametrize(
     "winners, line",
     [
-        (["A", "A"], "Elo A - B: +inf (95%: +inf to +inf)"),
+        (["A", "A"], "Elo A - B: n/a (no losses)"),
+        (["B", "B", "B"], "Elo A - B: n/a (no wins)"),
         (["A", "B"], "Elo A - B: +0 (95%: -inf to +inf)"),
         (["B", None, "B"], "Elo A - B: -280 (95%: -inf to -47)"),  # score 1/6, margin 0.267
     ],
