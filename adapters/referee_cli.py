@@ -421,10 +421,14 @@ def _signed(value: float | None, infinite: str = "inf") -> str:
     return infinite if value is None else f"{value:+.0f}"
 
 
-def match_main() -> None:
-    app = typer.Typer(add_completion=False)
+def match_app() -> typer.Typer:
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.command(help=_MATCH_HELP)(match)
-    app()
+    return app
+
+
+def match_main() -> None:
+    match_app()()
 
 
 # ---------------------------------------------------------------------------------------
@@ -523,7 +527,11 @@ def print_tournament_report(console: Console, names: list[str], report: dict[str
     console.print(ratings)
 
 
-def tournament_main() -> None:
-    app = typer.Typer(add_completion=False)
+def tournament_app() -> typer.Typer:
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.command(help=_TOURNAMENT_HELP)(tournament)
-    app()
+    return app
+
+
+def tournament_main() -> None:
+    tournament_app()()
