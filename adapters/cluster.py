@@ -36,9 +36,12 @@ What a cluster run does not do
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import socket
+import sys
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -103,7 +106,10 @@ def connect(address: str, runtime_env: dict[str, Any] | None = None) -> bool:
     Returns True when this call started Ray (and :func:`disconnect` will stop it)."""
     if ray.is_initialized():
         return False
-    options: dict[str, Any] = {"log_to_driver": False, "include_dashboard": False, "runtime_env": runtime_env}
+    options: dict[str, Any] = {
+        "log_to_driver": False, "include_dashboard": False, "runtime_env": runtime_env,
+        "logging_level": logging.WARNING,  # Ray's "connecting to..." chatter is not the referee's output
+    }
     try:
         if address == LOCAL:
             ray.init(address="local", **options)
@@ -127,10 +133,11 @@ def cluster_cpus() -> int:
 
 def _task_error(error: RayTaskError) -> Exception:
     """The exception raised inside an actor method, as the referee knows it."""
-    cause = error.as_instanceof_cause()
+    cause = getattr(error, "cause", None)
     if isinstance(cause, EngineStartError):
-        return EngineStartError(str(cause).splitlines()[-1] if str(cause) else "engine start failed")
-    return RuntimeError(f"a game on the cluster failed: {str(error).strip().splitlines()[-1]}")
+        return EngineStartError(str(cause))
+    last = str(cause or error).strip().splitlines()
+    return RuntimeError(f"a game on the cluster failed: {type(cause or error).__name__}: {last[-1] if last else ''}")
 
 
 class RayBackend:
@@ -163,12 +170,15 @@ class RayBackend:
         games: Sequence[int],
         commit: Callable[[dict[str, Any], str | None], None],
     ) -> None:
-        started_ray = connect(self.address, self.runtime_env)
-        try:
-            self._play(config, list(games), commit)
-        finally:
-            if started_ray:
-                disconnect()
+        # Ray's driver prints cluster events (a worker that died, ...) with print(); they go
+        # to stderr with the referee's other messages, so that stdout stays the summary.
+        with contextlib.redirect_stdout(sys.stderr):
+            started_ray = connect(self.address, self.runtime_env)
+            try:
+                self._play(config, list(games), commit)
+            finally:
+                if started_ray:
+                    disconnect()
 
     def _play(self, config: MatchConfig, games: list[int], commit: Callable[[dict[str, Any], str | None], None]) -> None:
         slot_class = _slot_class()
