@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from sgfmill import sgf_grammar
@@ -147,3 +150,79 @@ def board_after(rules: Rules, opening: Opening) -> Board:
         except IllegalMoveError as error:  # pragma: no cover - load_openings checked it
             raise OpeningsError(f"opening move {letter} {text} is illegal: {error}") from None
     return board
+
+
+# ---------------------------------------------------------------------------------------
+# Generating a balanced book (scripts/openings)
+
+
+@dataclass(frozen=True)
+class BookEntry:
+    """One generated opening and the MCTS win rate of the side to move after it."""
+
+    opening: Opening
+    to_move: str
+    winrate: float
+
+
+def generate_book(
+    rules: Rules,
+    *,
+    count: int,
+    moves: int,
+    playouts: int = 400,
+    window: float = 0.1,
+    seed: int = 0,
+    max_tries: int | None = None,
+    on_try: Callable[[int, BookEntry | None], None] | None = None,
+) -> list[BookEntry]:
+    """Up to ``count`` distinct openings of ``moves`` random legal moves after which an MCTS
+    search of ``playouts`` simulations gives the side to move a win rate within ``window``
+    of 50% (a balanced start: neither colour is handed the game). Positions are distinct
+    (by Zobrist key). Stops after ``max_tries`` candidates (default ``50 * count``), so the
+    book can be shorter than asked when balanced positions are rare.
+    """
+    from margo_gtp.players.mcts import MctsPlayer  # only the generator needs a searcher
+
+    rng = random.Random(seed)
+    seen: set[int] = set()
+    book: list[BookEntry] = []
+    tries = 0
+    limit = max_tries if max_tries is not None else 50 * count
+    while len(book) < count and tries < limit:
+        tries += 1
+        board = Board(rules)
+        played = []
+        for _ in range(moves):
+            colour = board.to_move
+            choices = [move for move in board.legal_moves(colour) if not move.is_swap and not move.is_pass]
+            if not choices or board.outcome() is not None:
+                break
+            move = rng.choice(choices)
+            board.push(move, colour)
+            played.append((colour.letter, move.gtp()))
+        entry = None
+        if len(played) == moves and board.outcome() is None and board.zobrist_key not in seen:
+            searcher = MctsPlayer(random.Random(rng.getrandbits(32)), reuse=False, early_stop=False)
+            root = searcher.search(board, board.to_move, playouts=playouts)
+            best = max(root.children or [], key=lambda child: child.n, default=None)
+            if best is not None and best.n:
+                candidate = BookEntry(tuple(played), board.to_move.letter, best.win_rate())
+                if abs(candidate.winrate - 0.5) <= window:
+                    seen.add(board.zobrist_key)
+                    book.append(candidate)
+                    entry = candidate
+        if on_try is not None:
+            on_try(tries, entry)
+    return book
+
+
+def book_sgf(rules: Rules, book: Sequence[BookEntry]) -> str:
+    """The book as a MarGo SGF collection (what ``--openings`` reads); each game's ``GC``
+    holds the win rate the generator measured."""
+    games = []
+    for number, entry in enumerate(book, 1):
+        board = board_after(rules, entry.opening)
+        comment = f"opening {number}: mcts win rate {entry.winrate:.3f} for {entry.to_move} to move"
+        games.append(sgf.dumps(sgf.record_from_board(board, result=None, root_properties={"GC": [comment]})).strip())
+    return "\n".join(games) + "\n"
