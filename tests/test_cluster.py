@@ -191,3 +191,15 @@ def test_a_wrong_token_is_refused_by_the_cluster(ray_head, tmp_path):
     assert done.returncode == 2
     assert f"margo-match: cannot connect to the Ray cluster at '{address}'" in done.stderr
     assert not (tmp_path / "results.jsonl").exists()
+
+
+def test_cluster_local_starts_a_private_ray_for_the_match(tmp_path):
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("RAY_ADDRESS")}
+    done = subprocess.run(
+        [MARGO_MATCH, seeded(1), seeded(2), "--games", "2", "--size", "3", "--cluster", "local", "--out", str(tmp_path),
+         "--no-progress", "--json", "--quiet"],
+        capture_output=True, text=True, timeout=180, env=environment,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["games"] == 2 and summary["run"]["cluster"] == "local"
