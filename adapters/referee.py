@@ -286,6 +286,19 @@ class Adjudication:
         return cls(margin, moves)
 
 
+def check_limits(move_timeout: float, command_timeout: float, max_moves: int, spelled: Callable[[str], str]) -> None:
+    """ValueError for a limit that would forfeit or adjudicate every game at once: a
+    negative move timeout (0 means none), a command timeout that is not positive, a
+    negative ``max_moves`` (0 means none). ``spelled(key)`` names the option as the user
+    wrote it (``--move-timeout`` on a command line, ``'move_timeout'`` in a TOML file)."""
+    if not (math.isfinite(move_timeout) and move_timeout >= 0):
+        raise ValueError(f"{spelled('move_timeout')} must be 0 (no limit) or a positive number of seconds: {move_timeout:g}")
+    if not (math.isfinite(command_timeout) and command_timeout > 0):
+        raise ValueError(f"{spelled('command_timeout')} must be a positive number of seconds: {command_timeout:g}")
+    if max_moves < 0:
+        raise ValueError(f"{spelled('max_moves')} must be 0 (never) or a positive number of moves: {max_moves}")
+
+
 def default_names(command_a: str, command_b: str) -> tuple[str, str]:
     """Display names for two engine commands: the commands, marked when they are equal."""
     if command_a == command_b:

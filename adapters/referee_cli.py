@@ -39,6 +39,7 @@ from margo_adapters.referee import (
     MatchConfig,
     MatchMismatch,
     TimeControl,
+    check_limits,
     default_names,
     run_match,
     write_atomically,
@@ -103,6 +104,8 @@ def match(
         )
         sprt_spec = SprtSpec.parse(sprt) if sprt is not None else None
         check_output_directory(out, "--out")
+        if cluster and wire_log:
+            raise ValueError("--wire-log is not available with --cluster: the engines run on other machines")
         backend = cluster_backend(cluster, parallel, runtime_env, err) if cluster else None
     except ValueError as error:
         _fail(err, "margo-match", error, EXIT_USAGE)
@@ -205,12 +208,7 @@ def match_config_from_options(
     adjudicate: str | None = None,
 ) -> MatchConfig:
     """The :class:`MatchConfig` the ``margo-match`` options describe; ValueError quoting a bad one."""
-    if not (math.isfinite(move_timeout) and move_timeout >= 0):
-        raise ValueError(f"--move-timeout must be 0 (no limit) or a positive number of seconds: {move_timeout:g}")
-    if not (math.isfinite(command_timeout) and command_timeout > 0):
-        raise ValueError(f"--command-timeout must be a positive number of seconds: {command_timeout:g}")
-    if max_moves < 0:
-        raise ValueError(f"--max-moves must be 0 (never) or a positive number of moves: {max_moves}")
+    check_limits(move_timeout, command_timeout, max_moves, lambda key: "--" + key.replace("_", "-"))
     options = {"size": str(size)}
     for pair in rules:
         key, sep, value = pair.partition("=")

@@ -33,7 +33,6 @@ error, as in margo-match).
 
 from __future__ import annotations
 
-import math
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -43,7 +42,7 @@ from typing import Any
 
 from margo_gtp.engine import Rules, RulesError
 
-from margo_adapters.referee import Backend, EngineSpec, MatchConfig, MatchRun, TimeControl, load_records, run_match
+from margo_adapters.referee import Backend, EngineSpec, check_limits, MatchConfig, MatchRun, TimeControl, load_records, run_match
 from margo_adapters.stats import RatingsUndefined, ml_ratings
 
 FORMATS = ("round-robin", "gauntlet")
@@ -135,12 +134,10 @@ class TournamentConfig:
         parallel = _get(data, "parallel", int, 1)
         if games < 1 or parallel < 1:
             raise TournamentConfigError("'games' and 'parallel' must be at least 1")
-        if not (math.isfinite(move_timeout) and move_timeout >= 0):
-            raise TournamentConfigError(f"'move_timeout' must be 0 (no limit) or a positive number of seconds: {move_timeout:g}")
-        if not (math.isfinite(command_timeout) and command_timeout > 0):
-            raise TournamentConfigError(f"'command_timeout' must be a positive number of seconds: {command_timeout:g}")
-        if max_moves < 0:
-            raise TournamentConfigError(f"'max_moves' must be 0 (never) or a positive number of moves: {max_moves}")
+        try:
+            check_limits(move_timeout, command_timeout, max_moves, repr)
+        except ValueError as error:
+            raise TournamentConfigError(str(error)) from None
         return cls(
             engines=tuple(engines),
             out=base / _get(data, "out", str, "tournament"),

@@ -64,6 +64,7 @@ def run_cli(app, args: list[str]):
         (["--adjudicate", "margin=0 moves=3"], "margo-match: --adjudicate needs margin > 0 and moves >= 1: 'margin=0 moves=3'"),
         (["--adjudicate", "moves=3"], "margo-match: --adjudicate takes margin=M moves=N: 'moves=3'"),
         (["--runtime-env", "[1]", "--cluster", "local"], "margo-match: --runtime-env must be a JSON object or @FILE: '[1]'"),
+        (["--wire-log", "--cluster", "local"], "margo-match: --wire-log is not available with --cluster: the engines run on other machines"),
     ],
 )
 def test_bad_limits_are_one_line_errors_with_exit_2(tmp_path, options, message):
