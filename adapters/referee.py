@@ -9,9 +9,10 @@ Reading guide
     ``do_command``: the referee sends genmove, play and the clocks itself) and turns every
     way an engine can misbehave into an :class:`EngineFault`. :class:`GameRunner` sets up and
     plays one numbered game between two engines and returns its record and SGF;
-    :func:`run_match` plays the missing games of a match, in-process or in worker
-    processes, and writes every finished game (``results.jsonl`` + ``game-NNNN.sgf``)
-    before it moves on.
+    :func:`run_match` plays the missing games of a match, in-process, in worker processes
+    or through a *backend* (the Ray one is :mod:`margo_adapters.cluster`), and writes
+    every finished game (``results.jsonl`` + ``game-NNNN.sgf``) before it moves on; its
+    ``stop_when`` ends a match early (the SPRT of :mod:`margo_adapters.sprt`).
 
 What the referee enforces
     - Every move is checked by :class:`margo_gtp.engine.Board`: a malformed answer, an
@@ -22,10 +23,16 @@ What the referee enforces
       killed at once and restarted before its next game. The match goes on.
     - The game ends when the referee's own board says so (the side to move has no legal
       move, two passes with ``allow_pass``, first capture with ``first_capture_wins``), on
-      ``resign``, or after ``max_moves`` moves, when it is adjudicated by ball count (komi
-      added to White) and recorded as such.
+      ``resign``, or when it is adjudicated with the rules' own ``scoring`` (komi added to
+      White): after ``max_moves`` engine moves, or when one side has led by an
+      :class:`Adjudication` margin for its number of moves (cutechess ``-resign``).
     - Colours alternate: engine A holds White in odd-numbered games. A ``swap`` exchanges the
       colours of the two engines; per-colour statistics use the colour held at the end.
+      With an opening book, games ``2k-1`` and ``2k`` start from opening ``k`` (relayed to
+      both engines with ``play``), so each opening is played with both colours.
+    - An engine that dies before it ever got ready (a bad option, a missing file) stops
+      the match with :class:`EngineStartError` and its last stderr lines: it is the match
+      that is misconfigured, and a match of crash losses would hide it.
 
 What it does not: judge the engines' ``final_score``, or check what an engine believes the
 position is (a confused engine shows up as an illegal move or a refused ``play``).
@@ -33,7 +40,13 @@ position is (a confused engine shows up as an illegal move or a refused ``play``
 Durability: the SGF is written (temporary file, fsync, rename) and then the record is
 appended to ``results.jsonl`` with flush and fsync; a game counts as finished exactly when
 its line is in ``results.jsonl``. On start the log is read back, a torn last line (a kill
-during the write) is cut off, and only the games not yet there are played.
+during the write) is cut off, and only the games not yet there are played. A game number
+already written is never written again (a game replayed after a lost Ray worker).
+``match.json`` describes the match; it is replaced only while no game is finished (so a
+typo in an engine command does not block the corrected command).
+
+Live feed: while a game runs, ``OUT/live/game-NNNN.jsonl`` holds its moves so far
+(:class:`LiveFeed`); it is deleted once the game is written.
 """
 
 from __future__ import annotations
