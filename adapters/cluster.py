@@ -62,8 +62,8 @@ class ClusterError(RuntimeError):
 class GameSlot:
     """One game at a time on a Ray worker: the two engines and a :class:`GameRunner`.
 
-    Decorated with ``ray.remote`` by :func:`_slot_class` (so this module stays importable
-    as plain Python for reading and testing the check)."""
+    A plain class, made a Ray actor class by :func:`_slot_class` when a match needs it
+    (the start-up check can also be run in-process)."""
 
     def __init__(self, config: MatchConfig) -> None:
         self.runner = GameRunner(config)
@@ -85,9 +85,6 @@ class GameSlot:
     def play(self, game: int) -> tuple[dict[str, Any], str | None]:
         return self.runner.play(game)
 
-    def pid(self) -> int:
-        return os.getpid()
-
 
 _REMOTE_SLOT: Any = None
 
@@ -103,7 +100,8 @@ def _slot_class() -> Any:
 
 def connect(address: str, runtime_env: dict[str, Any] | None = None) -> bool:
     """Connect this process to Ray at ``address`` (``local``: start a private instance).
-    Returns True when this call started Ray (and :func:`disconnect` will stop it)."""
+    Returns True when this call connected (and :func:`disconnect` will end the connection,
+    stopping a ``local`` instance); a process already connected keeps its connection."""
     if ray.is_initialized():
         return False
     options: dict[str, Any] = {

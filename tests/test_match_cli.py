@@ -342,3 +342,42 @@ def test_a_local_match_never_imports_ray(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_backend_that_returns_a_game_twice_gets_it_written_once_and_stop_when_ends_the_match(tmp_path):
+    """What the Ray backend relies on: commit ignores a game number already written (a
+    replayed game whose first play also came back), and stop_when (the SPRT) stops it."""
+    config = MatchConfig(EngineSpec("A", "a", "unused"), EngineSpec("B", "b", "unused"), 5, Rules(size=3))
+
+    def twice(config, directory, games, commit):
+        for game in games:
+            record = {"game": game, "winner": "A", "a_colour_final": "W", "reason": "test", "sgf": f"game-{game:04d}.sgf"}
+            commit(record, "(;FF[4]GM[77]SZ[3])")
+            commit({**record, "winner": "B"}, "(;FF[4]GM[77]SZ[3]C[second])")
+
+    run = run_match(config, tmp_path, backend=twice, stop_when=lambda records: len(records) == 3)
+    assert run.stopped and not run.interrupted
+    assert [(r["game"], r["winner"]) for r in results(tmp_path)] == [(1, "A"), (2, "A"), (3, "A")]
+    assert "second" not in (tmp_path / "game-0001.sgf").read_text()
+    resumed = run_match(config, tmp_path, backend=twice, stop_when=lambda records: len(records) >= 3)
+    assert resumed.stopped is False and resumed.games_played == 0  # decided before the first game
+
+
+def test_the_cluster_start_up_check_names_the_node_and_the_engine(tmp_path):
+    pytest.importorskip("ray")
+    import socket
+
+    from margo_adapters.cluster import GameSlot
+    from margo_adapters.referee import EngineStartError
+
+    good = GameSlot(MatchConfig(EngineSpec("A", "a", faulty()), EngineSpec("B", "b", RANDOM), 1, Rules(size=3)))
+    try:
+        report = good.check()
+    finally:
+        good.runner.close()
+    assert report["engines"] == {"A": "faulty 1", "B": "margo-gtp 0.1.0"} and report["host"] == socket.gethostname()
+    missing = GameSlot(MatchConfig(EngineSpec("A", "a", RANDOM), EngineSpec("B", "b", "no-such-engine-xyz"), 1, Rules(size=3)))
+    with pytest.raises(EngineStartError) as error:
+        missing.check()
+    missing.runner.close()
+    assert str(error.value).startswith(f"on node {socket.gethostname()}: cannot start engine B 'no-such-engine-xyz': ")
