@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from margo_gtp.cli import version_callback
 from margo_gtp.engine import Rules, RulesError
 
 from margo_adapters.openings import OpeningsError, load_openings
@@ -94,6 +95,7 @@ def match(
     wire_log: Annotated[bool, typer.Option(help="log every GTP line to OUT/wire-K.log")] = False,
     progress: Annotated[bool, typer.Option(help="show the live progress bar (stderr)")] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no line per finished game")] = False,
+    version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True, callback=version_callback("margo-match"))] = False,
 ) -> None:
     err = _err_console()
     try:
@@ -445,6 +447,7 @@ def tournament(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no line per finished game")] = False,
     cluster: Annotated[Optional[str], typer.Option(help="play on Ray: 'local', 'auto', HOST:6379 or ray://HOST:10001 (docs/cluster.md)")] = None,
     runtime_env: Annotated[Optional[str], typer.Option(help="with --cluster: Ray runtime_env as JSON or @FILE")] = None,
+    version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True, callback=version_callback("margo-tournament"))] = False,
 ) -> None:
     err = _err_console()
     try:
