@@ -129,6 +129,14 @@ def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
+def _first_line(error: BaseException) -> str:
+    """The line of a Ray error that says what happened (its text is a whole report)."""
+    for line in str(error).splitlines():
+        if line.strip() and ("Error" in line or "error" in line):
+            return line.strip()
+    return type(error).__name__
+
+
 def _task_error(error: RayTaskError) -> Exception:
     """The exception raised inside an actor method, as the referee knows it."""
     cause = getattr(error, "cause", None)
@@ -186,6 +194,10 @@ class RayBackend:
         playing: dict[Any, tuple[Any, int]] = {}  # play future -> (actor, game)
         idle: list[Any] = []
         actors: list[Any] = []
+        # Actors that die before their start-up check answers, since the last one that
+        # answered: a few are a lost node; many in a row mean no actor can start at all
+        # (the workers cannot import margo_adapters, say), which must not loop forever.
+        stillborn = 0
 
         def new_actor() -> None:
             actor = slot_class.remote(config)
@@ -207,9 +219,13 @@ class RayBackend:
                             report = ray.get(future)
                         except RayTaskError as error:
                             raise _task_error(error) from None
-                        except RayActorError:
+                        except RayActorError as error:
+                            stillborn += 1
+                            if stillborn > 2 * count:
+                                raise ClusterError(f"Ray actors die before they can start: {_first_line(error)}") from None
                             new_actor()  # died before it could say anything: try another
                             continue
+                        stillborn = 0
                         self.checks.append(report)
                         if self.on_checked is not None:
                             self.on_checked(report)
