@@ -203,3 +203,16 @@ def test_cluster_local_starts_a_private_ray_for_the_match(tmp_path):
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["games"] == 2 and summary["run"]["cluster"] == "local"
+
+
+def test_actors_that_cannot_start_stop_the_match_instead_of_respawning_forever(ray_head, tmp_path):
+    """A working_dir whose margo_adapters cannot be imported: every actor dies in its
+    creation task, and the referee gives up with the reason instead of looping."""
+    broken = tmp_path / "broken" / "margo_adapters"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('margo_adapters is broken on this worker')\n")
+    done = match(ray_head, seeded(1), seeded(2), "--games", "2", "--size", "3", "--out", str(tmp_path / "out"),
+                 "--runtime-env", json.dumps({"working_dir": str(broken.parent)}))
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].startswith("margo-match: Ray actors die before they can start: ")
+    assert not (tmp_path / "out" / "results.jsonl").exists()
