@@ -11,10 +11,12 @@ import json
 import os
 import secrets
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -193,16 +195,41 @@ def test_a_wrong_token_is_refused_by_the_cluster(ray_head, tmp_path):
     assert not (tmp_path / "results.jsonl").exists()
 
 
-def test_cluster_local_starts_a_private_ray_for_the_match(tmp_path):
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("RAY_ADDRESS")}
-    done = subprocess.run(
-        [MARGO_MATCH, seeded(1), seeded(2), "--games", "2", "--size", "3", "--cluster", "local", "--out", str(tmp_path),
-         "--no-progress", "--json", "--quiet"],
-        capture_output=True, text=True, timeout=180, env=environment,
-    )
-    assert done.returncode == 0, done.stderr
-    summary = json.loads(done.stdout)
-    assert summary["games"] == 2 and summary["run"]["cluster"] == "local"
+def test_cluster_local_starts_a_private_ray_for_the_match_and_stops_it(tmp_path):
+    # RAY_TMPDIR: every process of this Ray names it on its command line. A short path:
+    # Ray's socket paths under it must fit in 107 bytes.
+    ray_tmp = Path(tempfile.mkdtemp(prefix="mr-", dir="/tmp"))
+    environment = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
+    try:
+        done = subprocess.run(
+            [MARGO_MATCH, seeded(1), seeded(2), "--games", "2", "--size", "3", "--cluster", "local", "--out", str(tmp_path / "out"),
+             "--no-progress", "--json", "--quiet"],
+            capture_output=True, text=True, timeout=180, env={**environment, "RAY_TMPDIR": str(ray_tmp)},
+        )
+        assert done.returncode == 0, done.stderr
+        summary = json.loads(done.stdout)
+        assert summary["games"] == 2 and summary["run"]["cluster"] == "local"
+        assert any(ray_tmp.iterdir())  # that Ray did run there
+        deadline = time.monotonic() + 30
+        while processes_mentioning(str(ray_tmp)):
+            assert time.monotonic() < deadline, processes_mentioning(str(ray_tmp))
+            time.sleep(0.2)
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def processes_mentioning(text: str) -> list[str]:
+    """Command lines of live processes that contain ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if text in cmdline:
+                found.append(cmdline)
+    return found
 
 
 def test_actors_that_cannot_start_stop_the_match_instead_of_respawning_forever(ray_head, tmp_path):
