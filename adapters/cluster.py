@@ -168,6 +168,7 @@ class RayBackend:
         self.on_checked = on_checked
         self.replayed: list[int] = []
         self.checks: list[dict[str, Any]] = []
+        self.slots_used = 0  # game slots of the last match (the cluster's CPUs by default)
 
     def __call__(
         self,
@@ -189,6 +190,7 @@ class RayBackend:
     def _play(self, config: MatchConfig, games: list[int], commit: Callable[[dict[str, Any], str | None], None]) -> None:
         slot_class = _slot_class()
         count = min(self.slots or cluster_cpus(), len(games))
+        self.slots_used = count
         queue: deque[int] = deque(games)
         checking: dict[Any, Any] = {}   # check future -> actor
         playing: dict[Any, tuple[Any, int]] = {}  # play future -> (actor, game)

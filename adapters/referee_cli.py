@@ -128,7 +128,7 @@ def match(
     summary["out"] = str(out)
     summary["run"] = {
         "games_played": run.games_played, "seconds": round(run.seconds, 3), "games_per_second": run.games_per_second,
-        "parallel": parallel or 1, "cluster": cluster,
+        "parallel": getattr(backend, "slots_used", None) or parallel or 1, "cluster": cluster,
     }
     write_atomically(out / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
     if json_output:

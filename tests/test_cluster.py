@@ -105,6 +105,7 @@ def test_a_cluster_match_plays_the_same_games_as_the_local_backend(ray_head, tmp
     assert game_facts(results(tmp_path / "ray")) == game_facts(results(tmp_path / "local"))
     summary = json.loads(done.stdout)
     assert summary["run"]["cluster"] == ray_head[0] and summary["run"]["games_played"] == 6
+    assert summary["run"]["parallel"] == 2  # one game slot per CPU of the head
     for record in results(tmp_path / "ray"):  # the referee wrote every SGF
         assert (tmp_path / "ray" / record["sgf"]).read_text().startswith("(;FF[4]")
 
