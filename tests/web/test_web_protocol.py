@@ -1,0 +1,207 @@
+"""The margo-web websocket protocol and HTTP API, through Starlette's TestClient."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from margo_gtp import __version__, sgf
+from margo_gtp.engine import Board, Move, Rules
+from margo_gtp.web.app import create_app
+from margo_gtp.web.game import EngineRegistry, GameStore
+from margo_gtp.web.watch import WatchFolder
+
+
+@pytest.fixture
+def client(registry: EngineRegistry, games_dir: Path, watch_dir: Path):
+    with TestClient(create_app(registry, GameStore(games_dir), WatchFolder(watch_dir))) as test_client:
+        yield test_client
+
+
+def receive_until(ws, predicate, limit: int = 50):  # noqa: ANN001, ANN201
+    """Messages until one satisfies ``predicate`` (the engine's answers come as states)."""
+    for _ in range(limit):
+        message = ws.receive_json()
+        if predicate(message):
+            return message
+    raise AssertionError("no matching message")
+
+
+def new_game(ws, **fields):  # noqa: ANN001, ANN201
+    ws.send_json({"type": "new", **fields})
+    return ws.receive_json()
+
+
+def test_hello_lists_the_engine_names_only(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        assert ws.receive_json() == {"type": "hello", "engines": ["random", "heuristic", "mcts", "crasher"],
+                                     "version": __version__, "watch": True}
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"size": 25}, "invalid value for size: '25' (allowed 2..19)"),
+    ({"size": 3, "white": "rm -rf /"}, "unknown engine: 'rm -rf /'"),
+    ({"size": 3, "black": "/bin/sh"}, "unknown engine: '/bin/sh'"),
+    ({"size": 3, "black": ["python"]}, "invalid player for black: ['python']"),
+    ({"size": 3, "rules": {"ko_rule": "sometimes"}},
+     "invalid value for ko_rule: 'sometimes' (allowed situational, positional, simple, none)"),
+    ({"size": 3, "seconds": 0}, "invalid seconds per move: 0 (allowed 0.05..60)"),
+])
+def test_a_bad_new_game_is_refused_with_one_error(client: TestClient, fields, message) -> None:  # noqa: ANN001
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        assert new_game(ws, **fields) == {"type": "error", "message": message}
+        ws.send_json({"type": "play", "move": "A1:1"})
+        assert ws.receive_json() == {"type": "error", "message": "no game: start one first"}
+
+
+def test_bad_messages_get_errors_and_the_socket_goes_on(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_text("not json")
+        assert ws.receive_json()["message"].startswith("bad message: ")
+        ws.send_json(["new"])
+        assert ws.receive_json() == {"type": "error", "message": "bad message: expected a JSON object"}
+        ws.send_json({"type": "explode"})
+        assert ws.receive_json() == {"type": "error", "message": "no game: start one first"}
+        ws.send_json({"type": "attach", "game": "../../etc/passwd"})
+        assert ws.receive_json() == {"type": "error", "message": "no such game: '../../etc/passwd'"}
+        state = new_game(ws, size=2)
+        assert state["type"] == "state"
+        ws.send_json({"type": "explode"})
+        assert ws.receive_json() == {"type": "error", "message": "unknown message type: 'explode'"}
+
+
+def test_human_vs_human_play_illegal_undo_and_resign(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        state = new_game(ws, size=3, white="human", black="human")
+        assert state["status"] == "White to move"
+        assert state["frame"]["balls"] == []
+        assert [t["v"] for t in state["frame"]["targets"]] == [
+            "A1:1", "B1:1", "C1:1", "A2:1", "B2:1", "C2:1", "A3:1", "B3:1", "C3:1"]
+        assert all(t["legal"] for t in state["frame"]["targets"])
+        ws.send_json({"type": "play", "move": "b2"})
+        state = ws.receive_json()
+        assert state["status"] == "Black to move"
+        assert state["moves"] == [{"colour": "W", "move": "B2:1"}]
+        assert state["frame"]["balls"] == [
+            {"v": "B2:1", "c": "W", "x": 1, "y": 1, "l": 0, "zombie": False, "buried": False}]
+        assert state["frame"]["last"] == "B2:1"
+        # An illegal click: one error, nothing changed.
+        ws.send_json({"type": "play", "move": "B2:1"})
+        assert ws.receive_json() == {"type": "error", "message": "illegal move: B2:1 for BLACK: point is occupied"}
+        ws.send_json({"type": "play", "move": "A1:2"})
+        assert ws.receive_json() == {"type": "error", "message": "illegal move: A1:2 for BLACK: point is not supported"}
+        ws.send_json({"type": "play", "move": "Z9:1"})
+        assert ws.receive_json() == {"type": "error", "message": "illegal move: 'Z9:1' is not a vertex"}
+        ws.send_json({"type": "play", "move": "pass"})
+        assert ws.receive_json() == {
+            "type": "error", "message": "illegal move: pass: passing is not allowed (allow_pass is off)"}
+        ws.send_json({"type": "attach", "game": state["game"]})
+        assert ws.receive_json()["moves"] == [{"colour": "W", "move": "B2:1"}]
+        ws.send_json({"type": "undo"})
+        state = ws.receive_json()
+        assert (state["moves"], state["status"], state["can"]["undo"]) == ([], "White to move", False)
+        ws.send_json({"type": "undo"})
+        assert ws.receive_json() == {"type": "error", "message": "cannot undo"}
+        ws.send_json({"type": "play", "move": "resign"})
+        state = ws.receive_json()
+        assert (state["over"], state["result"], state["status"]) == (True, "B+R", "Black wins B+R (resignation)")
+        ws.send_json({"type": "play", "move": "A1:1"})
+        assert ws.receive_json() == {"type": "error", "message": "illegal move: the game is over"}
+        # Finished games go to disk and can be downloaded and replayed.
+        text = client.get(f"/api/games/{state['game']}.sgf").text
+        assert "RE[B+R]" in text and "PW[human]" in text
+        saved = client.get("/api/saved").json()["games"]
+        assert saved == [{"id": state["game"], "size": 3, "white": "human", "black": "human", "result": "B+R", "moves": 0}]
+
+
+def test_a_whole_game_against_random_ends_with_the_boards_result(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        state = new_game(ws, size=3, white="human", black="random", seconds=0.1)
+        board = Board(Rules(size=3))
+        while not state["over"]:
+            if state["human_to_move"]:
+                move = next(t["v"] for t in state["frame"]["targets"] if t["legal"])
+                ws.send_json({"type": "play", "move": move})
+            state = receive_until(ws, lambda m: m["type"] == "state" and (m["human_to_move"] or m["over"]))
+        for item in state["moves"]:
+            board.push(Move.from_gtp(item["move"], 3))
+        outcome = board.outcome()
+        assert outcome is not None and state["result"] == outcome.result()
+        assert state["frame"]["score"] == {"W": board.ball_counts()[board.to_move.WHITE],
+                                           "B": board.ball_counts()[board.to_move.BLACK]}
+
+
+def children() -> set[int]:
+    """Live (not zombie) child processes of this test process."""
+    out = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z":
+            out.add(int(entry))
+    return out
+
+
+@pytest.mark.process
+def test_twenty_closed_games_leave_no_engine_process(client: TestClient) -> None:
+    baseline = children()
+    for _ in range(20):
+        with client.websocket_connect("/ws") as ws:
+            ws.receive_json()
+            new_game(ws, size=5, white="random", black="human", seconds=0.1)
+            receive_until(ws, lambda m: m["type"] == "state" and m["human_to_move"])  # the engine has moved
+    deadline = time.monotonic() + 30
+    while children() - baseline and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert children() - baseline == set()
+
+
+def test_a_crashed_engine_is_reported_and_replaced(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        new_game(ws, size=3, white="human", black="crasher", seconds=0.1)
+        ws.send_json({"type": "play", "move": "A1:1"})
+        state = receive_until(ws, lambda m: m["type"] == "state" and m["crashed"])
+        assert state["status"].startswith("engine crasher failed: ")
+        assert "boom: engine fell over" in state["status"]  # the engine's stderr tail
+        assert state["moves"] == [{"colour": "W", "move": "A1:1"}] and not state["over"]
+        ws.send_json({"type": "seat", "colour": "B", "player": "crasher; rm -rf /"})
+        assert ws.receive_json() == {"type": "error", "message": "unknown engine: 'crasher; rm -rf /'"}
+        ws.send_json({"type": "seat", "colour": "B", "player": "random"})
+        state = receive_until(ws, lambda m: m["type"] == "state" and m["human_to_move"])
+        assert state["seats"] == {"W": "human", "B": "random"}
+        assert len(state["moves"]) == 2 and state["crashed"] == {}
+
+
+def test_replay_upload_gives_a_frame_per_ply(client: TestClient) -> None:
+    board = Board(Rules(size=3))
+    for word in ("A1", "B1", "A2", "B2"):
+        board.push(Move.from_gtp(word, 3))
+    board.push(Move.from_gtp("A1:2", 3))
+    text = sgf.dumps(sgf.record_from_board(board, white_name="w", black_name="b"))
+    data = client.post("/api/replay", content=text).json()
+    assert [frame["ply"] for frame in data["frames"]] == [0, 1, 2, 3, 4, 5]
+    assert [ball["v"] for ball in data["frames"][5]["balls"]] == ["A1:1", "B1:1", "A2:1", "B2:1", "A1:2"]
+    assert data["frames"][5]["targets"] == []
+    assert (data["white"], data["black"]) == ("w", "b")
+    response = client.post("/api/replay", content="(;GM[1]SZ[30])")
+    assert response.status_code == 400 and response.json()["error"].startswith("cannot load SGF: ")
+
+
+def test_no_request_reads_a_path(client: TestClient) -> None:
+    assert client.get("/api/saved/..%2F..%2Fetc%2Fpasswd").status_code == 404
+    assert client.get("/api/games/nope.sgf").json() == {"error": "no such game: 'nope'"}
+    assert client.get("/api/watch/..%2Fx").status_code == 404
+    assert client.get("/static/../pyproject.toml").status_code == 404
