@@ -103,7 +103,7 @@ def serve(
                    "can start the engines of this server", err=True)
     application = create_app(EngineRegistry(commands), GameStore(games_dir or default_games_dir()),
                              WatchFolder(watch) if watch is not None else None)
-    config = uvicorn.Config(application, host=host, port=port, log_level="warning", ws="websockets")
+    config = uvicorn.Config(application, host=host, port=port, log_level="warning", ws="websockets-sansio")
     server = uvicorn.Server(config)
 
     def announce() -> None:  # once bound: the real port (with --port 0) and the browser

@@ -1,10 +1,167 @@
-"""End-to-end tests of margo-web in Debian's Chromium (Playwright). Few and fast."""
+"""End-to-end tests of margo-web in Debian's Chromium, through Playwright. Few and fast.
+
+Each test drives the page only as a person would (clicks, keys, file input) and reads it
+only through the stable test hooks: ``data-vertex``, ``data-ball``, ``data-zombie`` and
+``[data-role=status]``. The expected positions come from the rules core, never from the page.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
-from conftest_web import screenshot  # noqa: F401
+from margo_gtp import sgf
+from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.web.game import describe_outcome
+from web_helpers import screenshot
+
+pytestmark = pytest.mark.process
+
+STATUS = "[data-role=status]"
+GAME_OVER = re.compile(r"(White|Black) wins|Draw")
+
+
+def balls_on_page(page: Page) -> dict[str, str]:
+    return page.eval_on_selector_all("[data-ball]", "els => Object.fromEntries(els.map(e => [e.dataset.vertex, e.dataset.ball]))")
+
+
+def balls_of(board: Board) -> dict[str, str]:
+    return {point.gtp(): colour.letter for point, colour in board.balls().items()}
+
+
+def wait_for_turn_or_end(page: Page) -> str:
+    """Wait until the human is to move or the game is over; return the status text."""
+    page.wait_for_function(
+        "() => { const t = document.querySelector('[data-role=status]').textContent;"
+        " return t.includes('(you)') || /wins|Draw/.test(t); }")
+    return page.locator(STATUS).inner_text()
+
+
+def test_a_whole_3x3_game_against_random_by_clicking(web_page: Page, live_server) -> None:
+    page = web_page
+    page.goto(f"{live_server.url}/?size=3&engine=random&human=white&seconds=0.1")
+    expect(page.locator("g[data-vertex]")).to_have_count(14)  # 9 + 4 + 1 points
+    status = wait_for_turn_or_end(page)
+    while not GAME_OVER.search(status):
+        legal = page.locator("[data-target][data-legal=true]").first
+        vertex = legal.evaluate("e => e.closest('[data-vertex]').dataset.vertex")
+        plies = page.locator("[data-role=moves] li").count()
+        page.click(f"g[data-vertex='{vertex}']")
+        expect(page.locator("[data-role=moves] li")).not_to_have_count(plies)
+        status = wait_for_turn_or_end(page)
+    moves = page.locator("[data-role=moves] li").all_inner_texts()
+    board = Board(Rules(size=3))
+    for text in moves:
+        colour, word = text.split()
+        board.push(Move.from_gtp(word, 3), Colour.parse(colour))
+    assert status == describe_outcome(board.outcome())
+    assert balls_on_page(page) == balls_of(board)
+    zombies = page.eval_on_selector_all("[data-zombie]", "els => els.map(e => e.dataset.vertex).sort()")
+    assert zombies == sorted(point.gtp() for point in board.zombies())
+    screenshot(page, "game-3x3-finished")
+    sgf_text = page.request.get(live_server.url + page.locator("[data-role=download]").get_attribute("href")).text()
+    assert f"RE[{board.outcome().result()}]" in sgf_text
+
+
+def test_an_illegal_click_says_so_and_changes_nothing(web_page: Page, live_server) -> None:
+    page = web_page
+    page.goto(f"{live_server.url}/?size=4&engine=random&human=white&seconds=0.1")
+    wait_for_turn_or_end(page)
+    page.click("g[data-vertex='B2:1']")
+    wait_for_turn_or_end(page)
+    before = balls_on_page(page)
+    assert before["B2:1"] == "W" and len(before) == 2
+    page.click("g[data-vertex='B2:1']")   # occupied: the click lands on the ball inside the point
+    expect(page.locator(STATUS)).to_have_text("illegal move: B2:1 for WHITE: point is occupied")
+    assert balls_on_page(page) == before
+    assert page.locator("[data-role=moves] li").count() == 1 + 1
+    screenshot(page, "illegal-click")
+
+
+def test_load_an_sgf_and_step_through_it(web_page: Page, live_server, tmp_path: Path) -> None:
+    page = web_page
+    board = Board(Rules(size=3))
+    words = ["A1", "B1", "A2", "B2", "A1:2", "C1", "C2", "A3", "B3"]
+    for word in words:
+        board.push(Move.from_gtp(word, 3))
+    path = tmp_path / "game.sgf"
+    path.write_text(sgf.dumps(sgf.record_from_board(board, white_name="alice", black_name="bob")), encoding="utf-8")
+    page.goto(f"{live_server.url}/?tab=replay")
+    page.set_input_files("[data-role=sgf-file]", str(path))
+    expect(page.locator(STATUS)).to_have_text(f"game.sgf: move 0 of {len(words)}")
+    assert balls_on_page(page) == {}
+    step = Board(Rules(size=3))
+    for ply, word in enumerate(words, 1):
+        page.keyboard.press("ArrowRight")
+        step.push(Move.from_gtp(word, 3))
+        expect(page.locator(STATUS)).to_contain_text(f"move {ply} of {len(words)}")
+        assert balls_on_page(page) == balls_of(step)
+    page.keyboard.press("Home")
+    expect(page.locator("[data-ball]")).to_have_count(0)
+    page.locator("[data-role=slider]").fill("5")
+    expect(page.locator(STATUS)).to_contain_text("move 5 of 9 (W A1:2)")
+    expect(page.locator("g[data-vertex='A1:2'] [data-ball=W]")).to_have_count(1)
+    screenshot(page, "replay-sgf")
+
+
+def write_jsonl(path: Path, items: list[dict], mode: str = "w") -> None:
+    with path.open(mode, encoding="utf-8") as out:
+        for item in items:
+            out.write(json.dumps(item) + "\n")
+
+
+def test_watch_a_live_game_then_its_record(web_page: Page, live_server, watch_dir: Path) -> None:
+    page = web_page
+    live = watch_dir / "live"
+    live.mkdir()
+    feed = live / "game-0001.jsonl"
+    rules = Rules(size=4).options()
+    write_jsonl(feed, [{"type": "start", "game": 1, "black": "heuristic", "white": "random", "size": 4,
+                        "rules": rules, "setup": []},
+                       {"type": "move", "ply": 1, "colour": "W", "move": "B2:1", "seconds": 0.01},
+                       {"type": "move", "ply": 2, "colour": "B", "move": "C2:1", "seconds": 0.01}])
+    page.goto(f"{live_server.url}/?tab=watch")
+    row = page.locator("[data-key='0-1'][data-live]")
+    expect(row).to_contain_text("live")
+    row.click()
+    expect(page.locator("[data-ball]")).to_have_count(2)
+    expect(page.locator(STATUS)).to_contain_text("live")
+    write_jsonl(feed, [{"type": "move", "ply": 3, "colour": "W", "move": "B3:1", "seconds": 0.01}], mode="a")
+    expect(page.locator("[data-ball]")).to_have_count(3)   # the page follows the feed
+    expect(page.locator("g[data-vertex='B3:1'] [data-ball=W]")).to_have_count(1)
+    screenshot(page, "watch-live")
+    # The game ends: the referee writes its SGF and results line, then deletes the feed.
+    board = Board(Rules(size=4))
+    for word in ("B2", "C2", "B3", "C3"):
+        board.push(Move.from_gtp(word, 4))
+    (watch_dir / "game-0001.sgf").write_text(
+        sgf.dumps(sgf.record_from_board(board, result="W+R", white_name="random", black_name="heuristic")))
+    write_jsonl(watch_dir / "results.jsonl", [{"game": 1, "white": "random", "black": "heuristic",
+                                               "winner_colour": "W", "result": "W+R", "reason": "resignation",
+                                               "move_count": 4, "sgf": "game-0001.sgf"}])
+    feed.unlink()
+    expect(page.locator("[data-key='0-1']")).to_contain_text("W+R")
+    expect(page.locator("[data-role=crosstable]")).to_contain_text("1/1")
+    page.locator("[data-key='0-1']").click()
+    page.keyboard.press("End")
+    expect(page.locator(STATUS)).to_contain_text("move 4 of 4 (B C3:1) — result W+R")
+    assert balls_on_page(page) == balls_of(board)
+
+
+def test_the_analysis_overlay_shows_top_moves(web_page: Page, live_server) -> None:
+    page = web_page
+    page.goto(f"{live_server.url}/?size=4&engine=mcts&human=white&seconds=0.2")
+    wait_for_turn_or_end(page)
+    page.check("[data-role=analysis-toggle]")
+    expect(page.locator("[data-analysis]").first).to_be_visible(timeout=20_000)
+    expect(page.locator("[data-role=analysis-text]")).to_contain_text("White win rate")
+    overlaid = page.eval_on_selector_all("[data-analysis]", "els => els.map(e => e.dataset.analysis)")
+    legal = page.eval_on_selector_all("[data-target][data-legal=true]",
+                                      "els => els.map(e => e.closest('[data-vertex]').dataset.vertex)")
+    assert overlaid and set(overlaid) <= set(legal)
+    expect(page.locator("[data-role=winrate-line]")).to_have_count(1)
+    screenshot(page, "analysis")

@@ -210,11 +210,13 @@ ui.form.size.addEventListener("change", () => { if (!game && mode === "play") sh
 // ---------------------------------------------------------------- replay (SGF, saved, watched)
 
 function showReplay(data, title, start) {
-  const follow = replay && replay.key && replay.key === data.key && replay.index === replay.frames.length - 1;
-  const keep = replay && replay.key && replay.key === data.key ? replay.index : null;
+  // The same game again (a live feed polled): stay where the viewer is, or follow the end.
+  const same = replay && replay.key && replay.key === data.key;
+  const wasAtEnd = same && replay.index === replay.frames.length - 1;
+  const before = same ? replay.index : 0;
   replay = { ...data, title };
   const last = data.frames.length - 1;
-  replay.index = follow || start === "end" ? last : keep !== null ? Math.min(keep, last) : 0;
+  replay.index = same ? (wasAtEnd ? last : Math.min(before, last)) : start === "end" ? last : 0;
   renderReplay();
 }
 
@@ -332,15 +334,19 @@ async function refreshWatch() {
   }
 }
 
+let watchRequest = 0;   // only the answer to the latest request is shown
+
 async function openWatchGame(key) {
+  const mine = ++watchRequest;
+  clearInterval(liveTimer);
   try {
     const data = await fetchJson(`/api/watch/${encodeURIComponent(key)}`);
-    if (mode !== "watch") return;
-    showReplay(data, `game ${key}`, data.live ? "end" : "start");
+    if (mode !== "watch" || mine !== watchRequest) return;
+    showReplay(data, `game ${key}`, "end");   // a watched game opens at its latest position
   } catch (error) {
-    setStatus(error.message, "error");
+    if (mine === watchRequest) setStatus(error.message, "error");
+    return;
   }
-  clearInterval(liveTimer);
   if (replay && replay.live) liveTimer = setInterval(() => openWatchGame(key), 500);
 }
 
