@@ -5,8 +5,9 @@ Reading guide
     ask the mover, judge its answer with our own rules core, inform the other player,
     repeat until the rules core says the game is over. It knows nothing about GTP: the
     players are :class:`Player` backends. :class:`GtpPlayer` is the backend that drives a
-    GTP engine through :class:`~margo_adapters.gtp_client.GtpClient` and turns every way
-    an engine can misbehave into an :class:`EngineFault`. :class:`GameRunner` sets up and
+    GTP engine through the public client :class:`margo_gtp.client.SimpleEngine` (its
+    ``do_command``: the referee sends genmove, play and the clocks itself) and turns every
+    way an engine can misbehave into an :class:`EngineFault`. :class:`GameRunner` sets up and
     plays one numbered game between two engines and returns its record and SGF;
     :func:`run_match` plays the missing games of a match, in-process or in worker
     processes, and writes every finished game (``results.jsonl`` + ``game-NNNN.sgf``)
@@ -58,13 +59,14 @@ from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import InvalidVertexError
 
 from margo_gtp import sgf
-from margo_adapters.gtp_client import (
-    BadGtpResponse,
-    GtpChannelClosed,
-    GtpClient,
-    GtpError,
-    GtpProtocolError,
-    GtpTimeout,
+from margo_gtp.client import (
+    EngineCommandError,
+    EngineError,
+    EngineProtocolError,
+    EngineStartError as ClientStartError,
+    EngineTerminatedError,
+    EngineTimeoutError,
+    SimpleEngine,
 )
 
 RESULTS_FILE = "results.jsonl"
@@ -288,7 +290,7 @@ class GtpPlayer:
         self.move_timeout = move_timeout
         self.command_timeout = command_timeout
         self.wire_log = wire_log
-        self.client: GtpClient | None = None
+        self.client: SimpleEngine | None = None
         self.clock: Clock | None = None
         self.starts = 0
 
@@ -299,12 +301,12 @@ class GtpPlayer:
             self.client.kill()
         self.starts += 1
         try:
-            self.client = GtpClient.popen(
+            self.client = SimpleEngine.popen(
                 self.spec.argv(), timeout=self.command_timeout, wire_log=self.wire_log, name=self.spec.label
             )
-        except (OSError, ValueError) as error:
+        except ClientStartError as error:
             self.client = None
-            message = f"cannot start engine {self.label} {self.spec.command!r}: {error}"
+            message = f"cannot start engine {self.label} {self.spec.command!r}: {error.__cause__ or error}"
             if self.starts == 1:  # never ran: the match is misconfigured, not the engine unlucky
                 raise EngineStartError(message) from None
             raise EngineFault(START_FAILED, message, restart=True) from None
@@ -344,25 +346,30 @@ class GtpPlayer:
             self.client = None
 
     def _send(self, command: str, args: Sequence[object], timeout: float | None, failure_reason: str) -> str:
+        """One command; every client error becomes the matching forfeit. The client has
+        already killed the engine on anything but a failure answer (its channel is then in
+        an unknown state), so ``restart`` is set for those."""
         if self.client is None or not self.client.is_usable:
             raise EngineFault(CRASH, f"engine is not running before {command!r}", restart=True)
         try:
-            return self.client.send(command, *args, timeout=timeout)
-        except BadGtpResponse as error:
+            return self.client.do_command(command, *args, timeout=timeout)
+        except EngineCommandError as error:
             raise EngineFault(failure_reason, f"{' '.join([command, *map(str, args)])!r} answered {error.message!r}") from None
-        except GtpTimeout as error:
-            self.client.kill()  # a hung engine must not go on burning a core
+        except EngineTimeoutError as error:
             raise EngineFault(TIMEOUT, str(error), restart=True) from None
-        except GtpProtocolError as error:
+        except EngineProtocolError as error:
+            raise EngineFault(PROTOCOL_ERROR, str(error), restart=True) from None
+        except EngineTerminatedError as error:
+            reason = CRASH if error.returncode is not None else EOF
+            raise EngineFault(reason, _with_stderr(str(error), error.stderr), restart=True) from None
+        except EngineError as error:  # pragma: no cover - every client error is handled above
             self.client.kill()
             raise EngineFault(PROTOCOL_ERROR, str(error), restart=True) from None
-        except GtpChannelClosed as error:
-            exited = self.client.returncode is not None
-            self.client.kill()
-            raise EngineFault(CRASH if exited else EOF, str(error), restart=True) from None
-        except GtpError as error:  # pragma: no cover - every GtpError subclass is handled above
-            self.client.kill()
-            raise EngineFault(PROTOCOL_ERROR, str(error), restart=True) from None
+
+
+def _with_stderr(detail: str, stderr: Sequence[str]) -> str:
+    """A crash's detail with the engine's last stderr line, where it usually says why."""
+    return f"{detail}; last stderr line: {stderr[-1]!r}" if stderr else detail
 
 
 def _number(value: float) -> str:

@@ -39,7 +39,7 @@ def board_json(engine: GtpEngine) -> dict:
 ALL_COMMANDS = sorted(
     """boardsize clear_board final_score final_status_list genmove gogui-analyze_commands
     kgs-time_settings known_command komi list_commands loadsgf margo-board margo-get_rules
-    margo-legal_moves margo-score margo-set_rules margo-setup margo-to_move name play printsgf
+    margo-legal_moves margo-score margo-set_limit margo-set_rules margo-setup margo-to_move name play printsgf
     protocol_version quit reg_genmove showboard time_left time_settings undo version""".split()
 )
 
@@ -220,6 +220,13 @@ TRANSCRIPTS = [
         "? syntax error\n\n" * 9
         + "= " + DEFAULT_RULES_JSON + "\n\n=\n\n? cannot change rules now\n\n? syntax error\n\n= " + DEFAULT_RULES_JSON + "\n\n",
     ),
+    (
+        "margo-set_limit",
+        "margo-set_limit seconds=0.5 playouts=20\nmargo-set_limit playouts=3\nmargo-set_limit\nmargo-set_limit seconds=x\n"
+        "margo-set_limit seconds=-1\nmargo-set_limit playouts=0\nmargo-set_limit playouts=1.5\nmargo-set_limit visits=3\n"
+        "margo-set_limit seconds=1 seconds=2\nmargo-set_limit seconds\nmargo-set_limit seconds=inf\n",
+        "=\n\n" * 3 + "? syntax error\n\n" * 8,
+    ),
     ("margo-score", "margo-score\nplay w a1\nplay b b1\nplay b c1\nmargo-score\nmargo-score x\n", "= W 0 B 0\n\n=\n\n=\n\n=\n\n= W 1 B 2\n\n? syntax error\n\n"),
 ]
 
@@ -227,6 +234,28 @@ TRANSCRIPTS = [
 @pytest.mark.parametrize("script, expected", [pytest.param(s, e, id=i) for i, s, e in TRANSCRIPTS])
 def test_transcript(script: str, expected: str) -> None:
     assert gtp(script) == expected
+
+
+@pytest.mark.parametrize(
+    "script, expected",
+    [
+        ("", Budget()),
+        ("margo-set_limit seconds=0.25\n", Budget(seconds=0.25)),
+        ("margo-set_limit playouts=7\n", Budget(playouts=7)),
+        ("margo-set_limit seconds=2 playouts=7\nmargo-set_limit\n", Budget()),
+        ("time_settings 0 1 1\nmargo-set_limit seconds=60 playouts=9\n", None),  # the clock is tighter
+        ("margo-set_limit seconds=60\nmargo-set_limit seconds=x\n", Budget(seconds=60)),  # a bad line changes nothing
+    ],
+)
+def test_margo_set_limit_bounds_the_genmove_budget(script: str, expected: Budget | None) -> None:
+    engine = new_engine()
+    gtp(script, engine)
+    clock_only = GameSession(make_player("random", 0))
+    clock_only.cmd_time_settings(0, 1, 1)
+    if expected is None:  # with a clock: its seconds (smaller than 60), the limit's playouts
+        expected = Budget(seconds=clock_only.budget_for(Colour.WHITE).seconds, playouts=9)
+        assert expected.seconds < 60
+    assert engine.session.budget_for(Colour.WHITE) == expected
 
 
 def test_every_command_has_a_transcript() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from margo_adapters.gtp_client import BadGtpResponse, GtpClient
+from margo_gtp.client import EngineCommandError, SimpleEngine
 from margo_adapters.projected_gtp import board_rows, lift
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import column_points, format_point_2d, parse_point_2d, parse_vertex, project, projected_size
@@ -30,8 +30,8 @@ MARGO_GTP_2D = BIN / "margo-gtp-2d"
 pytestmark = pytest.mark.process
 
 
-def proxy(engine_args: str = "", *extra: str) -> GtpClient:
-    return GtpClient.popen([str(MARGO_GTP_2D), "--engine", f"{MARGO_GTP} {engine_args}".strip(), *extra], timeout=60)
+def proxy(engine_args: str = "", *extra: str) -> SimpleEngine:
+    return SimpleEngine.popen([str(MARGO_GTP_2D), "--engine", f"{MARGO_GTP} {engine_args}".strip(), *extra], timeout=60)
 
 
 def lift_2d(board: Board, vertex: str) -> Move:
@@ -56,29 +56,29 @@ def test_lowest_empty_point_is_the_native_move_in_random_games(size: int) -> Non
             board.push(rng.choice(moves))
 
 
-def play_twogtp_game(black: GtpClient, white: GtpClient, komi: str) -> tuple[list[tuple[str, str]], str, str]:
+def play_twogtp_game(black: SimpleEngine, white: SimpleEngine, komi: str) -> tuple[list[tuple[str, str]], str, str]:
     """gogui-twogtp's conversation with two engines for one game."""
     for program in (black, white):
-        assert program.send("protocol_version") == "2"
-        assert program.send("name") == "margo-gtp"
-        program.send("version")
-        commands = program.list_commands()
+        assert program.do_command("protocol_version") == "2"
+        assert program.do_command("name") == "margo-gtp"
+        program.do_command("version")
+        commands = program.commands  # list_commands, as twogtp asks it
         assert {"genmove", "play", "final_score", "gogui-rules_board"} <= set(commands)
-        program.send("boardsize", 17)
-        program.send("clear_board")
-        program.send("komi", komi)
+        program.do_command("boardsize", 17)
+        program.do_command("clear_board")
+        program.do_command("komi", komi)
     moves: list[tuple[str, str]] = []
     passes = 0
     colour = "b"
     while passes < 2:
         mover, other = (black, white) if colour == "b" else (white, black)
-        answer = mover.send("genmove", colour)
+        answer = mover.do_command("genmove", colour)
         assert answer == "pass" or parse_point_2d(answer, 17)
         moves.append((colour, answer))
-        other.send("play", colour, "PASS" if answer == "pass" else answer)
+        other.do_command("play", colour, "PASS" if answer == "pass" else answer)
         passes = passes + 1 if answer == "pass" else 0
         colour = "w" if colour == "b" else "b"
-    return moves, black.send("final_score"), white.send("final_score")
+    return moves, black.do_command("final_score"), white.do_command("final_score")
 
 
 @pytest.mark.parametrize("seeds", [(1, 2), (3, 4)])
@@ -86,10 +86,10 @@ def test_twogtp_game_between_two_projected_engines(seeds: tuple[int, int]) -> No
     engine = "--rule first_player=black --seed {}"
     with proxy(engine.format(seeds[0])) as black, proxy(engine.format(seeds[1])) as white:
         moves, score_black, score_white = play_twogtp_game(black, white, "0.5")
-        black_board = json.loads(black.send("margo-board"))
-        white_board = json.loads(white.send("margo-board"))
-        black.send("quit")
-        white.send("quit")
+        black_board = json.loads(black.do_command("margo-board"))
+        white_board = json.loads(white.do_command("margo-board"))
+        black.do_command("quit")
+        white.do_command("quit")
     assert score_black == score_white
     assert black_board == white_board and black_board["over"] is True
     # the referee's view: the 2-D moves, lifted one by one, replay a finished MarGo game
@@ -108,31 +108,31 @@ def test_gogui_ruler_conversation_follows_the_game() -> None:
     rng = random.Random(7)
     mirror = Board(Rules(size=size))
     with proxy() as ruler:
-        assert ruler.send("gogui-analyze_commands").splitlines()[0] == (
+        assert ruler.do_command("gogui-analyze_commands").splitlines()[0] == (
             "gfx/MarGo levels and zombies/gogui-rules_board_gfx")
-        assert ruler.send("gogui-rules_game_id") == "Margo"
-        ruler.send("boardsize", 7)
-        assert ruler.send("gogui-rules_board_size") == "7"
-        assert ruler.send("gogui-rules_board") == "\n".join(board_rows(size, {}))
+        assert ruler.do_command("gogui-rules_game_id") == "Margo"
+        ruler.do_command("boardsize", 7)
+        assert ruler.do_command("gogui-rules_board_size") == "7"
+        assert ruler.do_command("gogui-rules_board") == "\n".join(board_rows(size, {}))
         while True:
-            legal = ruler.send("gogui-rules_legal_moves").split()
+            legal = ruler.do_command("gogui-rules_legal_moves").split()
             expected = sorted({project(m.point) for m in mirror.legal_moves() if m.point is not None},
                               key=lambda p: (p[1], p[0]))
             assert legal == [format_point_2d(*p) for p in expected]
             if not legal:
                 break
-            side = ruler.send("gogui-rules_side_to_move")
+            side = ruler.do_command("gogui-rules_side_to_move")
             assert side == ("white" if mirror.to_move == Colour.WHITE else "black")
-            assert ruler.send("gogui-rules_final_result") == "unknown"
+            assert ruler.do_command("gogui-rules_final_result") == "unknown"
             vertex = rng.choice(legal)
-            ruler.send("play", side[0], vertex)
+            ruler.do_command("play", side[0], vertex)
             mirror.push(lift_2d(mirror, vertex))
             letters = {p: c.letter for p, c in mirror.balls().items()}
-            assert ruler.send("gogui-rules_board") == "\n".join(board_rows(size, letters))
-            assert ruler.send("gogui-rules_board_size") == "7"
-            captured = ruler.send("gogui-rules_captured_count")
+            assert ruler.do_command("gogui-rules_board") == "\n".join(board_rows(size, letters))
+            assert ruler.do_command("gogui-rules_board_size") == "7"
+            captured = ruler.do_command("gogui-rules_captured_count")
             assert captured == f"{mirror.captured[Colour.BLACK]} {mirror.captured[Colour.WHITE]}"
-            gfx = ruler.send("gogui-rules_board_gfx").splitlines()
+            gfx = ruler.do_command("gogui-rules_board_gfx").splitlines()
             stacked = sum(1 for p in mirror.balls() if p.level > 0 and p not in mirror.buried())
             labels = [line for line in gfx if line.startswith("LABEL ")]
             assert len(labels[0].split()) - 1 == 2 * stacked if labels else stacked == 0
@@ -140,32 +140,32 @@ def test_gogui_ruler_conversation_follows_the_game() -> None:
             visible_zombies = {format_point_2d(*project(p)) for p in mirror.zombies() if p not in mirror.buried()}
             assert (set(zombies[0].split()[2:]) if zombies else set()) == visible_zombies
         assert mirror.is_game_over()
-        assert ruler.send("gogui-rules_final_result") == mirror.outcome().result()
-        assert ruler.send("genmove", "w") == "pass" and ruler.send("genmove", "b") == "pass"
-        ruler.send("play", "w", "pass")
-        ruler.send("quit")
+        assert ruler.do_command("gogui-rules_final_result") == mirror.outcome().result()
+        assert ruler.do_command("genmove", "w") == "pass" and ruler.do_command("genmove", "b") == "pass"
+        ruler.do_command("play", "w", "pass")
+        ruler.do_command("quit")
 
 
 def test_illegal_and_impossible_points() -> None:
     with proxy() as engine:
-        engine.send("boardsize", 5)
+        engine.do_command("boardsize", 5)
         for vertex, error in [("B1", "illegal move"), ("B2", "illegal move"), ("K1", "syntax error"),
                               ("A10", "syntax error"), ("A1:1", "syntax error"), ("swap", "syntax error")]:
-            with pytest.raises(BadGtpResponse) as failure:
-                engine.send("play", "w", vertex)
+            with pytest.raises(EngineCommandError) as failure:
+                engine.do_command("play", "w", vertex)
             assert failure.value.message == error, vertex
         for vertex in ["A1", "C1", "A3", "C3"]:
-            engine.send("play", "w", vertex)
-        with pytest.raises(BadGtpResponse) as failure:
-            engine.send("play", "b", "B2")  # a lone black ball on four white ones: suicide
+            engine.do_command("play", "w", vertex)
+        with pytest.raises(EngineCommandError) as failure:
+            engine.do_command("play", "b", "B2")  # a lone black ball on four white ones: suicide
         assert failure.value.message == "illegal move"
-        engine.send("play", "w", "B2")  # the level-2 ball on top of the four
-        with pytest.raises(BadGtpResponse) as failure:
-            engine.send("play", "b", "B2")  # its column is full now
+        engine.do_command("play", "w", "B2")  # the level-2 ball on top of the four
+        with pytest.raises(EngineCommandError) as failure:
+            engine.do_command("play", "b", "B2")  # its column is full now
         assert failure.value.message == "illegal move"
-        assert json.loads(engine.send("margo-board"))["balls"]["A1:2"] == "W"
-        assert engine.send("gogui-rules_board_gfx").splitlines()[0] == "LABEL B2 2"
-        assert engine.send("final_status_list", "dead") == ""
+        assert json.loads(engine.do_command("margo-board"))["balls"]["A1:2"] == "W"
+        assert engine.do_command("gogui-rules_board_gfx").splitlines()[0] == "LABEL B2 2"
+        assert engine.do_command("final_status_list", "dead") == ""
 
 
 TRANSCRIPT_IN = (
@@ -261,8 +261,8 @@ def test_eof_ends_the_proxy_and_its_engine() -> None:
 
 def test_mixed_parity_columns_are_never_offered() -> None:
     with proxy() as engine:
-        engine.send("boardsize", 9)
-        legal = engine.send("gogui-rules_legal_moves").split()
+        engine.do_command("boardsize", 9)
+        legal = engine.do_command("gogui-rules_legal_moves").split()
         assert len(legal) == 25
         for vertex in legal:
             col, row = parse_point_2d(vertex, 9)

@@ -48,7 +48,8 @@ def replayed_board(record: dict, rules: Rules = Rules(size=3)) -> Board:
 
 FAULT_CASES = [
     # fault args, forfeit reason, result of game 1 (A is White), start of the detail
-    (["--fault", "crash"], "crash", "W+F", "engine 'B' closed its output during 'genmove' (exit code 1)"),
+    (["--fault", "crash"], "crash", "W+F",
+     "engine 'B' closed its output during 'genmove' (exit code 1); last stderr line: 'faulty: crashing on purpose at genmove 3'"),
     (["--fault", "hang"], "timeout", "W+T", "engine 'B' did not answer 'genmove' within 2 s"),
     (["--fault", "garbage"], "protocol error", "W+F", "engine 'B' answered 'genmove' with a line that is not a GTP answer: 'I think I will play tengen'"),
     (["--fault", "malformed"], "malformed move", "W+F", "genmove B answered 'Z99:9'"),
@@ -138,8 +139,9 @@ def test_swap_relays_and_records_the_exchanged_colours(tmp_path):
 
 def test_an_engine_that_cannot_start_stops_the_match_before_any_game(tmp_path):
     config = match_config("/nonexistent/engine --gtp")
-    with pytest.raises(EngineStartError, match=r"cannot start engine B '/nonexistent/engine --gtp'"):
+    with pytest.raises(EngineStartError) as info:
         run_match(config, tmp_path)
+    assert str(info.value) == "cannot start engine B '/nonexistent/engine --gtp': [Errno 2] No such file or directory: '/nonexistent/engine'"
     assert not (tmp_path / "results.jsonl").exists()
 
 

@@ -16,7 +16,8 @@ A handler group added to an engine next to the game session (:func:`install`; th
     ``genmove C`` that follows reuses it; otherwise a private MCTS player is used. When
     ``C`` has no legal move, no line is written. The board is never changed.
 ``margo-analyze_snapshot C [centiseconds]``
-    The same lines once, after searching ``centiseconds`` (default 100), as an ordinary
+    The same lines once, after searching ``centiseconds`` (default: the limit set by
+    ``margo-set_limit`` if any, else 100), as an ordinary
     (non-streaming) answer: what ``gogui-analyze_commands`` offers, since GoGui waits for
     the end of an answer and cannot drive a stream.
 
@@ -159,14 +160,20 @@ class AnalysisGroup(HandlerGroup):
         return AnalysisStream(self.player(), self.session.board, colour, max(centiseconds, 1) / 100)
 
     def cmd_margo_analyze_snapshot(self, colour: Colour, centiseconds: int | None = None) -> str:
-        seconds = (DEFAULT_SNAPSHOT_CS if centiseconds is None else centiseconds) / 100
-        if seconds < 0:
+        limit = getattr(self.session, "limit", None)
+        playouts = None
+        if centiseconds is None and limit is not None and (limit.seconds is not None or limit.playouts is not None):
+            seconds, playouts = limit.seconds, limit.playouts  # what margo-set_limit asked for
+        else:
+            seconds = (DEFAULT_SNAPSHOT_CS if centiseconds is None else centiseconds) / 100
+        if seconds is not None and seconds < 0:
             raise GtpError("syntax error")
         board = self.session.board
         if not board.legal_moves(colour):
             return ""
         player = self.player()
-        root = player.search(board.copy(), colour, deadline=player.clock() + seconds)
+        deadline = None if seconds is None else player.clock() + seconds
+        root = player.search(board.copy(), colour, playouts=playouts, deadline=deadline)
         return "\n".join(format_info(item) for item in player.analysis(root))
 
     def _estimate(self) -> tuple[float, list]:

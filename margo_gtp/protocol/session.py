@@ -134,6 +134,8 @@ class GameSession(HandlerGroup):
         self.player = player
         self.board = Board(rules if rules is not None else Rules())
         self.time_settings = TimeSettings()
+        #: What ``margo-set_limit`` set (None: no limit beyond the clock and the player's own).
+        self.limit: Budget | None = None
         self._state = _SessionState()
         self._stderr = stderr
         #: ``gogui-analyze_commands`` lines ("type/Label/command"); other groups append.
@@ -176,6 +178,7 @@ class GameSession(HandlerGroup):
             "margo-get_rules": self.cmd_margo_get_rules,
             "margo-set_rules": self.cmd_margo_set_rules,
             "margo-score": self.cmd_margo_score,
+            "margo-set_limit": self.cmd_margo_set_limit,
         }
 
     def converters(self) -> dict[Any, Converter]:
@@ -223,8 +226,14 @@ class GameSession(HandlerGroup):
     def budget_for(self, colour: Colour) -> Budget:
         """The thinking budget for ``colour``'s next move from the stored clocks (no limit
         when none was set), by :func:`margo_gtp.players.timecontrol.budget`: a share
-        of the time left that never exceeds what may be used without losing on time."""
-        return timecontrol.budget(self.time_settings, self._state.clocks.get(colour))
+        of the time left that never exceeds what may be used without losing on time.
+        A ``margo-set_limit`` limit applies on top: the tighter of the two seconds, and
+        its playouts."""
+        budget = timecontrol.budget(self.time_settings, self._state.clocks.get(colour))
+        if self.limit is None:
+            return budget
+        seconds = [value for value in (budget.seconds, self.limit.seconds) if value is not None]
+        return Budget(seconds=min(seconds) if seconds else None, playouts=self.limit.playouts)
 
     def _charge_clock(self, colour: Colour, elapsed: float) -> None:
         """Run ``colour``'s stored clock down by a genmove's thinking time, so budgets stay
@@ -464,6 +473,24 @@ class GameSession(HandlerGroup):
             self._detail(str(error))
             raise GtpError("cannot change rules now") from None
         self._replace_board(board)
+
+    def cmd_margo_set_limit(self, *pairs: str) -> None:
+        """``margo-set_limit [seconds=S] [playouts=N]``: the thinking limit of every later
+        ``genmove`` (and of ``margo-analyze_snapshot`` without its time argument); no
+        arguments remove it. All or nothing; a bad pair is ``syntax error``."""
+        values: dict[str, float | int] = {}
+        for pair in pairs:
+            key, equals, text = pair.partition("=")
+            if not equals or key in values or key not in ("seconds", "playouts"):
+                raise GtpError("syntax error")
+            try:
+                value: float | int = float(text) if key == "seconds" else int(text)
+            except ValueError:
+                raise GtpError("syntax error") from None
+            if not (value >= 0 if key == "seconds" else value >= 1) or value != value or value == float("inf"):
+                raise GtpError("syntax error")
+            values[key] = value
+        self.limit = Budget(**values) if values else None  # type: ignore[arg-type]
 
     def cmd_margo_score(self) -> str:
         counts = self.board.ball_counts()

@@ -9,7 +9,7 @@ process's life; for ``reject`` its N-th ``play``, for ``badsetup`` its N-th
 ``margo-set_rules``). With ``--once FILE`` the fault happens only while FILE does not
 exist (the engine creates it), so a restarted engine behaves. Kinds:
 
-    crash      exits with code 1 without answering
+    crash      says so on stderr and exits with code 1 without answering
     hang       never answers
     garbage    writes a line that is not a GTP answer
     malformed  answers "= Z99:9"
@@ -121,6 +121,8 @@ class FaultyEngine:
         time.sleep(self.options.move_delay)
         fault = self.options.fault if self.fault_now(self.genmoves, FAULTS) else None
         if fault == "crash":
+            sys.stderr.write(f"faulty: crashing on purpose at genmove {self.genmoves}\n")
+            sys.stderr.flush()
             os._exit(1)
         if fault == "hang":
             time.sleep(3600)

@@ -1,0 +1,705 @@
+"""A blocking Python client for MarGo GTP engines, modelled on python-chess's ``chess.engine``.
+
+Play a game against ``margo-gtp`` from a script::
+
+    from margo_gtp.client import Limit, SimpleEngine
+    from margo_gtp.engine import Board
+
+    board = Board()
+    with SimpleEngine.popen(["margo-gtp", "--player", "random", "--seed", "1"]) as engine:
+        while not board.is_game_over():
+            board.push(engine.play(board, Limit(seconds=0.1)).move)
+
+Reading guide
+-------------
+Two layers in one class, as python-chess's ``SimpleEngine``:
+
+* **The wire** (:meth:`SimpleEngine.do_command`, gomill's ``do_command``): send one GTP
+  command with a numeric id, wait (with a timeout) for its answer, return the text or
+  raise. A ``?`` answer raises :class:`EngineCommandError` and the engine stays usable.
+  Anything else that goes wrong - the engine exits or closes its output
+  (:class:`EngineTerminatedError`), writes something that is not a GTP answer
+  (:class:`EngineProtocolError`), or does not answer in time
+  (:class:`EngineTimeoutError`) - leaves the channel in an unknown state, so the engine is
+  killed at once; every later call raises :class:`EngineTerminatedError` until
+  :meth:`SimpleEngine.restart`. Every error carries the engine's last stderr lines
+  (``error.stderr``).
+* **The game** (:meth:`SimpleEngine.play`, :meth:`SimpleEngine.analyse`,
+  :meth:`SimpleEngine.configure`): the caller owns the :class:`~margo_gtp.engine.Board`;
+  the client brings the engine to it before every question (see :meth:`SimpleEngine.sync`)
+  and judges the answer with the rules core: a malformed or illegal ``genmove`` answer
+  raises :class:`IllegalEngineMoveError`.
+
+What is enforced: GTP 2 framing (answers start with ``=``/``?``, optionally the id sent,
+and end at an empty line; an answer with another id is a protocol error), a deadline on
+every wait, and the legality of every move the engine proposes. What is not: the
+engine's strength or honesty beyond legality (an engine may ignore a :class:`Limit`).
+
+The wire log: every line sent (``<<``), received (``>>``) and written to stderr (``!!``)
+is logged at DEBUG on the ``margo_gtp.client`` logger and, when ``wire_log`` is given,
+appended to that text stream or file as ``<name> <direction> <line>``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import select
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from margo_gtp.engine import Board, Colour, Move, Point, Rules
+from margo_gtp.vertex import InvalidVertexError
+
+__all__ = [
+    "AnalysisInfo", "AnalysisResult", "EngineCommandError", "EngineError", "EngineProtocolError",
+    "EngineStartError", "EngineTerminatedError", "EngineTimeoutError", "IllegalEngineMoveError",
+    "Limit", "PlayResult", "SimpleEngine",
+]
+
+LOGGER = logging.getLogger("margo_gtp.client")
+
+DEFAULT_TIMEOUT = 30.0   # seconds any command may take (plus Limit.seconds for play/analyse)
+QUIT_GRACE = 2.0         # seconds quit() waits for the engine to exit before killing it
+STDERR_LINES = 20        # how many of the engine's last stderr lines errors carry
+
+#: The default of every ``timeout`` parameter: the engine's own ``timeout``.
+_DEFAULT: Any = object()
+
+#: Commands that only read the engine's state: sending them through :meth:`SimpleEngine.do_command`
+#: keeps the client's record of the position the engine holds. Any other command drops it.
+READ_ONLY_COMMANDS = frozenset({
+    "protocol_version", "name", "version", "known_command", "list_commands", "showboard",
+    "final_score", "final_status_list", "reg_genmove", "time_settings", "time_left",
+    "kgs-time_settings", "gogui-analyze_commands", "margo-board", "margo-legal_moves",
+    "margo-get_rules", "margo-score", "margo-analyze_snapshot", "margo-set_limit",
+})
+
+
+# ---------------------------------------------------------------------------------------
+# Errors
+
+
+class EngineError(Exception):
+    """Raised when an engine misbehaves or cannot do what was asked.
+
+    ``stderr`` holds the engine's last lines of standard error (at most ``STDERR_LINES``)
+    at the time of the error: where a crashing engine usually says why.
+    """
+
+    def __init__(self, message: str, *, stderr: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.stderr: tuple[str, ...] = tuple(stderr)
+
+
+class EngineStartError(EngineError):
+    """Raised when the engine command cannot be started (not found, not executable)"""
+
+
+class EngineTerminatedError(EngineError):
+    """Raised when the engine exited, closed its output or was killed.
+
+    ``returncode`` is the exit code when the engine had exited by itself, else None.
+    """
+
+    def __init__(self, message: str, *, stderr: Sequence[str] = (), returncode: int | None = None) -> None:
+        super().__init__(message, stderr=stderr)
+        self.returncode = returncode
+
+
+class EngineTimeoutError(EngineError, TimeoutError):
+    """Raised when the engine did not answer within the timeout (it has been killed)"""
+
+
+class EngineProtocolError(EngineError):
+    """Raised when the engine wrote something that is not a GTP answer (it has been killed)"""
+
+
+class EngineCommandError(EngineError):
+    """Raised when the engine answered a command with a failure (``? message``); the
+    engine stays usable. ``command``, ``args`` and ``message`` are what was sent and said."""
+
+    def __init__(self, command: str, args: Sequence[str], message: str, *, stderr: Sequence[str] = ()) -> None:
+        self.command = command
+        self.args_sent = tuple(args)
+        self.message = message
+        shown = " ".join([command, *self.args_sent])
+        super().__init__(f"{shown!r} failed: {message!r}", stderr=stderr)
+
+
+class IllegalEngineMoveError(EngineError):
+    """Raised when ``genmove`` answered a malformed or illegal move; ``answer`` is its text"""
+
+    def __init__(self, message: str, answer: str, *, stderr: Sequence[str] = ()) -> None:
+        super().__init__(message, stderr=stderr)
+        self.answer = answer
+
+
+# ---------------------------------------------------------------------------------------
+# Values
+
+
+@dataclass(frozen=True)
+class Limit:
+    """How long the engine may think: ``seconds`` of wall time and/or ``playouts``
+    (simulations of an MCTS player); ``None`` leaves that kind to the engine's default.
+
+    Sent to the engine with ``margo-set_limit`` (the engine applies the tighter of the
+    limit and its clock). A player without a search (random, heuristic) ignores it.
+    """
+
+    seconds: float | None = None
+    playouts: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.seconds is not None and not (isinstance(self.seconds, (int, float)) and math.isfinite(self.seconds) and self.seconds >= 0):
+            raise ValueError(f"invalid Limit seconds: {self.seconds!r} (a number >= 0)")
+        if self.playouts is not None and not (isinstance(self.playouts, int) and not isinstance(self.playouts, bool) and self.playouts >= 1):
+            raise ValueError(f"invalid Limit playouts: {self.playouts!r} (an integer >= 1)")
+
+    def gtp_args(self) -> list[str]:
+        """The ``margo-set_limit`` arguments, e.g. ``['seconds=0.5', 'playouts=200']``."""
+        args = []
+        if self.seconds is not None:
+            args.append(f"seconds={self.seconds:g}")
+        if self.playouts is not None:
+            args.append(f"playouts={self.playouts}")
+        return args
+
+
+@dataclass(frozen=True)
+class PlayResult:
+    """What :meth:`SimpleEngine.play` returns: the engine's ``move`` (``None`` when it
+    resigned), and ``resigned``. ``Move.PASS`` means the side to move has no legal move."""
+
+    move: Move | None
+    resigned: bool = False
+
+
+@dataclass(frozen=True)
+class AnalysisInfo:
+    """One candidate move of an analysis: visits, win rate (for the side analysed), the
+    prior (RAVE win rate) and the principal variation starting with ``move``."""
+
+    move: Move
+    visits: int
+    winrate: float
+    prior: float
+    pv: tuple[Move, ...]
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """What :meth:`SimpleEngine.analyse` returns. ``candidates`` best first (the engine's
+    ``order``); ``winrate``/``pv`` are the best candidate's, ``best_moves`` the candidates'
+    moves. With no legal move for the side to move all are empty (``winrate`` None)."""
+
+    colour: Colour
+    candidates: tuple[AnalysisInfo, ...] = ()
+
+    @property
+    def winrate(self) -> float | None:
+        return self.candidates[0].winrate if self.candidates else None
+
+    @property
+    def best_moves(self) -> list[Move]:
+        return [info.move for info in self.candidates]
+
+    @property
+    def pv(self) -> list[Move]:
+        return list(self.candidates[0].pv) if self.candidates else []
+
+
+@dataclass(frozen=True)
+class _Position:
+    """What the client last brought the engine to: enough to prove a board extends it."""
+
+    rules: Rules
+    root: tuple[tuple[Point, Colour], ...]
+    root_to_move: Colour
+    history: tuple[tuple[Colour, Move], ...] = field(default=())
+
+    @classmethod
+    def of(cls, board: Board) -> "_Position":
+        root = tuple(sorted(board.root_balls().items(), key=lambda item: (item[0].level, item[0].y, item[0].x)))
+        return cls(board.rules, root, board.root_to_move, tuple(board.history))
+
+
+# ---------------------------------------------------------------------------------------
+# The engine
+
+
+class SimpleEngine:
+    """A GTP engine running as a child process, driven by blocking calls.
+
+    Create with :meth:`popen`. The engine runs in its own process session, so Ctrl-C at
+    the terminal reaches only the controller and :meth:`kill` reaches the engine's
+    children too. ``timeout`` (seconds; ``None`` waits for ever) is the default deadline
+    of every call.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        name: str | None = None,
+        wire_log: str | os.PathLike[str] | IO[str] | None = None,
+        **popen_kwargs: Any,
+    ) -> None:
+        self.argv = list(argv)
+        self.timeout = timeout
+        self.name = name or (Path(self.argv[0]).name if self.argv else "engine")
+        self.popen_kwargs = popen_kwargs
+        self._wire_lock = threading.Lock()
+        self._owns_wire_log = isinstance(wire_log, (str, os.PathLike))
+        self._wire: IO[str] | None = (
+            open(wire_log, "a", encoding="utf-8") if isinstance(wire_log, (str, os.PathLike)) else wire_log
+        )
+        self._process: subprocess.Popen[bytes] | None = None
+        self._stderr_thread: threading.Thread | None = None
+        self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self._lines: deque[str] = deque()  # complete lines read but not yet consumed
+        self._partial = b""  # bytes after the last line end
+        self._next_id = 1
+        self._broken: str | None = "not started"
+        self._commands: frozenset[str] | None = None
+        self._position: _Position | None = None
+        self._limit: Limit | None = None
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    @classmethod
+    def popen(
+        cls,
+        command: str | Sequence[str],
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        name: str | None = None,
+        wire_log: str | os.PathLike[str] | IO[str] | None = None,
+        **popen_kwargs: Any,
+    ) -> "SimpleEngine":
+        """Start the engine: ``command`` is an argument list or one shell-quoted command
+        line (split with :func:`shlex.split`, never run through a shell). ``popen_kwargs``
+        go to :class:`subprocess.Popen` (e.g. ``cwd``, ``env``).
+
+        Raises :class:`EngineStartError` when the command cannot be started.
+        """
+        words = shlex.split(command) if isinstance(command, str) else [str(word) for word in command]
+        if not words:
+            raise EngineStartError(f"empty engine command: {command!r}")
+        engine = cls(words, timeout=timeout, name=name, wire_log=wire_log, **popen_kwargs)
+        engine.start()
+        return engine
+
+    def start(self) -> None:
+        """Start (or start again) the engine process and the thread draining its stderr."""
+        if self._process is not None and self._process.poll() is None:
+            raise RuntimeError(f"engine {self.name!r} is already running")
+        self._lines = deque()
+        self._partial = b""
+        self._stderr = deque(maxlen=STDERR_LINES)
+        self._commands = None
+        self._position = None
+        self._limit = None
+        self._log("--", f"start {shlex.join(self.argv)}")
+        try:
+            self._process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                **self.popen_kwargs,
+            )
+        except OSError as error:
+            self._process = None
+            self._broken = "not started"
+            raise EngineStartError(f"cannot start engine {self.name!r}: {error.strerror or error}: {self.argv[0]!r}") from error
+        self._broken = None
+        # stdout is read in the caller's thread with poll() (no thread hop per answer);
+        # stderr is drained by a thread so a chatty engine never blocks on a full pipe.
+        self._stderr_thread = threading.Thread(target=self._read_stderr, args=(self._process,), daemon=True)
+        self._stderr_thread.start()
+
+    def restart(self) -> None:
+        """Kill the engine (if running) and start a fresh one: the cure after an error."""
+        self.kill()
+        self.start()
+
+    def kill(self) -> None:
+        """Kill the engine and its process group at once; never raises for a dead engine."""
+        process = self._process
+        if process is None:
+            return
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                process.kill()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
+            pass
+        self._close_pipes(process)
+        self._broken = self._broken or "engine was killed"
+        self._position = None
+        self._log("--", f"killed (exit code {process.returncode})")
+
+    def quit(self) -> None:
+        """Say ``quit`` if the engine is healthy, wait briefly for it to exit, then make
+        sure it is gone. Never raises; safe to call twice."""
+        process = self._process
+        if process is not None and process.poll() is None and self._broken is None:
+            try:
+                self._command("quit", (), QUIT_GRACE)
+                process.wait(timeout=QUIT_GRACE)
+            except (EngineError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        self._broken = "engine has quit"
+        if self._owns_wire_log and self._wire is not None:
+            self._wire.close()
+            self._wire = None
+
+    close = quit
+
+    def __enter__(self) -> "SimpleEngine":
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.quit()
+
+    def __repr__(self) -> str:
+        return f"<SimpleEngine {self.name!r} pid={self.pid}>"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def returncode(self) -> int | None:
+        """The engine's exit code once it has ended, else None."""
+        return self._process.poll() if self._process is not None else None
+
+    @property
+    def is_usable(self) -> bool:
+        """True when the engine runs and its channel is in a known state."""
+        return self._process is not None and self._process.poll() is None and self._broken is None
+
+    @property
+    def stderr(self) -> list[str]:
+        """The engine's last lines of standard error (at most ``STDERR_LINES``)."""
+        return list(self._stderr)
+
+    # -- the wire -----------------------------------------------------------------------
+
+    def do_command(self, command: str, *args: object, timeout: float | None = _DEFAULT) -> str:
+        """Send one GTP command and return its success text (without ``=`` and id).
+
+        A multi-line answer comes with its lines joined by ``\\n``. ``timeout`` bounds the
+        wait (seconds; default the engine's; ``None`` waits for ever). Unless ``command``
+        only reads state (:data:`READ_ONLY_COMMANDS`), the client forgets which position
+        the engine holds, so the next :meth:`play` sets it up again.
+        """
+        if command not in READ_ONLY_COMMANDS:
+            self._position = None
+        return self._command(command, args, self.timeout if timeout is _DEFAULT else timeout)
+
+    def known_command(self, command: str) -> bool:
+        """Whether the engine implements ``command`` (from ``list_commands``, asked once)."""
+        return command in self.commands
+
+    @property
+    def commands(self) -> frozenset[str]:
+        """The engine's ``list_commands``, asked once per process."""
+        if self._commands is None:
+            text = self._command("list_commands", (), self.timeout)
+            self._commands = frozenset(line.strip() for line in text.splitlines() if line.strip())
+        return self._commands
+
+    def _command(self, command: str, args: Sequence[object], timeout: float | None) -> str:
+        if self._broken is not None or self._process is None or self._process.stdin is None:
+            raise EngineTerminatedError(
+                f"engine {self.name!r} is not running: {self._broken or 'not started'}",
+                stderr=self.stderr, returncode=self.returncode,
+            )
+        words = [str(arg) for arg in args]
+        command_id = self._next_id
+        self._next_id += 1
+        line = " ".join([str(command_id), command, *words])
+        self._log("<<", line)
+        try:
+            self._process.stdin.write(line.encode("utf-8") + b"\n")
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise self._terminated(command, "input") from None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        is_success, text = self._read_answer(command_id, command, deadline, timeout)
+        if not is_success:
+            raise EngineCommandError(command, words, text, stderr=self.stderr)
+        return text
+
+    def _read_answer(self, command_id: int, command: str, deadline: float | None, timeout: float | None) -> tuple[bool, str]:
+        while True:
+            first = self._next_line(command, deadline, timeout)
+            if first.strip():
+                break  # blank lines between answers are tolerated
+        if first[0] not in "=?":
+            raise self._fail(EngineProtocolError, f"engine {self.name!r} answered {command!r} with a line that is not a GTP answer: {first!r}")
+        answer_id, first_text = _split_id(first[1:])
+        body = [first_text]
+        while (line := self._next_line(command, deadline, timeout)).strip():
+            body.append(line)
+        if answer_id is not None and answer_id != command_id:
+            raise self._fail(EngineProtocolError, f"engine {self.name!r} answered {command!r} (id {command_id}) with id {answer_id}")
+        if len(body) > 1 and not body[0].strip():
+            body = body[1:]  # a multi-line answer may start on the line after "="
+        text = body[0].strip() if len(body) == 1 else "\n".join(body).rstrip()
+        return first[0] == "=", text
+
+    def _next_line(self, command: str, deadline: float | None, timeout: float | None) -> str:
+        while not self._lines:
+            self._fill(command, deadline, timeout)
+        return self._lines.popleft()
+
+    def _fill(self, command: str, deadline: float | None, timeout: float | None) -> None:
+        """Wait (until ``deadline``) for output and split it into lines."""
+        assert self._process is not None and self._process.stdout is not None
+        fd = self._process.stdout.fileno()
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            raise self._fail(EngineTimeoutError, f"engine {self.name!r} did not answer {command!r} within {timeout:g} s")
+        # poll, not select: select() cannot watch descriptors above FD_SETSIZE (1024)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        if not poller.poll(None if remaining is None else max(1, math.ceil(remaining * 1000))):
+            return  # _fill is called again and checks the deadline
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            if self._partial:  # a last line without its line end still counts
+                chunk, self._partial = self._partial + b"\n", b""
+            else:
+                raise self._terminated(command)
+        *complete, self._partial = (self._partial + chunk).split(b"\n")
+        for raw in complete:
+            line = _preprocess(raw.decode("utf-8", errors="replace"))
+            self._log(">>", line)
+            self._lines.append(line)
+
+    def _terminated(self, command: str, stream: str = "output") -> EngineTerminatedError:
+        """The error for a closed pipe: the exit code if the engine exits soon, else 'still
+        running'."""
+        code = None
+        state = "still running"
+        if self._process is not None:
+            try:
+                code = self._process.wait(timeout=0.5)
+                state = f"exit code {code}"
+            except subprocess.TimeoutExpired:
+                code = None
+        error = self._fail(EngineTerminatedError, f"engine {self.name!r} closed its {stream} during {command!r} ({state})")
+        error.returncode = code
+        return error
+
+    def _fail(self, kind: type[EngineError], message: str) -> Any:
+        """Kill the engine (its channel is in an unknown state) and build the error."""
+        self._broken = message
+        self._log("--", f"broken: {message}")
+        self.kill()
+        if self._stderr_thread is not None:  # the engine is gone: let the last stderr lines in
+            self._stderr_thread.join(timeout=1.0)
+        return kind(message, stderr=self.stderr)
+
+    def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stderr is not None
+        try:
+            for raw in process.stderr:
+                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                self._stderr.append(line)
+                self._log("!!", line)
+        except (OSError, ValueError):
+            pass
+
+    @staticmethod
+    def _close_pipes(process: subprocess.Popen[bytes]) -> None:
+        for stream in (process.stdin, process.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+    def _log(self, direction: str, line: str) -> None:
+        LOGGER.debug("%s %s %s", self.name, direction, line)
+        if self._wire is not None:
+            with self._wire_lock:
+                try:
+                    self._wire.write(f"{self.name} {direction} {line}\n")
+                    self._wire.flush()
+                except (OSError, ValueError):
+                    pass
+
+    # -- the game -----------------------------------------------------------------------
+
+    def configure(self, rules: Rules, *, timeout: float | None = _DEFAULT) -> None:
+        """Give the engine ``rules`` and an empty board (a new game under those rules)."""
+        self.sync(Board(rules), timeout=timeout)
+
+    def sync(self, board: Board, *, timeout: float | None = _DEFAULT) -> None:
+        """Bring the engine to ``board``: rules, root position, side to move, move history.
+
+        When the client knows what it last sent (nothing but read-only commands went to
+        the engine since) and ``board`` has the same rules and root, only the difference
+        is sent: ``undo`` back to the common history, then ``play`` for the new moves -
+        when that is fewer commands than starting over. Otherwise it starts over:
+        ``boardsize``, ``clear_board``, ``margo-set_rules`` with every option,
+        ``margo-setup`` for the root balls (a set-up position) and ``margo-to_move`` when
+        the root's side to move is not the first player, then ``play`` for every move.
+        Moves are replayed rather than the current position set up, because repetition
+        (ko) and captures depend on the history: replay is the exact way.
+        """
+        wait = self.timeout if timeout is _DEFAULT else timeout
+        target = _Position.of(board)
+        known, self._position = self._position, None  # unknown until every command succeeded
+        if known is not None and known.rules == target.rules and known.root == target.root and known.root_to_move == target.root_to_move:
+            common = 0
+            for mine, theirs in zip(known.history, target.history):
+                if mine != theirs:
+                    break
+                common += 1
+            undos = len(known.history) - common
+            restart_cost = 4 + len(target.history)
+            if undos + len(target.history) - common < restart_cost:
+                for _ in range(undos):
+                    self._command("undo", (), wait)
+                self._replay(target.history[common:], wait)
+                self._position = target
+                return
+        self._command("boardsize", (target.rules.size,), wait)
+        self._command("clear_board", (), wait)
+        options = [f"{key}={value}" for key, value in target.rules.options().items() if key != "size"]
+        self._command("margo-set_rules", options, wait)
+        if target.root:
+            self._command("margo-setup", [word for point, colour in target.root for word in (colour.letter, point.gtp())], wait)
+        if target.root or target.root_to_move != target.rules.first_player:
+            self._command("margo-to_move", (target.root_to_move.letter,), wait)
+        self._replay(target.history, wait)
+        self._position = target
+
+    def _replay(self, moves: Sequence[tuple[Colour, Move]], timeout: float | None) -> None:
+        for colour, move in moves:
+            self._command("play", (colour.letter, move.gtp()), timeout)
+
+    def _set_limit(self, limit: Limit, timeout: float | None) -> None:
+        if limit == self._limit:
+            return
+        if "margo-set_limit" not in self.commands:
+            if limit != Limit():
+                raise EngineError(f"engine {self.name!r} cannot honour {limit!r}: it does not know 'margo-set_limit'", stderr=self.stderr)
+            return
+        self._command("margo-set_limit", limit.gtp_args(), timeout)
+        self._limit = limit
+
+    def _think_timeout(self, limit: Limit, timeout: float | None) -> float | None:
+        if timeout is not _DEFAULT:
+            return timeout  # type: ignore[return-value]
+        if self.timeout is None:
+            return None
+        return self.timeout + (limit.seconds or 0.0)
+
+    def play(self, board: Board, limit: Limit = Limit(), *, timeout: float | None = _DEFAULT) -> PlayResult:
+        """Ask the engine for its move for the side to move in ``board`` (``board`` is not changed).
+
+        The engine is first brought to ``board`` (:meth:`sync`) and given ``limit``.
+        ``timeout`` defaults to the engine's timeout plus ``limit.seconds``. Raises
+        :class:`IllegalEngineMoveError` for a malformed or illegal answer; ``pass`` is
+        accepted when the side to move has no legal move (the engine's way to say so).
+        """
+        colour = board.to_move
+        self.sync(board)
+        self._set_limit(limit, self.timeout)
+        wait = self._think_timeout(limit, timeout)
+        known, self._position = self._position, None
+        answer = self._command("genmove", (colour.letter,), wait)
+        token = answer.strip()
+        if token.lower() == "resign":
+            return PlayResult(None, resigned=True)  # the engine's state after resigning is its own: forget it
+        try:
+            move = Move.from_gtp(token, board.size) if token and len(token.split()) == 1 else None
+        except (InvalidVertexError, ValueError):
+            move = None
+        if move is None:
+            raise IllegalEngineMoveError(f"engine {self.name!r} answered genmove {colour.letter} with a malformed move: {answer!r}", answer, stderr=self.stderr)
+        if board.is_legal(move, colour):
+            if known is not None:
+                self._position = _Position(known.rules, known.root, known.root_to_move, (*known.history, (colour, move)))
+            return PlayResult(move)
+        if move.is_pass and not board.legal_moves(colour):
+            self._position = known  # no legal move: the engine says pass and plays nothing
+            return PlayResult(move)
+        raise IllegalEngineMoveError(f"engine {self.name!r} answered genmove {colour.letter} with an illegal move: {move.gtp()!r}", answer, stderr=self.stderr)
+
+    def analyse(self, board: Board, limit: Limit = Limit(), *, timeout: float | None = _DEFAULT) -> AnalysisResult:
+        """The engine's analysis of ``board`` for the side to move, from
+        ``margo-analyze_snapshot`` (the non-streaming form of ``margo-analyze``).
+
+        Raises :class:`EngineError` when the engine lacks the command (``margo-gtp``
+        offers it with a searching player, e.g. ``--player mcts``), and
+        :class:`EngineProtocolError` for an answer that is not ``info`` lines.
+        """
+        from margo_gtp.protocol.analysis import parse_info
+
+        if "margo-analyze_snapshot" not in self.commands:
+            raise EngineError(
+                f"engine {self.name!r} cannot analyse: it does not know 'margo-analyze_snapshot' "
+                "(margo-gtp has it with a searching player, e.g. --player mcts)",
+                stderr=self.stderr,
+            )
+        colour = board.to_move
+        self.sync(board)
+        self._set_limit(limit, self.timeout)
+        text = self._command("margo-analyze_snapshot", (colour.letter,), self._think_timeout(limit, timeout))
+        candidates = []
+        for line in text.splitlines():
+            if not line.strip():
+                continue
+            try:
+                fields = parse_info(line)
+                candidates.append((fields["order"], AnalysisInfo(
+                    Move.from_gtp(fields["move"], board.size), fields["visits"], fields["winrate"], fields["prior"],
+                    tuple(Move.from_gtp(word, board.size) for word in fields["pv"]),
+                )))
+            except (ValueError, KeyError) as error:
+                raise self._fail(EngineProtocolError, f"engine {self.name!r} answered 'margo-analyze_snapshot' with a bad info line: {line!r} ({error})") from None
+        candidates.sort(key=lambda item: item[0])
+        return AnalysisResult(colour, tuple(info for _, info in candidates))
+
+
+def _preprocess(line: str) -> str:
+    """Drop the line end, CR and control characters other than HT; HT becomes a space."""
+    line = line.rstrip("\n")
+    return "".join(" " if ch == "\t" else ch for ch in line if ch == "\t" or ch >= " " and ch != "\x7f")
+
+
+def _split_id(rest: str) -> tuple[int | None, str]:
+    """``'12 D4:1'`` -> ``(12, 'D4:1')``; ``' D4:1'`` -> ``(None, 'D4:1')``."""
+    digits = len(rest) - len(rest.lstrip("0123456789"))
+    if digits == 0:
+        return None, rest[1:] if rest.startswith(" ") else rest
+    return int(rest[:digits]), rest[digits + 1 :] if rest[digits : digits + 1] == " " else rest[digits:]
