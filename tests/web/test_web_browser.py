@@ -72,6 +72,7 @@ def test_an_illegal_click_says_so_and_changes_nothing(web_page: Page, live_serve
     page.goto(f"{live_server.url}/?size=4&engine=random&human=white&seconds=0.1")
     wait_for_turn_or_end(page)
     page.click("g[data-vertex='B2:1']")
+    expect(page.locator("[data-role=moves] li")).to_have_count(2)   # ours and the engine's
     wait_for_turn_or_end(page)
     before = balls_on_page(page)
     assert before["B2:1"] == "W" and len(before) == 2
@@ -80,6 +81,17 @@ def test_an_illegal_click_says_so_and_changes_nothing(web_page: Page, live_serve
     assert balls_on_page(page) == before
     assert page.locator("[data-role=moves] li").count() == 1 + 1
     screenshot(page, "illegal-click")
+    # A dropped websocket reconnects and resumes the same game; so does a reload.
+    page.evaluate("window.margo.socket.close()")
+    expect(page.locator("[data-role=connection]")).to_have_text("reconnecting…")
+    expect(page.locator("[data-role=connection]")).to_have_text("connected")
+    expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    assert balls_on_page(page) == before
+    page.reload()
+    expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    assert balls_on_page(page) == before
+    page.locator("[data-target][data-legal=true]").first.click()   # the game goes on: the engine restarts
+    expect(page.locator("[data-role=moves] li")).to_have_count(4)
 
 
 def test_load_an_sgf_and_step_through_it(web_page: Page, live_server, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -205,3 +206,69 @@ def test_no_request_reads_a_path(client: TestClient) -> None:
     assert client.get("/api/games/nope.sgf").json() == {"error": "no such game: 'nope'"}
     assert client.get("/api/watch/..%2Fx").status_code == 404
     assert client.get("/static/../pyproject.toml").status_code == 404
+
+
+def test_engine_vs_engine_plays_to_the_end(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        new_game(ws, size=3, white="random", black="heuristic", seconds=0.05)
+        state = receive_until(ws, lambda m: m["type"] == "state" and m["over"], limit=200)
+        board = Board(Rules(size=3))
+        for item in state["moves"]:
+            board.push(Move.from_gtp(item["move"], 3))
+        assert state["result"] == board.outcome().result()
+        assert state["can"] == {"pass": False, "swap": False, "resign": False, "undo": False}
+
+
+def test_a_swap_exchanges_the_seats(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        new_game(ws, size=3, white="random", black="human", seconds=0.05, rules={"swap": "on"})
+        state = receive_until(ws, lambda m: m["type"] == "state" and m["human_to_move"])
+        assert state["can"]["swap"] is True and state["status"] == "Black to move (you)"
+        ws.send_json({"type": "play", "move": "swap"})
+        state = receive_until(ws, lambda m: m["type"] == "state" and m["human_to_move"])
+        # The engine now holds Black, still to move after the swap, and has moved; we are White.
+        assert state["seats"] == {"W": "human", "B": "random"}
+        assert [m["colour"] for m in state["moves"]] == ["W", "B", "B"] and state["moves"][1]["move"] == "swap"
+        assert state["status"] == "White to move (you)"
+
+
+def test_finished_games_survive_a_server_restart(registry: EngineRegistry, games_dir: Path) -> None:
+    with TestClient(create_app(registry, GameStore(games_dir))) as first:
+        with first.websocket_connect("/ws") as ws:
+            ws.receive_json()
+            game = new_game(ws, size=2, white="human", black="human")["game"]
+            for move in ("A1", "B1", "resign"):
+                ws.send_json({"type": "play", "move": move})
+                state = ws.receive_json()
+            assert state["result"] == "B+R"
+    with TestClient(create_app(registry, GameStore(games_dir))) as second:
+        assert [g["id"] for g in second.get("/api/saved").json()["games"]] == [game]
+        replay = second.get(f"/api/saved/{game}").json()
+        assert replay["moves"] == [{"colour": "W", "move": "A1:1"}, {"colour": "B", "move": "B1:1"}]
+        assert replay["result"] == "B+R"
+        assert "RE[B+R]" in second.get(f"/api/games/{game}.sgf").text
+
+
+@pytest.mark.process
+def test_watch_reads_a_real_margo_match_folder(registry: EngineRegistry, games_dir: Path, watch_dir: Path) -> None:
+    import subprocess
+    import sys
+
+    engine = "{} -c 'from margo_gtp.cli import main; main()' --player {}"
+    subprocess.run([sys.executable, "-c", "from margo_adapters.referee_cli import match_main; match_main()",
+                    engine.format(sys.executable, "random --seed 1"), engine.format(sys.executable, "heuristic"),
+                    "--games", "2", "--size", "3", "--out", str(watch_dir)],
+                   check=True, capture_output=True, timeout=120)
+    with TestClient(create_app(registry, GameStore(games_dir), WatchFolder(watch_dir))) as client:
+        summary = client.get("/api/watch").json()
+        assert [(g["key"], g["live"]) for g in summary["games"]] == [("0-1", False), ("0-2", False)]
+        records = [json.loads(line) for line in (watch_dir / "results.jsonl").read_text().splitlines()]
+        assert [g["result"] for g in summary["games"]] == [r["result"] for r in records]
+        assert sum(cell["games"] for row in summary["crosstable"].values() for cell in row.values()) == 4
+        for record in records:
+            view = client.get(f"/api/watch/0-{record['game']}").json()
+            assert view["result"] == record["result"]
+            assert [m["move"] for m in view["moves"]] == [m["move"] for m in record["moves"]]
+            assert len(view["frames"]) == len(record["moves"]) + 1

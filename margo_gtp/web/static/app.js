@@ -403,4 +403,7 @@ function initialise() {
   connect();
 }
 
+// For tests and the curious: the live socket (closing it shows the reconnect).
+window.margo = { get socket() { return socket; }, get game() { return game; } };
+
 initialise();
