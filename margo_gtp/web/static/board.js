@@ -76,23 +76,12 @@ export function renderBoard(svg, frame, options = {}) {
   if (options.analysis && options.analysis.moves) {
     options.analysis.moves.forEach((item, order) => analysis.set(item.move, { ...item, order }));
   }
-  const parts = [`<defs>${gradients()}</defs>`];
-  parts.push(`<rect class="wood" x="0" y="0" width="${span}" height="${span}" rx="10"/>`);
-  // Board plane grid and coordinates.
-  const lo = MARGIN, hi = MARGIN + (size - 1) * CELL;
-  let grid = "";
-  for (let i = 0; i < size; i++) {
-    const p = MARGIN + i * CELL;
-    grid += `M${lo} ${p}H${hi}M${p} ${lo}V${hi}`;
+  // The wood, grid and coordinates depend on the size only: drawn once per size.
+  if (svg.dataset.drawnSize !== String(size)) {
+    svg.innerHTML = `<g class="static">${staticLayer(size, span)}</g><g class="points"></g>`;
+    svg.dataset.drawnSize = String(size);
   }
-  parts.push(`<path class="grid" d="${grid}"/>`);
-  for (let i = 0; i < size; i++) {
-    const p = MARGIN + i * CELL;
-    parts.push(`<text class="coord" x="${p}" y="${MARGIN * 0.3}">${COLUMNS[i]}</text>`);
-    parts.push(`<text class="coord" x="${p}" y="${span - MARGIN * 0.12}">${COLUMNS[i]}</text>`);
-    parts.push(`<text class="coord" x="${MARGIN * 0.2}" y="${MARGIN + (size - 1 - i) * CELL + 5}">${i + 1}</text>`);
-    parts.push(`<text class="coord" x="${span - MARGIN * 0.2}" y="${MARGIN + (size - 1 - i) * CELL + 5}">${i + 1}</text>`);
-  }
+  const parts = [];
   const half = CELL * 0.45;   // a target's hit square, a little smaller than its cell
   for (let l = 0; l < size; l++) {
     const side = size - l;
@@ -145,7 +134,31 @@ export function renderBoard(svg, frame, options = {}) {
       }
     }
   }
-  svg.innerHTML = parts.join("");
+  svg.lastChild.innerHTML = parts.join("");
+}
+
+let gradientDefs = null;
+
+function staticLayer(size, span) {
+  gradientDefs = gradientDefs || gradients();
+  const parts = [`<defs>${gradientDefs}</defs>`];
+  parts.push(`<rect class="wood" x="0" y="0" width="${span}" height="${span}" rx="10"/>`);
+  const lo = MARGIN, hi = MARGIN + (size - 1) * CELL;
+  let grid = "";
+  for (let i = 0; i < size; i++) {
+    const p = MARGIN + i * CELL;
+    grid += `M${lo} ${p}H${hi}M${p} ${lo}V${hi}`;
+  }
+  parts.push(`<path class="grid" d="${grid}"/>`);
+  for (let i = 0; i < size; i++) {
+    const p = MARGIN + i * CELL;
+    const row = MARGIN + (size - 1 - i) * CELL + 5;
+    parts.push(`<text class="coord" x="${p}" y="${MARGIN * 0.3}">${COLUMNS[i]}</text>`);
+    parts.push(`<text class="coord" x="${p}" y="${span - MARGIN * 0.12}">${COLUMNS[i]}</text>`);
+    parts.push(`<text class="coord" x="${MARGIN * 0.2}" y="${row}">${i + 1}</text>`);
+    parts.push(`<text class="coord" x="${span - MARGIN * 0.2}" y="${row}">${i + 1}</text>`);
+  }
+  return parts.join("");
 }
 
 // Small per-level grids for the side panel: one SVG per level that holds a ball, plus
