@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 
 from margo_gtp import sgf
 from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.engine.positions import midgame_positions
 from margo_gtp.web.game import describe_outcome
 from web_helpers import screenshot
 
@@ -118,6 +119,21 @@ def test_load_an_sgf_and_step_through_it(web_page: Page, live_server, tmp_path: 
     expect(page.locator(STATUS)).to_contain_text("move 5 of 9 (W A1:2)")
     expect(page.locator("g[data-vertex='A1:2'] [data-ball=W]")).to_have_count(1)
     screenshot(page, "replay-sgf")
+    # A crowded 9x9 game: three levels, buried balls and zombies, all where the rules put them.
+    board = max(midgame_positions(), key=lambda b: len(b.buried()))
+    path.write_text(sgf.dumps(sgf.record_from_board(board)), encoding="utf-8")
+    page.set_input_files("[data-role=sgf-file]", str(path))
+    plies = len(board.history)
+    expect(page.locator(STATUS)).to_have_text(f"game.sgf: move 0 of {plies}")
+    page.keyboard.press("End")
+    expect(page.locator(STATUS)).to_contain_text(f"move {plies} of {plies}")
+    assert balls_on_page(page) == balls_of(board)
+    marked = {name: sorted(page.eval_on_selector_all(f"[data-{name}]", "els => els.map(e => e.dataset.vertex)"))
+              for name in ("zombie", "buried")}
+    assert marked == {"zombie": sorted(p.gtp() for p in board.zombies()),
+                      "buried": sorted(p.gtp() for p in board.buried())}
+    assert page.locator("[data-last]").count() == 1
+    page.locator("[data-role=board]").screenshot(path=str(screenshot(page, "replay-9x9").with_name("board-9x9.png")))
 
 
 def write_jsonl(path: Path, items: list[dict], mode: str = "w") -> None:

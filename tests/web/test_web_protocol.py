@@ -272,3 +272,31 @@ def test_watch_reads_a_real_margo_match_folder(registry: EngineRegistry, games_d
             assert view["result"] == record["result"]
             assert [m["move"] for m in view["moves"]] == [m["move"] for m in record["moves"]]
             assert len(view["frames"]) == len(record["moves"]) + 1
+
+
+def test_watch_a_tournament_folder_with_pairings_and_ratings(registry: EngineRegistry, games_dir: Path,
+                                                             tmp_path: Path) -> None:
+    root = tmp_path / "tournament"
+    board = Board(Rules(size=2))
+    board.push(Move.from_gtp("A1", 2))
+    for number, (white, black) in enumerate((("a", "b"), ("a", "c")), 1):
+        folder = root / f"0{number}-{white}-vs-{black}"
+        folder.mkdir(parents=True)
+        (folder / "game-0001.sgf").write_text(sgf.dumps(sgf.record_from_board(board, result="W+R")))
+        (folder / "results.jsonl").write_text(json.dumps(
+            {"game": 1, "white": white, "black": black, "winner_colour": "W", "result": "W+R", "reason": "resignation",
+             "move_count": 1, "sgf": "game-0001.sgf"}) + "\n" + '{"game": 2, "whi')  # a torn last line is skipped
+    ratings = [{"name": "a", "elo": 120.0, "low": None, "high": None, "games": 2, "score": 2.0}]
+    (root / "summary.json").write_text(json.dumps({"games": 2, "ratings": ratings, "crosstable": {}}))
+    (root / "01-a-vs-b" / "live").mkdir()
+    (root / "01-a-vs-b" / "live" / "game-0001.jsonl").write_text('{"type": "start"}\n')  # finished: ignored
+    with TestClient(create_app(registry, GameStore(games_dir), WatchFolder(root))) as client:
+        summary = client.get("/api/watch").json()
+        assert [(g["key"], g["folder"], g["white"], g["black"], g["result"], g["live"]) for g in summary["games"]] == [
+            ("0-1", "01-a-vs-b", "a", "b", "W+R", False), ("1-1", "02-a-vs-c", "a", "c", "W+R", False)]
+        assert summary["crosstable"] == {"a": {"b": {"score": 1.0, "games": 1}, "c": {"score": 1.0, "games": 1}},
+                                         "b": {"a": {"score": 0.0, "games": 1}}, "c": {"a": {"score": 0.0, "games": 1}}}
+        assert summary["ratings"] == ratings
+        assert client.get("/api/watch/1-1").json()["moves"] == [{"colour": "W", "move": "A1:1"}]
+        assert client.get("/api/watch/2-1").json() == {"error": "no such game: '2-1'"}
+        assert client.get("/api/watch/0-9").json() == {"error": "no such game: '0-9'"}

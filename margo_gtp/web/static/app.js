@@ -316,7 +316,8 @@ async function refreshWatch() {
   }
   const selected = replay && replay.key;
   ui.watchGames.innerHTML = "<tr><th>#</th><th>White</th><th>Black</th><th>Result</th></tr>" +
-    data.games.map((g) => `<tr data-key="${escapeHtml(g.key)}"${g.live ? " data-live" : ""}` +
+    data.games.map((g) => `<tr data-key="${escapeHtml(g.key)}" data-title="${escapeHtml(
+      `${g.folder === "." ? "" : g.folder + " "}game ${g.game}: ${g.white} – ${g.black}`)}"${g.live ? " data-live" : ""}` +
       `${g.key === selected ? ' class="selected"' : ""}><td>${escapeHtml(g.folder === "." ? "" : g.folder + " ")}${g.game}</td>` +
       `<td>${escapeHtml(g.white)}</td><td>${escapeHtml(g.black)}</td>` +
       `<td>${g.live ? `<span class="live-badge">live</span> ${g.moves} moves` : escapeHtml(g.result)}</td></tr>`).join("");
@@ -326,35 +327,37 @@ async function refreshWatch() {
       const cell = data.crosstable[a][b];
       return `<td>${cell ? `${cell.score}/${cell.games}` : ""}</td>`;
     }).join("")}</tr>`).join("") : "<tr><td>no finished games yet</td></tr>";
-  ui.ratings.innerHTML = data.ratings.length ? "<tr><th>engine</th><th>Elo</th></tr>" +
-    data.ratings.map((r) => `<tr><td>${escapeHtml(r.name ?? r.engine)}</td><td>${escapeHtml(Math.round(r.elo))}</td></tr>`).join("")
+  const elo = (value) => (value === null || value === undefined ? "—" : Math.round(value));
+  ui.ratings.innerHTML = data.ratings.length ? "<tr><th>engine</th><th>Elo</th><th>95%</th><th>games</th></tr>" +
+    data.ratings.map((r) => `<tr><td>${escapeHtml(r.name)}</td><td>${elo(r.elo)}</td>` +
+      `<td>${elo(r.low)} … ${elo(r.high)}</td><td>${escapeHtml(r.games ?? "")}</td></tr>`).join("")
     : "<tr><td>none (tournaments write them)</td></tr>";
   if (replay && replay.live && !data.games.some((g) => g.key === replay.key && g.live)) {
-    openWatchGame(replay.key);   // the live game just finished: show its record
+    openWatchGame(replay.key, replay.title);   // the live game just finished: show its record
   }
 }
 
 let watchRequest = 0;   // only the answer to the latest request is shown
 
-async function openWatchGame(key) {
+async function openWatchGame(key, title = replay ? replay.title : key) {
   const mine = ++watchRequest;
   clearInterval(liveTimer);
   try {
     const data = await fetchJson(`/api/watch/${encodeURIComponent(key)}`);
     if (mode !== "watch" || mine !== watchRequest) return;
-    showReplay(data, `game ${key}`, "end");   // a watched game opens at its latest position
+    showReplay(data, title, "end");   // a watched game opens at its latest position
   } catch (error) {
     if (mine === watchRequest) setStatus(error.message, "error");
     return;
   }
-  if (replay && replay.live) liveTimer = setInterval(() => openWatchGame(key), 500);
+  if (replay && replay.live) liveTimer = setInterval(() => openWatchGame(key, title), 500);
 }
 
 ui.watchGames.addEventListener("click", (event) => {
   const row = event.target.closest("[data-key]");
   if (!row) return;
   replay = null;
-  openWatchGame(row.dataset.key);
+  openWatchGame(row.dataset.key, row.dataset.title);
 });
 
 // ---------------------------------------------------------------- tabs and start-up

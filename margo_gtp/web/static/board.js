@@ -198,11 +198,15 @@ export function renderWinrates(svg, winrates) {
   const width = 300, height = 80;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   const points = [];
+  let dots = "";
   const n = Math.max(winrates.length - 1, 1);
   winrates.forEach((w, i) => {
-    if (w !== null && w !== undefined) points.push(`${(i / n) * width},${(1 - w) * height}`);
+    if (w === null || w === undefined) return;
+    const x = (i / n) * (width - 8) + 4, y = (1 - w) * (height - 8) + 4;
+    points.push(`${x},${y}`);
+    dots += `<circle class="graph-dot" cx="${x}" cy="${y}" r="3"/>`;
   });
   svg.innerHTML = `<rect class="graph-bg" width="${width}" height="${height}"/>` +
     `<line class="graph-mid" x1="0" y1="${height / 2}" x2="${width}" y2="${height / 2}"/>` +
-    (points.length ? `<polyline class="graph-line" data-role="winrate-line" points="${points.join(" ")}"/>` : "");
+    (points.length ? `<polyline class="graph-line" data-role="winrate-line" points="${points.join(" ")}"/>` : "") + dots;
 }
