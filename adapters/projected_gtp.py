@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Sequence
 
+from margo_gtp.cli import version_line
 from margo_gtp.protocol.gtp import GtpEngine, GtpError, GtpQuit, run_gtp_session
 from margo_gtp.vertex import (
     InvalidVertexError,
@@ -473,6 +474,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="character gogui-rules_board writes for 2-D points that never hold a ball "
         "(default '?'; use '.' for GoGui, whose board parser counts only X, O and '.')",
     )
+    parser.add_argument("--version", action="version", version=version_line("margo-gtp-2d"),
+                        help="print the version and exit")
     options = parser.parse_args(argv)
     if len(options.hole) != 1 or options.hole.isspace():
         parser.error("--hole takes one visible character")

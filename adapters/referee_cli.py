@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from margo_gtp.cli import version_callback
 from margo_gtp.engine import Rules, RulesError
 
 from margo_adapters.referee import (
@@ -74,6 +75,7 @@ def match(
     json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON on stdout")] = False,
     wire_log: Annotated[bool, typer.Option(help="log every GTP line to OUT/wire-K.log")] = False,
     progress: Annotated[bool, typer.Option(help="show the live progress bar (stderr)")] = True,
+    version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True, callback=version_callback("margo-match"))] = False,
 ) -> None:
     err = _err_console()
     try:
@@ -235,7 +237,7 @@ def match_main() -> None:
 
 _TOURNAMENT_HELP = """Play a round robin or gauntlet from a TOML configuration; print a crosstable and maximum-likelihood Elo ratings.
 
-Each pairing is a match stored under the configured out directory; run the same command again to resume. See docs/readme/referee.md for the configuration keys.
+Each pairing is a match stored under the configured out directory; run the same command again to resume. See docs/referee.md for the configuration keys.
 """
 
 
@@ -243,6 +245,7 @@ def tournament(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG.toml", help="tournament configuration")],
     json_output: Annotated[bool, typer.Option("--json", help="print the report as JSON on stdout")] = False,
     progress: Annotated[bool, typer.Option(help="show the live progress bar (stderr)")] = True,
+    version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True, callback=version_callback("margo-tournament"))] = False,
 ) -> None:
     err = _err_console()
     try:

@@ -16,6 +16,32 @@ import typer
 
 app = typer.Typer(add_completion=False, help=__doc__)
 
+
+def version_line(prog: str) -> str:
+    """What ``PROG --version`` prints: ``'<prog> <version>'``; for ``margo-gtp`` also the
+    rules core in use (``margo_gtp.engine.core_name()`` when the engine has a native core
+    to choose, else ``python``)."""
+    import margo_gtp
+
+    line = f"{prog} {margo_gtp.__version__}"
+    if prog == "margo-gtp":
+        import margo_gtp.engine as engine
+
+        core_name = getattr(engine, "core_name", None)
+        line += f" (rules core: {core_name() if callable(core_name) else 'python'})"
+    return line
+
+
+def version_callback(prog: str):  # noqa: ANN201 - a typer callback
+    """An eager ``--version`` option callback for a typer command: print, exit 0."""
+
+    def callback(value: bool) -> None:
+        if value:
+            typer.echo(version_line(prog))
+            raise typer.Exit()
+
+    return callback
+
 _HELP = """Run the MarGo GTP engine on stdin/stdout (GTP 2 with a 3-D vertex, e.g. D4:2).
 
 Type GTP commands, one per line (try: list_commands, play w d4, genmove b, showboard, quit). EOF ends the engine like quit.
@@ -76,6 +102,11 @@ def gtp(
             show_default=False,
         ),
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and the rules core in use, then exit.",
+                     is_eager=True, callback=version_callback("margo-gtp")),
+    ] = False,
 ) -> None:
     from margo_gtp.engine import Rules, RulesError
     from margo_gtp.players import PlayerSpecError, make_player

@@ -424,9 +424,12 @@ class SimpleEngine:
 
     @property
     def commands(self) -> frozenset[str]:
-        """The engine's ``list_commands``, asked once per process."""
+        """The engine's ``list_commands``, asked once per process (empty if it fails)."""
         if self._commands is None:
-            text = self._command("list_commands", (), self.timeout)
+            try:
+                text = self._command("list_commands", (), self.timeout)
+            except EngineCommandError:
+                text = ""  # an engine without list_commands: assume nothing beyond the basics
             self._commands = frozenset(line.strip() for line in text.splitlines() if line.strip())
         return self._commands
 

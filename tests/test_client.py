@@ -316,6 +316,12 @@ def test_known_command_reads_list_commands_once(echo):
     assert echo.commands == frozenset({"echo", "multi", "quit"})
 
 
+def test_an_engine_without_list_commands_knows_nothing_extra_and_plays_without_a_limit():
+    with SimpleEngine.popen([*FAULTY, "--fault", "nolist"], timeout=10, name="faulty") as engine:
+        assert engine.commands == frozenset()
+        assert engine.play(Board(Rules(size=4))).move is not None
+
+
 def test_garbage_is_a_protocol_error_and_the_engine_is_killed(echo):
     with pytest.raises(EngineProtocolError) as info:
         echo.do_command("garbage")

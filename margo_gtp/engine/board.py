@@ -24,7 +24,7 @@ What is enforced: every rule of ``rules.md`` R1-R21 with the options of section 
 (the caller ends the game; :meth:`Board.outcome_by_resignation` builds the outcome), and
 who plays which colour — :meth:`Board.push` plays any colour (as GTP ``play`` allows).
 
-Interpretations where ``rules.md`` leaves room (also in the README):
+Interpretations where ``rules.md`` leaves room (also in docs/rules.md):
 * A crossing ball cuts even when it is buried or a zombie: it is physically there (R10).
 * ``simple`` ko compares the position after the move with the one two plies back;
   positions include the colour to move; passes and swaps add no position (R7, R16, R20).

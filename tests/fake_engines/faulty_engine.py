@@ -21,6 +21,7 @@ exist (the engine creates it), so a restarted engine behaves. Kinds:
     slow       sleeps --delay seconds, then plays normally
     reject     answers "? illegal move" to play
     badsetup   answers "? unknown command" to margo-set_rules
+    nolist     answers "? unknown command" to list_commands (always)
 
 ``--move-delay S`` sleeps S seconds before every genmove answer (slow but healthy).
 ``--swap`` answers ``swap`` whenever swapping is legal. ``--log FILE`` appends every
@@ -76,6 +77,8 @@ class FaultyEngine:
         if name == "known_command":
             return True, "true" if args and args[0] in COMMANDS else "false"
         if name == "list_commands":
+            if self.options.fault == "nolist":
+                return False, "unknown command"
             return True, "\n".join(COMMANDS)
         if name == "boardsize":
             try:
