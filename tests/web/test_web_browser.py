@@ -77,6 +77,11 @@ def test_an_illegal_click_says_so_and_changes_nothing(web_page: Page, live_serve
     wait_for_turn_or_end(page)
     before = balls_on_page(page)
     assert before["B2:1"] == "W" and len(before) == 2
+    free = next(v for v in ("A4:1", "D4:1", "A1:1") if v not in before)
+    page.hover(f"g[data-vertex='{free}']")
+    expect(page.locator("[data-role=hover]")).to_have_text(f"{free}: legal")
+    page.hover("g[data-vertex='B2:1']")
+    expect(page.locator("[data-role=hover]")).to_have_text("B2:1: occupied")
     page.click("g[data-vertex='B2:1']")   # occupied: the click lands on the ball inside the point
     expect(page.locator(STATUS)).to_have_text("illegal move: B2:1 for WHITE: point is occupied")
     assert balls_on_page(page) == before
@@ -193,3 +198,24 @@ def test_the_analysis_overlay_shows_top_moves(web_page: Page, live_server) -> No
     assert overlaid and set(overlaid) <= set(legal)
     expect(page.locator("[data-role=winrate-line]")).to_have_count(1)
     screenshot(page, "analysis")
+
+
+def test_the_new_game_form_starts_human_vs_human_with_its_rules(web_page: Page, live_server) -> None:
+    page = web_page
+    page.goto(live_server.url)
+    expect(page.locator(STATUS)).to_have_text("Choose the players and press Start")
+    form = page.locator("[data-role=new-game]")
+    form.locator("[name=size]").select_option("3")
+    form.locator("[name=white]").select_option("human")
+    form.locator("[name=black]").select_option("human")
+    form.locator("[name=max_level]").fill("1")
+    form.locator("[name=swap]").check()
+    form.locator("button[type=submit]").click()
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    rules = page.evaluate("window.margo.game.rules")
+    assert (rules["size"], rules["max_level"], rules["swap"]) == (3, 0, "on")
+    page.click("g[data-vertex='B2:1']")
+    expect(page.locator(STATUS)).to_have_text("Black to move")
+    expect(page.locator("[data-action=swap]")).to_be_enabled()
+    page.click("[data-action=swap]")
+    expect(page.locator("[data-role=moves] li")).to_have_text(["W B2:1", "B swap"])

@@ -8,6 +8,7 @@ const ui = {
   status: $("[data-role=status]"),
   board: $("[data-role=board]"),
   connection: $("[data-role=connection]"),
+  hover: $("[data-role=hover]"),
   players: $("[data-role=players]"),
   counts: $("[data-role=counts]"),
   moves: $("[data-role=moves]"),
@@ -135,6 +136,7 @@ function renderPlay() {
   const frame = game.frame;
   const mover = game.human_to_move ? frame.to_move : null;
   renderBoard(ui.board, frame, { mover, analysis: game.analysis_on ? game.analysis : null });
+  ui.hover.textContent = "\u00a0";   // the points under the cursor were redrawn
   const crashed = Object.keys(game.crashed).length > 0;
   setStatus(game.status, game.over ? "over" : crashed ? "error" : "");
   ui.players.innerHTML = ["W", "B"].map((c) => {
@@ -185,7 +187,11 @@ ui.form.addEventListener("submit", (event) => {
     first_player: f.first_player.value, ko_rule: f.ko_rule.value, scoring: f.scoring.value,
     komi: f.komi.value || "0", swap: f.swap.checked ? "on" : "off",
     allow_pass: f.allow_pass.checked ? "on" : "off", first_capture_wins: f.first_capture_wins.checked ? "on" : "off",
+    own_freedomless_group: f.own_freedomless_group.value, ko_position: f.ko_position.value,
+    bridge_cutting: f.bridge_cutting.checked ? "on" : "off", all_freedoms: f.all_freedoms.checked ? "on" : "off",
   };
+  // The form counts levels from 1 as GTP does; the rules option is 0-based. Empty: no limit.
+  if (f.max_level.value) rules.max_level = String(Number(f.max_level.value) - 1);
   startGame({ type: "new", size: Number(f.size.value), white: f.white.value, black: f.black.value,
     seconds: Number(f.seconds.value), rules });
 });
@@ -195,6 +201,27 @@ ui.board.addEventListener("click", (event) => {
   const point = event.target.closest("[data-vertex]");
   if (point) send({ type: "play", move: point.dataset.vertex });
 });
+
+// Hover: name the point a click would take (the point under the cursor that the server
+// marked as a target: the lowest free supported one) and say whether the server calls it legal.
+ui.board.addEventListener("mouseover", (event) => {
+  const point = event.target.closest("g[data-vertex]");
+  const target = point && point.querySelector("[data-target]");
+  let text = "\u00a0";
+  let illegal = false;
+  if (point && mode === "play" && game && game.human_to_move) {
+    if (target) {
+      illegal = target.dataset.legal !== "true";
+      text = `${point.dataset.vertex}: ${illegal ? "illegal" : "legal"}`;
+    } else if (point.querySelector("[data-ball]")) {
+      illegal = true;
+      text = `${point.dataset.vertex}: occupied`;
+    }
+  }
+  ui.hover.textContent = text;
+  ui.hover.classList.toggle("illegal", illegal);
+});
+ui.board.addEventListener("mouseleave", () => { ui.hover.textContent = "\u00a0"; });
 
 for (const action of ["pass", "swap", "resign"]) {
   document.querySelector(`[data-action=${action}]`).addEventListener("click", () => send({ type: "play", move: action }));

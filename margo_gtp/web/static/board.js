@@ -76,12 +76,7 @@ export function renderBoard(svg, frame, options = {}) {
   if (options.analysis && options.analysis.moves) {
     options.analysis.moves.forEach((item, order) => analysis.set(item.move, { ...item, order }));
   }
-  // The wood, grid and coordinates depend on the size only: drawn once per size.
-  if (svg.dataset.drawnSize !== String(size)) {
-    svg.innerHTML = `<g class="static">${staticLayer(size, span)}</g><g class="points"></g>`;
-    svg.dataset.drawnSize = String(size);
-  }
-  const parts = [];
+  const inners = [];   // the content of every point, in drawing order
   const half = CELL * 0.45;   // a target's hit square, a little smaller than its cell
   for (let l = 0; l < size; l++) {
     const side = size - l;
@@ -130,11 +125,36 @@ export function renderBoard(svg, frame, options = {}) {
               `<text class="visits" x="${cx}" y="${cy + 13}">${escapeText(item.visits)}</text></g>`;
           }
         }
-        parts.push(`<g class="pt" data-vertex="${v}">${inner}</g>`);
+        inners.push([v, inner]);
       }
     }
   }
-  svg.lastChild.innerHTML = parts.join("");
+  const drawn = drawnPoints.get(svg);
+  if (!drawn || drawn.size !== size) {
+    // A new board (or size): draw everything once, and remember each point's element.
+    svg.innerHTML = `<g class="static">${staticLayer(size, span)}</g><g class="points">` +
+      inners.map(([v, inner]) => `<g class="pt" data-vertex="${v}">${inner}</g>`).join("") + "</g>";
+    const elements = svg.lastChild.children;
+    drawnPoints.set(svg, { size, points: inners.map(([, inner], i) => ({ element: elements[i], inner })) });
+    return;
+  }
+  // The same board again: replace only the points whose content changed (a move touches few).
+  inners.forEach(([, inner], i) => {
+    const point = drawn.points[i];
+    if (point.inner !== inner) {
+      point.element.innerHTML = inner;
+      point.inner = inner;
+    }
+  });
+}
+
+// What each board <svg> shows now: {size, points: [{element, inner}]} in drawing order.
+const drawnPoints = new WeakMap();
+
+// Forget what `svg` shows, so the next renderBoard draws everything (the benchmark's full draw).
+export function clearBoard(svg) {
+  drawnPoints.delete(svg);
+  svg.innerHTML = "";
 }
 
 let gradientDefs = null;
