@@ -38,7 +38,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from margo_gtp import __version__, sgf
 from margo_gtp.engine import Colour, Rules, RulesError
-from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, GameStore, WebGame, is_game_id, new_game_id
+from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, GameStore, Seat, WebGame, is_game_id, new_game_id
 from margo_gtp.web.view import replay_frames
 from margo_gtp.web.watch import WatchFolder
 
@@ -72,8 +72,6 @@ class Server:
         seconds = message.get("seconds", 1.0)
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
             raise GameError(f"invalid seconds per move: {seconds!r} (allowed {MIN_SECONDS}..{MAX_SECONDS:g})")
-        from margo_gtp.web.game import Seat
-
         game = WebGame(new_game_id(), rules, {c: Seat(p) for c, p in seats.items()}, float(seconds), self.registry, self.store)
         self.games[game.game_id] = game
         self._forget_old_games()

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from margo_gtp import sgf
-from margo_gtp.engine import Board, Colour, IllegalMoveError, InvalidVertexError, Move, Outcome, Rules
+from margo_gtp.engine import Board, Colour, IllegalMoveError, InvalidVertexError, Move, Outcome, Rules, Termination
 from margo_gtp.web.view import frame
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 HUMAN = "human"
 ANALYSIS_SECONDS = 1.0      # thinking time of one analysis snapshot
 ENGINE_START_TIMEOUT = 10.0  # seconds for an engine to start and answer its first command
+ENGINE_GAME_PAUSE = 0.2     # seconds between moves of an engine vs engine game, to watch it
 
 
 class GameError(ValueError):
@@ -159,7 +160,8 @@ class WebGame:
         return f"{name} ({seat.player}) is thinking"
 
     def _can_undo(self) -> bool:
-        return bool(self.board.move_stack) and any(seat.is_human for seat in self.seats.values())
+        resigned = self.outcome is not None and self.outcome.termination is Termination.RESIGNATION
+        return (bool(self.board.move_stack) or resigned) and any(seat.is_human for seat in self.seats.values())
 
     # ------------------------------------------------------------------ listeners
 
@@ -210,15 +212,20 @@ class WebGame:
             raise GameError("cannot undo")
         self._generation += 1          # an engine answer still on its way is dropped
         self._thinking = None
+        resigned = self.outcome is not None and self.outcome.termination is Termination.RESIGNATION
         self.outcome = None
         self.message = None
-        self.board.pop()
-        self._trim()
-        while self.board.move_stack and not self.seats[self.board.to_move].is_human:
-            self.board.pop()
-            self._trim()
+        if not resigned:  # undoing a resignation takes back only the resignation
+            self._pop()
+            while self.board.move_stack and not self.seats[self.board.to_move].is_human:
+                self._pop()
         await self.broadcast()
         self._wake()
+
+    def _pop(self) -> None:
+        if self.board.pop().is_swap:  # the players take their colours back
+            self.seats[Colour.WHITE], self.seats[Colour.BLACK] = self.seats[Colour.BLACK], self.seats[Colour.WHITE]
+        self._trim()
 
     async def set_seat(self, colour: Colour, player: str) -> None:
         """Give ``colour`` to another player (after a crash, or to change opponent)."""
@@ -280,14 +287,29 @@ class WebGame:
         while True:
             await self._wakeup.wait()
             self._wakeup.clear()
-            while self.listeners and self.outcome is None and self.message is None:
-                colour = self.board.to_move
-                seat = self.seats[colour]
-                if seat.is_human:
-                    if self.analysis_on and self.analysis is None:
-                        await self._analyse()
-                    break
-                await self._engine_turn(colour, seat)
+            try:
+                await self._turns()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - a bug here must show, not freeze the game
+                log.exception("game %s: internal error", self.game_id)
+                self._thinking = None
+                self.message = f"internal error: {type(error).__name__}: {error}"
+                await self.broadcast()
+
+    async def _turns(self) -> None:
+        while self.listeners and self.outcome is None and self.message is None:
+            colour = self.board.to_move
+            seat = self.seats[colour]
+            if seat.is_human:
+                if self.analysis_on and self.analysis is None:
+                    await self._analyse()
+                return
+            if not any(s.is_human for s in self.seats.values()) and self.board.move_stack:
+                await asyncio.sleep(ENGINE_GAME_PAUSE)  # engine vs engine: slow enough to watch
+                if not self.listeners:
+                    return
+            await self._engine_turn(colour, seat)
 
     async def _engine_turn(self, colour: Colour, seat: Seat) -> None:
         generation = self._generation

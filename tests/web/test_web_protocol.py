@@ -300,3 +300,33 @@ def test_watch_a_tournament_folder_with_pairings_and_ratings(registry: EngineReg
         assert client.get("/api/watch/1-1").json()["moves"] == [{"colour": "W", "move": "A1:1"}]
         assert client.get("/api/watch/2-1").json() == {"error": "no such game: '2-1'"}
         assert client.get("/api/watch/0-9").json() == {"error": "no such game: '0-9'"}
+
+
+def test_undo_takes_back_a_swap_and_a_resignation(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        new_game(ws, size=3, white="human", black="human", rules={"swap": "on"})
+        for move in ("B2", "swap"):
+            ws.send_json({"type": "play", "move": move})
+            state = ws.receive_json()
+        assert (state["status"], state["can"]["swap"]) == ("Black to move", False)
+        ws.send_json({"type": "play", "move": "resign"})
+        assert ws.receive_json()["result"] == "W+R"
+        ws.send_json({"type": "undo"})
+        state = ws.receive_json()
+        assert (state["over"], state["result"], len(state["moves"])) == (False, None, 2)
+        ws.send_json({"type": "undo"})
+        state = ws.receive_json()
+        assert [m["move"] for m in state["moves"]] == ["B2:1"] and state["can"]["swap"] is True
+
+
+def test_undo_against_an_engine_returns_to_the_humans_turn(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        state = new_game(ws, size=3, white="human", black="random", seconds=0.05)
+        ws.send_json({"type": "play", "move": "A1"})
+        state = receive_until(ws, lambda m: m["type"] == "state" and m["human_to_move"])
+        assert len(state["moves"]) == 2
+        ws.send_json({"type": "undo"})
+        state = receive_until(ws, lambda m: m["type"] == "state")
+        assert (state["moves"], state["status"]) == ([], "White to move (you)")

@@ -101,8 +101,11 @@ function receive(message) {
     if (mode === "play") renderPlay();
   } else if (message.type === "error") {
     if (message.message.startsWith("no such game") && !game) {
+      // A game from before a server restart: its record, if it finished, is under Replay.
       gameId = null;
       history.replaceState(null, "", "/");
+      if (mode === "play") setStatus("That game is no longer open (finished games are under Replay)", "error");
+      return;
     }
     if (mode === "play") setStatus(message.message, "error");
   }
