@@ -330,3 +330,15 @@ def test_undo_against_an_engine_returns_to_the_humans_turn(client: TestClient) -
         ws.send_json({"type": "undo"})
         state = receive_until(ws, lambda m: m["type"] == "state")
         assert (state["moves"], state["status"]) == ([], "White to move (you)")
+
+
+def test_two_pages_on_one_game_see_each_others_moves(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as first, client.websocket_connect("/ws") as second:
+        first.receive_json()
+        second.receive_json()
+        game = new_game(first, size=3, white="human", black="human")["game"]
+        second.send_json({"type": "attach", "game": game})
+        assert second.receive_json()["game"] == game
+        second.send_json({"type": "play", "move": "C3"})
+        assert second.receive_json()["moves"] == [{"colour": "W", "move": "C3:1"}]
+        assert first.receive_json()["moves"] == [{"colour": "W", "move": "C3:1"}]
