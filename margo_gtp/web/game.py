@@ -108,7 +108,6 @@ class WebGame:
     _wakeup: asyncio.Event = field(default_factory=asyncio.Event, init=False)
     _task: asyncio.Task | None = field(default=None, init=False)
     _thinking: Colour | None = field(default=None, init=False)
-    saved: bool = field(default=False, init=False)
     _analyst: Any = field(default=None, init=False)    # engine process for analysis snapshots
     _busy: set = field(default_factory=set, init=False)  # engines inside a blocking call now
     _processes: set = field(default_factory=set, init=False)  # every engine started and not yet quit
@@ -527,7 +526,6 @@ class GameStore:
             tmp = path.with_suffix(".sgf.tmp")
             tmp.write_text(game.sgf(), encoding="utf-8")
             tmp.replace(path)
-            game.saved = True
         except OSError:
             log.warning("could not save game %s", game.game_id, exc_info=True)
 
