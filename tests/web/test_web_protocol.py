@@ -342,3 +342,44 @@ def test_two_pages_on_one_game_see_each_others_moves(client: TestClient) -> None
         second.send_json({"type": "play", "move": "C3"})
         assert second.receive_json()["moves"] == [{"colour": "W", "move": "C3:1"}]
         assert first.receive_json()["moves"] == [{"colour": "W", "move": "C3:1"}]
+
+
+@pytest.mark.process
+def test_watch_follows_a_running_margo_match(registry: EngineRegistry, games_dir: Path, watch_dir: Path) -> None:
+    """A real referee run: its live feed is listed and replayed while the game runs, and the
+    finished record replaces it."""
+    import subprocess
+    import sys
+
+    engine = "{} -c 'from margo_gtp.cli import main; main()' --player {}"
+    referee = subprocess.Popen(
+        [sys.executable, "-c", "from margo_adapters.referee_cli import match_main; match_main()",
+         engine.format(sys.executable, "mcts:seconds=0.15 --seed 1"), engine.format(sys.executable, "heuristic"),
+         "--games", "1", "--size", "4", "--out", str(watch_dir)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seen_live = []
+    try:
+        with TestClient(create_app(registry, GameStore(games_dir), WatchFolder(watch_dir))) as client:
+            while referee.poll() is None:
+                games = client.get("/api/watch").json()["games"]
+                if games and games[0]["live"]:
+                    view = client.get("/api/watch/0-1").json()
+                    if "frames" in view:  # the feed may vanish between the two requests
+                        assert view["error"] is None
+                        assert len(view["frames"]) == len(view["moves"]) + 1
+                        seen_live.append(len(view["moves"]))
+                time.sleep(0.1)
+            assert referee.returncode == 0, referee.stderr.read()
+            if not seen_live:
+                pytest.skip("this referee writes no live feed (OUT/live/) yet")
+            record = json.loads((watch_dir / "results.jsonl").read_text().splitlines()[0])
+            games = client.get("/api/watch").json()["games"]
+            assert [(g["key"], g["live"], g["result"]) for g in games] == [("0-1", False, record["result"])]
+            view = client.get("/api/watch/0-1").json()
+            assert [m["move"] for m in view["moves"]] == [m["move"] for m in record["moves"]]
+            assert max(seen_live) <= len(record["moves"])
+            assert not (watch_dir / "live" / "game-0001.jsonl").exists()
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()
