@@ -28,8 +28,11 @@ import logging
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -100,8 +103,24 @@ def parse_rules(message: dict[str, Any]) -> Rules:
         raise GameError(str(error)) from None
 
 
+def same_origin(websocket: WebSocket) -> bool:
+    """True unless a browser says the socket was opened by a page of another site.
+
+    Browsers let any page open a websocket to 127.0.0.1 (no CORS for websockets), so a page
+    elsewhere could otherwise start this server's engines; its ``Origin`` gives it away.
+    Clients that send no ``Origin`` (scripts, TestClient) are not browsers and are let in.
+    """
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
+
+
 async def game_socket(websocket: WebSocket) -> None:
     server: Server = websocket.app.state.server
+    if not same_origin(websocket):
+        await websocket.close(code=1008)  # policy violation
+        return
     await websocket.accept()
     game: WebGame | None = None
 
@@ -240,7 +259,11 @@ async def watch_game(request: Request) -> Response:
         return _error(404, str(error))
 
 
-def create_app(registry: EngineRegistry, store: GameStore, watch: WatchFolder | None = None) -> Starlette:
+def create_app(registry: EngineRegistry, store: GameStore, watch: WatchFolder | None = None,
+               allowed_hosts: list[str] | None = None) -> Starlette:
+    """The app. ``allowed_hosts`` (``margo-web`` passes the loopback names when it binds
+    127.0.0.1) refuses requests whose ``Host`` is another name: a DNS-rebinding page cannot
+    reach the server under its own name."""
     server = Server(registry, store, watch)
 
     @asynccontextmanager
@@ -261,6 +284,7 @@ def create_app(registry: EngineRegistry, store: GameStore, watch: WatchFolder | 
             Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
         ],
         lifespan=lifespan,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else [],
     )
     app.state.server = server
     return app

@@ -102,7 +102,8 @@ def serve(
         typer.echo(f"margo-web: warning: binding {host}, not {LOCALHOST}: anyone who reaches this address "
                    "can start the engines of this server", err=True)
     application = create_app(EngineRegistry(commands), GameStore(games_dir or default_games_dir()),
-                             WatchFolder(watch) if watch is not None else None)
+                             WatchFolder(watch) if watch is not None else None,
+                             allowed_hosts=["127.0.0.1", "localhost"] if host == LOCALHOST else None)
     config = uvicorn.Config(application, host=host, port=port, log_level="warning", ws="websockets-sansio")
     server = uvicorn.Server(config)
 

@@ -383,3 +383,21 @@ def test_watch_follows_a_running_margo_match(registry: EngineRegistry, games_dir
         if referee.poll() is None:
             referee.kill()
             referee.wait()
+
+
+def test_a_page_of_another_site_cannot_open_the_game_socket(client: TestClient) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    with pytest.raises(WebSocketDisconnect) as refused:
+        with client.websocket_connect("/ws", headers={"origin": "http://evil.example"}):
+            pass
+    assert refused.value.code == 1008
+    with client.websocket_connect("/ws", headers={"origin": "http://testserver"}) as ws:
+        assert ws.receive_json()["type"] == "hello"
+
+
+def test_only_the_loopback_names_reach_a_localhost_server(registry: EngineRegistry, games_dir: Path) -> None:
+    app = create_app(registry, GameStore(games_dir), allowed_hosts=["127.0.0.1", "localhost"])
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        assert client.get("/api/saved").status_code == 200
+        assert client.get("/api/saved", headers={"host": "rebound.example"}).status_code == 400
