@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Sequence
 
-from margo_gtp.cli import version_line
+import margo_gtp
 from margo_gtp.protocol.gtp import GtpEngine, GtpError, GtpQuit, run_gtp_session
 from margo_gtp.vertex import (
     InvalidVertexError,
@@ -474,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="character gogui-rules_board writes for 2-D points that never hold a ball "
         "(default '?'; use '.' for GoGui, whose board parser counts only X, O and '.')",
     )
-    parser.add_argument("--version", action="version", version=version_line("margo-gtp-2d"),
+    parser.add_argument("--version", action="version", version=f"margo-gtp-2d {margo_gtp.__version__}",
                         help="print the version and exit")
     options = parser.parse_args(argv)
     if len(options.hole) != 1 or options.hole.isspace():

@@ -64,7 +64,7 @@ from margo_gtp.vertex import InvalidVertexError
 __all__ = [
     "AnalysisInfo", "AnalysisResult", "EngineCommandError", "EngineError", "EngineProtocolError",
     "EngineStartError", "EngineTerminatedError", "EngineTimeoutError", "IllegalEngineMoveError",
-    "Limit", "PlayResult", "SimpleEngine",
+    "DEFAULT_TIMEOUT", "Limit", "PlayResult", "READ_ONLY_COMMANDS", "SimpleEngine",
 ]
 
 LOGGER = logging.getLogger("margo_gtp.client")
@@ -416,6 +416,8 @@ class SimpleEngine:
         """
         if command not in READ_ONLY_COMMANDS:
             self._position = None
+        if command == "margo-set_limit":
+            self._limit = None  # the next play() or analyse() sends its own limit again
         return self._command(command, args, self.timeout if timeout is _DEFAULT else timeout)
 
     def known_command(self, command: str) -> bool:

@@ -128,6 +128,18 @@ def test_snapshot_lines_parse_and_are_best_first() -> None:
     assert [info["visits"] for info in infos] == sorted((info["visits"] for info in infos), reverse=True)
 
 
+@pytest.mark.parametrize("playouts", [1, 40])
+def test_snapshot_without_a_time_searches_exactly_the_margo_set_limit_playouts(playouts: int) -> None:
+    """The same seeded search, run by hand with the same playouts, writes the same lines."""
+    engine = analysis_engine(MctsPlayer(random.Random(3)))
+    answer = run_script(engine, [f"margo-set_limit playouts={playouts}", "margo-analyze_snapshot w"])
+    reference = MctsPlayer(random.Random(3))
+    board = Board(Rules(size=5))
+    reference.reset(board)
+    root = reference.search(board.copy(), Colour.WHITE, playouts=playouts)
+    assert answer == "=\n\n= " + "\n".join(format_info(item) for item in reference.analysis(root)) + "\n\n"
+
+
 def test_install_lists_the_commands_and_the_gogui_entry() -> None:
     engine = analysis_engine()
     commands = run_script(engine, ["list_commands"])
