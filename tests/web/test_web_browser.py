@@ -219,3 +219,13 @@ def test_the_new_game_form_starts_human_vs_human_with_its_rules(web_page: Page, 
     expect(page.locator("[data-action=swap]")).to_be_enabled()
     page.click("[data-action=swap]")
     expect(page.locator("[data-role=moves] li")).to_have_text(["W B2:1", "B swap"])
+
+
+def test_the_url_starts_an_engine_game_or_says_what_is_wrong(web_page: Page, live_server) -> None:
+    page = web_page
+    page.goto(f"{live_server.url}/?size=9&engine=gnugo&human=black")
+    expect(page.locator(STATUS)).to_have_text("unknown engine: 'gnugo'")
+    page.goto(f"{live_server.url}/?size=2&engine=random&human=none&seconds=0.05")
+    expect(page.locator(STATUS)).to_have_text(GAME_OVER, timeout=30_000)
+    seats = page.locator("[data-role=players]").inner_text()
+    assert seats == "White: random\nBlack: random"
