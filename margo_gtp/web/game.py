@@ -122,7 +122,8 @@ class WebGame:
         view = frame(self.board)
         human_to_move = self.outcome is None and self.seats[self.board.to_move].is_human and self._thinking is None
         if not human_to_move:
-            view["targets"] = [dict(target, legal=False) for target in view["targets"]]
+            why = "the game is over" if self.outcome is not None else "not your turn"
+            view["targets"] = [dict(target, legal=False, why=why) for target in view["targets"]]
         legal_words = {move.gtp() for move in self.board.legal_moves()} if human_to_move else set()
         return {
             "type": "state",

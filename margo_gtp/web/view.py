@@ -13,15 +13,16 @@ A *frame* is one position::
      "captured": {"W": 0, "B": 0}, "score": {"W": 1, "B": 0}}
 
 ``targets`` lists every empty supported point (within ``max_level`` or not: a point above
-``max_level`` is a target that is never legal); it is left empty for replay frames, where
-nobody clicks.
+``max_level`` is a target that is never legal), an illegal one with ``why`` (the rules
+core's reason: ``"suicide or repetition"``, ``"level is above max_level 2"`` ...); it is
+left empty for replay frames, where nobody clicks.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from margo_gtp.engine import Board, Colour, Move
+from margo_gtp.engine import Board, Colour, IllegalMoveError, Move
 
 
 def move_text(move: Move) -> str:
@@ -52,7 +53,10 @@ def frame(board: Board, *, with_targets: bool = True) -> dict[str, Any]:
         for i, point in enumerate(g.points):
             if occupied & (1 << i) or g.support[i] & occupied != g.support[i]:
                 continue
-            targets.append({"v": point.gtp(), "x": point.x, "y": point.y, "l": point.level, "legal": point in legal})
+            target = {"v": point.gtp(), "x": point.x, "y": point.y, "l": point.level, "legal": point in legal}
+            if not target["legal"]:
+                target["why"] = why_illegal(board, Move(point))
+            targets.append(target)
     history = board.move_stack
     counts = board.ball_counts()
     captured = board.captured
@@ -66,6 +70,17 @@ def frame(board: Board, *, with_targets: bool = True) -> dict[str, Any]:
         "captured": {"W": captured[Colour.WHITE], "B": captured[Colour.BLACK]},
         "score": {"W": counts[Colour.WHITE], "B": counts[Colour.BLACK]},
     }
+
+
+def why_illegal(board: Board, move: Move) -> str:
+    """The rules core's reason a move is illegal for the side to move, e.g. ``'point is not
+    supported'`` (the part of its IllegalMoveError after the move and colour)."""
+    try:
+        board.push(move)
+    except IllegalMoveError as error:
+        return str(error).rsplit(": ", 1)[-1]
+    board.pop()  # legal after all (not reached for a target the board calls illegal)
+    return "legal"
 
 
 def replay_frames(board: Board) -> list[dict[str, Any]]:

@@ -401,3 +401,20 @@ def test_only_the_loopback_names_reach_a_localhost_server(registry: EngineRegist
     with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         assert client.get("/api/saved").status_code == 200
         assert client.get("/api/saved", headers={"host": "rebound.example"}).status_code == 400
+
+
+def test_illegal_targets_carry_the_rules_cores_reason(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        new_game(ws, size=3, white="human", black="human", rules={"max_level": "0"})
+        for move in ("A2", "C3", "B1"):
+            ws.send_json({"type": "play", "move": move})
+            state = ws.receive_json()
+        targets = {t["v"]: (t["legal"], t.get("why")) for t in state["frame"]["targets"]}
+        assert targets["A1:1"] == (False, "suicide or repetition")
+        assert targets["B2:1"] == (True, None)
+        for move in ("B2", "A1"):  # White may take A1: now A1:2 rests on four balls
+            ws.send_json({"type": "play", "move": move})
+            state = ws.receive_json()
+        targets = {t["v"]: (t["legal"], t.get("why")) for t in state["frame"]["targets"]}
+        assert targets.get("A1:2") == (False, "level is above max_level 1")

@@ -215,7 +215,7 @@ ui.board.addEventListener("mouseover", (event) => {
   if (point && mode === "play" && game && game.human_to_move) {
     if (target) {
       illegal = target.dataset.legal !== "true";
-      text = `${point.dataset.vertex}: ${illegal ? "illegal" : "legal"}`;
+      text = `${point.dataset.vertex}: ${illegal ? `illegal (${target.dataset.why})` : "legal"}`;
     } else if (point.querySelector("[data-ball]")) {
       illegal = true;
       text = `${point.dataset.vertex}: occupied`;

@@ -109,7 +109,8 @@ export function renderBoard(svg, frame, options = {}) {
             inner += `<rect class="last-mark" data-last x="${cx - r * 0.2}" y="${cy - r * 0.2}" width="${r * 0.4}" height="${r * 0.4}"/>`;
           }
         } else if (target) {
-          inner += `<rect class="hit" data-target data-legal="${target.legal}" x="${cx - half}" y="${cy - half}"` +
+          const why = target.why ? ` data-why="${escapeText(target.why)}"` : "";
+          inner += `<rect class="hit" data-target data-legal="${target.legal}"${why} x="${cx - half}" y="${cy - half}"` +
             ` width="${2 * half}" height="${2 * half}" rx="${half * 0.5}"/>`;
           if (options.mover && target.legal) {
             inner += `<circle class="ghost ghost-${options.mover}" cx="${cx}" cy="${cy}" r="${radius(l)}"/>`;
