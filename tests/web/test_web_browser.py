@@ -229,3 +229,19 @@ def test_the_url_starts_an_engine_game_or_says_what_is_wrong(web_page: Page, liv
     expect(page.locator(STATUS)).to_have_text(GAME_OVER, timeout=30_000)
     seats = page.locator("[data-role=players]").inner_text()
     assert seats == "White: random\nBlack: random"
+
+
+def test_a_crashed_engine_is_shown_and_replaced_from_the_page(web_page: Page, live_server) -> None:
+    page = web_page
+    page.goto(f"{live_server.url}/?size=3&engine=crasher&human=white&seconds=0.1")
+    wait_for_turn_or_end(page)
+    page.click("g[data-vertex='A1:1']")
+    expect(page.locator(STATUS)).to_contain_text("engine crasher failed: ")
+    expect(page.locator(STATUS)).to_contain_text("boom: engine fell over")
+    expect(page.locator(STATUS)).to_have_class(re.compile(r"\berror\b"))
+    assert balls_on_page(page) == {"A1:1": "W"}   # the game is kept
+    page.locator("[data-role=replace-engine]").select_option("random")
+    page.click("[data-action=replace]")
+    expect(page.locator("[data-role=moves] li")).to_have_count(2)
+    expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    expect(page.locator("[data-seat=B]")).to_have_text("Black: random")
