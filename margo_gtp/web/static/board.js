@@ -91,10 +91,13 @@ export function renderBoard(svg, frame, options = {}) {
           const r = radius(l);
           const lift = 1.5 + 2.5 * l;
           const flags = (ball.zombie ? " data-zombie" : "") + (ball.buried ? " data-buried" : "");
-          inner += `<circle class="shadow" cx="${cx + lift}" cy="${cy + lift}" r="${r}"/>`;
+          // Shadows and level numbers only where they tell something (and cost little to
+          // draw): a shadow lifts a stacked ball off the balls below; level 2 is told by its
+          // place (between grid points), levels 3 and up, back on the grid points, by a number.
+          if (l >= 1) inner += `<circle class="shadow" cx="${cx + lift}" cy="${cy + lift}" r="${r}"/>`;
           inner += `<circle class="ball ball-${ball.c}" data-ball="${ball.c}" data-vertex="${v}" data-level="${l + 1}"${flags}` +
             ` cx="${cx}" cy="${cy}" r="${r}" fill="url(#ball-${ball.c}-${Math.min(l, 4)})"/>`;
-          if (l >= 1) {
+          if (l >= 2) {
             inner += `<text class="level level-${ball.c}" x="${cx + r * 0.5}" y="${cy + r * 0.75}">${l + 1}</text>`;
           }
           const under = covering.get(v);
