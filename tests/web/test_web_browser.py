@@ -225,6 +225,8 @@ def test_the_url_starts_an_engine_game_or_says_what_is_wrong(web_page: Page, liv
     page = web_page
     page.goto(f"{live_server.url}/?size=9&engine=gnugo&human=black")
     expect(page.locator(STATUS)).to_have_text("unknown engine: 'gnugo'")
+    page.goto(f"{live_server.url}/#game=g1-1-abcdef")   # a game of an earlier server
+    expect(page.locator(STATUS)).to_have_text("That game is no longer open (finished games are under Replay)")
     page.goto(f"{live_server.url}/?size=2&engine=random&human=none&seconds=0.05")
     expect(page.locator(STATUS)).to_have_text(GAME_OVER, timeout=30_000)
     seats = page.locator("[data-role=players]").inner_text()

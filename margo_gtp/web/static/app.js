@@ -37,6 +37,7 @@ let engines = [];
 let game = null;          // last state of the game this page follows
 let gameId = null;
 let pendingNew = null;    // a "new" message to send once connected
+let attaching = false;    // an "attach" was sent and not answered yet
 let mode = "play";        // "play" | "replay" | "watch"
 let replay = null;        // {frames, moves, result, index, title, live, key}
 let watchTimer = null;
@@ -74,6 +75,7 @@ function connect() {
       send(pendingNew);
       pendingNew = null;
     } else if (gameId) {
+      attaching = true;
       send({ type: "attach", game: gameId });   // resume the view after a dropped socket
     }
   };
@@ -93,6 +95,7 @@ function receive(message) {
     document.querySelector("[data-tab=watch]").hidden = !message.watch;
     if (!gameId && !pendingNew && mode === "play" && !game) showEmptyBoard();
   } else if (message.type === "state") {
+    attaching = false;
     game = message;
     if (gameId !== message.game) {
       gameId = message.game;
@@ -100,11 +103,16 @@ function receive(message) {
     }
     if (mode === "play") renderPlay();
   } else if (message.type === "error") {
-    if (message.message.startsWith("no such game") && !game) {
+    if (attaching && message.message.startsWith("no such game")) {
       // A game from before a server restart: its record, if it finished, is under Replay.
+      attaching = false;
+      game = null;
       gameId = null;
       history.replaceState(null, "", "/");
-      if (mode === "play") setStatus("That game is no longer open (finished games are under Replay)", "error");
+      if (mode === "play") {
+        renderPlay();
+        setStatus("That game is no longer open (finished games are under Replay)", "error");
+      }
       return;
     }
     if (mode === "play") setStatus(message.message, "error");
@@ -435,6 +443,17 @@ function initialise() {
   }
   connect();
 }
+
+// A link to /#game=ID (or editing the hash) opens that game.
+window.addEventListener("hashchange", () => {
+  const match = /game=([A-Za-z0-9-]+)/.exec(location.hash);
+  if (!match || match[1] === gameId) return;
+  setMode("play");
+  game = null;
+  gameId = match[1];
+  attaching = true;
+  send({ type: "attach", game: gameId });
+});
 
 // For tests and the curious: the live socket (closing it shows the reconnect).
 window.margo = { get socket() { return socket; }, get game() { return game; } };
