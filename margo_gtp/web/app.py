@@ -174,6 +174,11 @@ async def game_socket(websocket: WebSocket) -> None:
                     raise GameError(f"unknown message type: {kind!r}")
             except GameError as error:
                 await send({"type": "error", "message": str(error)})
+            except (WebSocketDisconnect, asyncio.CancelledError):
+                raise
+            except Exception as error:  # noqa: BLE001 - a bug answers this message, the socket goes on
+                log.exception("internal error on %r", message)
+                await send({"type": "error", "message": f"internal error: {type(error).__name__}: {error}"})
     except WebSocketDisconnect:
         pass
     finally:

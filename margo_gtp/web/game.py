@@ -194,8 +194,9 @@ class WebGame:
         colour = self.board.to_move
         if not self.seats[colour].is_human or self._thinking is not None:
             raise GameError("illegal move: it is not your turn")
-        word = text.strip().lower() if isinstance(text, str) else ""
-        if word == "resign":
+        if not isinstance(text, str):
+            raise GameError(f"illegal move: {text!r} is not a vertex")
+        if text.strip().lower() == "resign":
             self._finish(self.board.outcome_by_resignation(colour))
             await self.broadcast()
             return

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from margo_gtp import __version__, sgf
@@ -100,6 +102,10 @@ def test_human_vs_human_play_illegal_undo_and_resign(client: TestClient) -> None
         assert ws.receive_json() == {"type": "error", "message": "illegal move: A1:2 for BLACK: point is not supported"}
         ws.send_json({"type": "play", "move": "Z9:1"})
         assert ws.receive_json() == {"type": "error", "message": "illegal move: 'Z9:1' is not a vertex"}
+        ws.send_json({"type": "play", "move": ["A1"]})
+        assert ws.receive_json() == {"type": "error", "message": "illegal move: ['A1'] is not a vertex"}
+        ws.send_json({"type": "play"})
+        assert ws.receive_json() == {"type": "error", "message": "illegal move: None is not a vertex"}
         ws.send_json({"type": "play", "move": "pass"})
         assert ws.receive_json() == {
             "type": "error", "message": "illegal move: pass: passing is not allowed (allow_pass is off)"}
@@ -418,3 +424,41 @@ def test_illegal_targets_carry_the_rules_cores_reason(client: TestClient) -> Non
             state = ws.receive_json()
         targets = {t["v"]: (t["legal"], t.get("why")) for t in state["frame"]["targets"]}
         assert targets.get("A1:2") == (False, "level is above max_level 1")
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-5, 30) | st.floats(allow_nan=False) | st.text(max_size=8),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                           max_leaves=6)
+MESSAGES = st.fixed_dictionaries(
+    {"type": st.sampled_from(["new", "play", "undo", "seat", "analysis", "attach", "bogus"])},
+    optional={"move": st.sampled_from(["A1", "b2:1", "C3:2", "pass", "swap", "resign", "Z9"]) | JSON_VALUES,
+              "size": st.integers(1, 4) | JSON_VALUES, "white": st.just("human") | JSON_VALUES,
+              "black": st.just("human") | JSON_VALUES, "rules": JSON_VALUES, "seconds": JSON_VALUES,
+              "colour": st.sampled_from(["W", "B"]) | JSON_VALUES, "player": st.just("human") | JSON_VALUES,
+              "game": JSON_VALUES, "on": JSON_VALUES})
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_any_message_gets_one_answer_and_an_error_changes_nothing(client: TestClient, data) -> None:  # noqa: ANN001
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        state = new_game(ws, size=3, white="human", black="human")
+        for _ in range(40):
+            message = data.draw(MESSAGES)
+            if message["type"] == "attach":
+                message["game"] = state["game"]
+            if message["type"] == "analysis":
+                message["on"] = False  # analysis answers later, out of this one-answer rhythm
+            if message["type"] == "seat" and message.get("player") != "human":
+                message["player"] = "no such engine"  # an engine would answer later too
+            ws.send_json(message)
+            answer = ws.receive_json()
+            assert answer["type"] in ("state", "error"), answer
+            assert not answer.get("message", "").startswith("internal error"), (message, answer)
+            if answer["type"] == "state":
+                state = answer
+            else:
+                ws.send_json({"type": "attach", "game": state["game"]})
+                again = ws.receive_json()
+                assert (again["moves"], again["frame"]) == (state["moves"], state["frame"])
