@@ -109,6 +109,8 @@ class WebGame:
     _task: asyncio.Task | None = field(default=None, init=False)
     _thinking: Colour | None = field(default=None, init=False)
     _analyst: Any = field(default=None, init=False)    # engine process for analysis snapshots
+    _analyst_name: str | None = field(default=None, init=False)
+    _cannot_analyse: set = field(default_factory=set, init=False)  # engines that lack margo-analyze
     _busy: set = field(default_factory=set, init=False)  # engines inside a blocking call now
     _processes: set = field(default_factory=set, init=False)  # every engine started and not yet quit
 
@@ -383,30 +385,44 @@ class WebGame:
             _kill(engine)
         await asyncio.to_thread(_quit, engine)
 
+    def _analysis_candidates(self) -> list[str]:
+        """Engines to ask for analysis, in order: the one that answered before, the game's
+        engines, then ``mcts`` (an engine without ``margo-analyze_snapshot`` is skipped)."""
+        names = [self._analyst_name] if self._analyst_name else []
+        names += [seat.player for seat in self.seats.values() if not seat.is_human]
+        names.append("mcts")
+        return [name for i, name in enumerate(names)
+                if name in self.registry.commands and name not in names[:i] and name not in self._cannot_analyse]
+
     async def _analyse(self) -> None:
         """One analysis snapshot of the position for the side to move (margo-analyze)."""
-        name = next((seat.player for seat in self.seats.values() if not seat.is_human), None) or "mcts"
-        if name not in self.registry.commands:
-            self.analysis = {"error": "no analysis engine"}
-            await self.broadcast()
-            return
         generation = self._generation
         ply = len(self.board.move_stack)
         to_move = self.board.to_move
-        engine, result, error = await self._call_engine(self._analyst, name, generation, "analyse", self.board.copy(),
-                                                        ANALYSIS_SECONDS)
-        if generation != self._generation or ply != len(self.board.move_stack):
-            return
-        self._analyst = engine
-        if error is not None:
-            self.analysis = {"error": engine_failure_text(name, error)}
+        failure = "no engine here can analyse (margo-analyze_snapshot)"
+        for name in self._analysis_candidates():
+            engine = self._analyst if name == self._analyst_name else None
+            engine, result, error = await self._call_engine(engine, name, generation, "analyse", self.board.copy(),
+                                                            ANALYSIS_SECONDS)
+            if generation != self._generation or ply != len(self.board.move_stack):
+                return
+            if error is None:
+                if engine is not self._analyst:
+                    await self._retire(self._analyst)
+                self._analyst, self._analyst_name = engine, name
+                self.analysis = analysis_view(result.candidates, to_move)
+                while len(self.winrates) <= ply:
+                    self.winrates.append(None)
+                self.winrates[ply] = self.analysis["white_winrate"]
+                await self.broadcast()
+                return
+            if engine is self._analyst:
+                self._analyst, self._analyst_name = None, None
             await self._retire(engine)
-            self._analyst = None
-        else:
-            self.analysis = analysis_view(result.candidates, to_move)
-            while len(self.winrates) <= ply:
-                self.winrates.append(None)
-            self.winrates[ply] = self.analysis["white_winrate"]
+            if "cannot analyse" in str(error):
+                self._cannot_analyse.add(name)
+            failure = engine_failure_text(name, error)
+        self.analysis = {"error": failure}
         await self.broadcast()
 
     async def stop_engines(self) -> None:
@@ -423,7 +439,7 @@ class WebGame:
         self._thinking = None
         for seat in self.seats.values():
             seat.engine = None
-        self._analyst = None
+        self._analyst, self._analyst_name = None, None
         engines = list(self._processes)
         self._processes.clear()
         if not engines:

@@ -462,3 +462,17 @@ def test_any_message_gets_one_answer_and_an_error_changes_nothing(client: TestCl
                 ws.send_json({"type": "attach", "game": state["game"]})
                 again = ws.receive_json()
                 assert (again["moves"], again["frame"]) == (state["moves"], state["frame"])
+
+
+def test_analysis_falls_back_to_an_engine_that_can_analyse(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        new_game(ws, size=3, white="human", black="random", seconds=0.05)
+        ws.send_json({"type": "analysis", "on": True})
+        state = receive_until(ws, lambda m: m["type"] == "state" and m["analysis"] is not None)
+        analysis = state["analysis"]
+        assert analysis["to_move"] == "W" and analysis["moves"]   # mcts answered, random cannot
+        legal = {t["v"] for t in state["frame"]["targets"] if t["legal"]}
+        assert {item["move"] for item in analysis["moves"]} <= legal
+        assert analysis["winrate"] == analysis["moves"][0]["winrate"] == analysis["white_winrate"]
+        assert state["winrates"] == [analysis["white_winrate"]]
