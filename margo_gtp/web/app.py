@@ -258,8 +258,11 @@ async def watch_game(request: Request) -> Response:
     watch: WatchFolder | None = request.app.state.server.watch
     if watch is None:
         return _error(404, "not watching a folder (start margo-web with --watch DIR)")
+    since = request.query_params.get("since", "0")
+    if not since.isdigit():
+        return _error(400, f"invalid since: {since!r} (a ply number)")
     try:
-        return JSONResponse(await asyncio.to_thread(watch.game_view, request.path_params["key"]))
+        return JSONResponse(await asyncio.to_thread(watch.game_view, request.path_params["key"], int(since)))
     except GameError as error:
         return _error(404, str(error))
 

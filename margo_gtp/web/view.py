@@ -83,8 +83,9 @@ def why_illegal(board: Board, move: Move) -> str:
     return "legal"
 
 
-def replay_frames(board: Board) -> list[dict[str, Any]]:
-    """Frames for every ply of ``board``'s history, the root first (for the replay slider).
+def replay_frames(board: Board, since: int = 0) -> list[dict[str, Any]]:
+    """Frames for the plies ``since`` .. end of ``board``'s history (ply 0 is the root), for
+    the replay slider; a page that has the first ``since`` frames asks only for the rest.
 
     Replays a copy from the root, so ``board`` itself is not changed.
     """
@@ -92,8 +93,9 @@ def replay_frames(board: Board) -> list[dict[str, Any]]:
     moves = replay.history
     for _ in moves:
         replay.pop()
-    frames = [frame(replay, with_targets=False)]
-    for colour, move in moves:
+    frames = [frame(replay, with_targets=False)] if since <= 0 else []
+    for ply, (colour, move) in enumerate(moves, 1):
         replay.push(move, colour)
-        frames.append(frame(replay, with_targets=False))
+        if ply >= since:
+            frames.append(frame(replay, with_targets=False))
     return frames

@@ -100,8 +100,10 @@ class WatchFolder:
         ratings = item.get("ratings") if isinstance(item, dict) else None
         return [r for r in ratings if isinstance(r, dict)] if isinstance(ratings, list) else []
 
-    def game_view(self, key: str) -> dict[str, Any]:
-        """Replay frames of a finished game, or the frames so far of a live one."""
+    def game_view(self, key: str, since: int = 0) -> dict[str, Any]:
+        """Replay frames of a finished game, or the frames so far of a live one: the frames
+        of plies ``since`` and later (``since`` in the answer), all moves."""
+        since = max(0, since)
         match = _KEY.fullmatch(key) if isinstance(key, str) else None
         folders = self.folders()
         if match is None or int(match.group(1)) >= len(folders):
@@ -121,16 +123,17 @@ class WatchFolder:
                     "result": record.get("result"), "reason": record.get("reason"),
                     "rules": game_record.rules.options(),
                     "moves": [{"colour": c.letter, "move": m.gtp()} for c, m in board.history],
-                    "frames": replay_frames(board)}
+                    "since": since, "frames": replay_frames(board, since)}
         path = folder / LIVE / f"game-{number:04d}.jsonl"
         lines = read_jsonl(path)
         if not lines:
             raise GameError(f"no such game: {key!r}")
-        return live_view(key, lines)
+        return live_view(key, lines, since)
 
 
-def live_view(key: str, lines: list[dict[str, Any]]) -> dict[str, Any]:
-    """Frames of a live feed: the start position, then one frame per move line that plays.
+def live_view(key: str, lines: list[dict[str, Any]], since: int = 0) -> dict[str, Any]:
+    """Frames of a live feed: the start position, then one frame per move line that plays
+    (those of plies ``since`` and later).
 
     A move the rules refuse (or an unreadable line) ends the replay there with an ``error``;
     the referee judges moves too, so this only happens with a feed that is not the referee's.
@@ -146,7 +149,7 @@ def live_view(key: str, lines: list[dict[str, Any]]) -> dict[str, Any]:
             board.setup(_setup_balls(start["setup"], board.size))
     except (RulesError, IllegalMoveError, InvalidVertexError, ValueError, TypeError, AttributeError) as error:
         raise GameError(f"game {key}: bad start line: {error}") from None
-    frames = [frame(board, with_targets=False)]
+    frames = [frame(board, with_targets=False)] if since <= 0 else []
     moves: list[dict[str, Any]] = []
     error_text = None
     for line in lines:
@@ -165,8 +168,9 @@ def live_view(key: str, lines: list[dict[str, Any]]) -> dict[str, Any]:
             break
         moves.append({"colour": colour.letter, "move": Move.from_gtp(word, board.size).gtp(),
                       "seconds": line.get("seconds")})
-        frames.append(frame(board, with_targets=False))
-    return {"key": key, "live": True, "white": start.get("white"), "black": start.get("black"),
+        if len(moves) >= since:
+            frames.append(frame(board, with_targets=False))
+    return {"key": key, "live": True, "since": since, "white": start.get("white"), "black": start.get("black"),
             "result": None, "reason": None, "rules": board.rules.options(), "moves": moves, "frames": frames,
             "error": error_text}
 

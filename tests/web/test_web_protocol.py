@@ -476,3 +476,20 @@ def test_analysis_falls_back_to_an_engine_that_can_analyse(client: TestClient) -
         assert {item["move"] for item in analysis["moves"]} <= legal
         assert analysis["winrate"] == analysis["moves"][0]["winrate"] == analysis["white_winrate"]
         assert state["winrates"] == [analysis["white_winrate"]]
+
+
+def test_a_live_feed_is_read_from_any_ply_on(client: TestClient, watch_dir: Path) -> None:
+    live = watch_dir / "live"
+    live.mkdir()
+    lines = [{"type": "start", "game": 3, "black": "b", "white": "w", "size": 3, "rules": Rules(size=3).options(),
+              "setup": [["B", "B2:1"]]},
+             {"type": "move", "ply": 1, "colour": "W", "move": "A1:1", "seconds": 0.1},
+             {"type": "move", "ply": 2, "colour": "B", "move": "C3:1", "seconds": 0.1}]
+    (live / "game-0003.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"type": "mo')
+    whole = client.get("/api/watch/0-3").json()
+    assert [f["ply"] for f in whole["frames"]] == [0, 1, 2] and whole["since"] == 0
+    assert [b["v"] for b in whole["frames"][0]["balls"]] == ["B2:1"]   # the setup ball
+    assert whole["moves"] == [{"colour": "W", "move": "A1:1", "seconds": 0.1}, {"colour": "B", "move": "C3:1", "seconds": 0.1}]
+    tail = client.get("/api/watch/0-3?since=2").json()
+    assert (tail["since"], tail["frames"]) == (2, whole["frames"][2:])
+    assert client.get("/api/watch/0-3?since=-1").json() == {"error": "invalid since: '-1' (a ply number)"}

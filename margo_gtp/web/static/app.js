@@ -380,9 +380,12 @@ let watchRequest = 0;   // only the answer to the latest request is shown
 async function openWatchGame(key, title = replay ? replay.title : key) {
   const mine = ++watchRequest;
   clearInterval(liveTimer);
+  // Following a live game: ask only for the frames after those already here.
+  const have = replay && replay.key === key && replay.live ? replay.frames.length - 1 : 0;
   try {
-    const data = await fetchJson(`/api/watch/${encodeURIComponent(key)}`);
+    const data = await fetchJson(`/api/watch/${encodeURIComponent(key)}?since=${have}`);
     if (mode !== "watch" || mine !== watchRequest) return;
+    if (data.since > 0) data.frames = replay.frames.slice(0, data.since).concat(data.frames);
     showReplay(data, title, "end");   // a watched game opens at its latest position
   } catch (error) {
     if (mine === watchRequest) setStatus(error.message, "error");
