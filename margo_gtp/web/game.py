@@ -4,7 +4,7 @@ The rules core (:class:`~margo_gtp.engine.Board`) is the only judge: a human's c
 intent ("play C3:1") that :meth:`WebGame.play` checks with the board, and an engine's move
 is checked the same way. Engines are GTP subprocesses driven through the public client
 :mod:`margo_gtp.client`; the blocking client calls run in a worker thread
-(:func:`asyncio.to_thread`) so the event loop keeps serving the page.
+(a thread pool of their own, :data:`ENGINE_THREADS`) so the event loop keeps serving the page.
 
 Engine processes live only while a page watches the game: :meth:`WebGame.detach` of the last
 page quits them, and the next engine turn after a reconnect starts them again (the client
@@ -28,6 +28,7 @@ import secrets
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,11 @@ HUMAN = "human"
 ANALYSIS_SECONDS = 1.0      # thinking time of one analysis snapshot
 ENGINE_START_TIMEOUT = 10.0  # seconds for an engine to start and answer its first command
 ENGINE_GAME_PAUSE = 0.2     # seconds between moves of an engine vs engine game, to watch it
+
+#: Threads for the blocking client calls. Each engine turn holds one for its thinking time,
+#: so the default executor (a handful of threads on a small machine) would queue the engine
+#: moves of concurrent games behind each other.
+ENGINE_THREADS = ThreadPoolExecutor(max_workers=64, thread_name_prefix="margo-engine")
 
 
 class GameError(ValueError):
@@ -369,7 +375,7 @@ class WebGame:
             except Exception as error:  # noqa: BLE001 - every engine failure is shown, never raised
                 return engine, None, error
 
-        engine, result, error = await asyncio.to_thread(call)
+        engine, result, error = await asyncio.get_running_loop().run_in_executor(ENGINE_THREADS, call)
         if generation != self._generation and engine is not None and not self._in_use(engine):
             await self._retire(engine)
         return engine, result, error
