@@ -16,6 +16,7 @@ above this module in the house, so it is run, not imported.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import random
 import statistics
@@ -27,7 +28,7 @@ from typing import Callable
 
 import typer
 
-from margo_gtp.engine import Board, Rules
+from margo_gtp.engine import Board, Rules, core
 from margo_gtp.engine.positions import midgame_positions
 
 PLAYOUT_CAP = 2000
@@ -85,9 +86,19 @@ def _median_us(fn: Callable[[], object], repeats: int, inner: int) -> float:
 
 
 def core_figures(repeats: int, min_seconds: float) -> dict:
-    out: dict = {}
+    """Figures of the selected core (``core``), plus the 9x9 playout rate of the pure-Python
+    core under ``_python`` keys when the native one is selected (both in the same run)."""
+    out: dict = {"core": core.core_name()}
     for size in (9, 7):
         out.update(playout_figures(size, repeats, min_seconds))
+    if out["core"] == "native":
+        core.set_core("python")
+        try:
+            python_figures = playout_figures(9, repeats, min_seconds)
+        finally:
+            core.set_core("native")
+        out.update({f"{key}_python": value for key, value in python_figures.items()})
+        out["random_moves_speedup_9x9"] = round(out["random_moves_per_s_9x9"] / out["random_moves_per_s_9x9_python"], 1)
     positions = midgame_positions()
     per_position = [_median_us(board.legal_moves, repeats, 50) for board in positions]
     out["legal_moves_us_midgame_9x9"] = round(statistics.median(per_position), 1)
@@ -144,6 +155,14 @@ def web_figures() -> dict:
     return json.loads(done.stdout)
 
 
+def _load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages (the machine may be shared), None if unknown."""
+    try:
+        return [round(load, 2) for load in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
 app = typer.Typer(add_completion=False, help=__doc__)
 
 
@@ -160,7 +179,9 @@ def main(
 
     sections = set(only) or {"core", "gtp", "mcts"}
     result: dict = {"python": platform.python_version(), "implementation": platform.python_implementation(),
-                    "git_sha": _git_sha()}
+                    "git_sha": _git_sha(), "core": core.core_name(), "load_average": _load_average()}
+    if core.native_unavailable_reason() is not None:
+        result["native_unavailable"] = core.native_unavailable_reason()
     progress = Console(stderr=True)  # stdout stays clean for --json
     measures = (("core", "rules core: playouts, legal moves, push/pop", lambda: core_figures(repeats, seconds)),
                 ("gtp", "GTP round trips over a pipe", lambda: gtp_figures(gtp_commands)),

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from margo_gtp.bench import playout_figures
+from margo_gtp.engine import core_name
 from margo_gtp.engine.positions import midgame_positions
 
 
@@ -35,5 +36,6 @@ def test_json_on_stdout_progress_on_stderr():
     result = json.loads(done.stdout)
     for command in ("name", "play", "margo_legal_moves"):
         assert 0 < result[f"gtp_{command}_p50_ms"] <= result[f"gtp_{command}_p95_ms"]
-    assert {"python", "git_sha"} <= set(result)
+    assert {"python", "git_sha", "load_average"} <= set(result)
+    assert result["core"] == core_name()  # the core in use is named (MARGO_CORE or the default)
     assert "GTP round trips over a pipe: done" in done.stderr

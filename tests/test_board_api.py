@@ -13,6 +13,9 @@ from margo_gtp.engine import (
     RulesError, Termination,
 )
 
+# Every test here runs on both rules cores (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("rules_core")
+
 
 def P(text, size=4):
     return Point.from_gtp(text, size)

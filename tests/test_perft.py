@@ -34,6 +34,9 @@ import pytest
 import reference_rules as ref
 from rules_cases import case_balls, engine_board
 
+# Every test here runs on both rules cores (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("rules_core")
+
 STACKED5_WHITE = "A1:1 C1:1 B2:1 A3:1 C3:1 A1:2 B2:2 D2:1 E3:1"
 STACKED5_BLACK = "B1:1 A2:1 C2:1 B3:1 B1:2 A2:2 A1:3 D1:1 D4:1 B4:1"
 ZOMBIE4_WHITE = "A1:1 A2:1 A3:1 A3:2 C3:1 C4:1 D2:1"

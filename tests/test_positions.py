@@ -17,6 +17,9 @@ from rules_cases import (
     engine_move, transform,
 )
 
+# Every test here runs on both rules cores (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("rules_core")
+
 CASES = [
     pytest.param(case, symmetry, id=f"{case.name.split()[0]}-{SYMMETRY_NAMES[symmetry]}")
     for case in POSITIONS_MD

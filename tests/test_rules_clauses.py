@@ -17,6 +17,9 @@ from rules_cases import (
     run_case_on_engine, run_case_on_reference, same_legal_moves,
 )
 
+# Every test here runs on both rules cores (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("rules_core")
+
 CASE_IDS = [case.name.split(":")[0][:60] for case in CLAUSE_CASES]
 
 

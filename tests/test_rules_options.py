@@ -17,6 +17,9 @@ from rules_cases import (
     run_case_on_reference, same_legal_moves,
 )
 
+# Every test here runs on both rules cores (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("rules_core")
+
 IDS = [f"{option}={value}: {case.name[:50]}" for option, value, case in OPTION_CASES]
 
 

@@ -25,11 +25,15 @@ from __future__ import annotations
 import os
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reference_rules as ref
 from rules_cases import balls_of, engine_board, engine_colour, engine_move, ref_colour, ref_move
+
+# Every test here runs on both rules cores (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("rules_core")
 
 SCALE = int(os.environ.get("MARGO_PROPERTY_SCALE", "1"))
 

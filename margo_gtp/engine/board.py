@@ -139,6 +139,11 @@ def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
+#: The C-backed Board subclass while the native core is selected; set by
+#: :func:`margo_gtp.engine.core.set_core` (None: this module's pure-Python Board).
+_native_board: type | None = None
+
+
 class Board:
     """A MarGo position with its history since the root (see the module docstring).
 
@@ -146,6 +151,13 @@ class Board:
     >>> board.push(Move.from_gtp("B2", 4)); board.to_move
     <Colour.BLACK: 1>
     """
+
+    def __new__(cls, *args, **kwargs) -> "Board":
+        # While the native core is selected (margo_gtp.engine.core), Board(...) builds its
+        # C-backed subclass: same API, so callers never know which core runs.
+        if cls is Board and _native_board is not None:
+            cls = _native_board
+        return object.__new__(cls)
 
     def __init__(self, rules: Rules | None = None, *, size: int | None = None) -> None:
         if rules is None:
@@ -213,6 +225,11 @@ class Board:
         return [(Colour(entry[0]), entry[1]) for entry in self._stack]
 
     @property
+    def ply(self) -> int:
+        """Moves since the root (``len(board.history)``, without building the list)."""
+        return len(self._stack)
+
+    @property
     def move_stack(self) -> list[Move]:
         return [entry[1] for entry in self._stack]
 
@@ -264,7 +281,7 @@ class Board:
 
     def copy(self) -> "Board":
         """An independent copy with the same history (so undo and repetition carry over)."""
-        other = Board.__new__(Board)
+        other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other._balls = list(self._balls)
         other._captured = list(self._captured)
@@ -959,7 +976,16 @@ class Board:
         legal one is played, so every legal move is equally likely.
         """
         rng = rng or _random.Random()
-        rand = rng.random
+        return self._random_playout(rng.random, max_moves)
+
+    def seeded_playout(self, seed: int, max_moves: int = 2000) -> int:
+        """:meth:`random_playout` drawing from a splitmix64 generator seeded with ``seed``
+        (see :func:`splitmix64`): a fixed, documented generator that the native core
+        implements too, so MCTS plays the same simulations on both cores."""
+        return self._random_playout(splitmix64(seed), max_moves)
+
+    def _random_playout(self, rand, max_moves: int) -> int:
+        """The playout loop; ``rand()`` returns uniform floats in [0, 1)."""
         playable = self._playable
         g = self._g
         allow_pass = self.rules.allow_pass
@@ -1022,6 +1048,25 @@ class Board:
                         where[last] = r
                     where[i] = -1
         return played
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def splitmix64(seed: int):
+    """A function returning uniform floats in [0, 1) from the splitmix64 sequence of
+    ``seed`` (Steele, Lea and Flood 2014): each draw is the top 53 bits of the next 64-bit
+    output times 2**-53. ``_native.c`` implements the same generator bit for bit."""
+    state = seed & _MASK64
+
+    def draw() -> float:
+        nonlocal state
+        state = (state + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return ((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0)
+
+    return draw
 
 
 def _winner(white: float, black: float) -> Colour | None:

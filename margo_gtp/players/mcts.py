@@ -55,6 +55,7 @@ __all__ = [
     "benchmark",
     "estimate",
     "playout",
+    "seeded_playout",
 ]
 
 # ---------------------------------------------------------------------------------------
@@ -228,12 +229,39 @@ def playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
     """
     if max_moves:
         board.random_playout(rng, max_moves=max_moves if max_moves > 0 else PLAYOUT_CAP)
+    return _result(board, evaluator)
+
+
+def _result(board: Board, evaluator: Callable[[Board], float]) -> float:
+    """White's result: exact if the game is over, else ``evaluator(board)``."""
     outcome = board.outcome()
     if outcome is not None:
         if outcome.winner is None:
             return 0.5
         return 1.0 if outcome.winner is Colour.WHITE else 0.0
     return evaluator(board)
+
+
+def seeded_playout(board: Board, seed: int, max_moves: int = PLAYOUT_MOVES,
+                   evaluator: Callable[[Board], float] = heuristic_evaluator) -> float:
+    """:func:`playout` with the random moves drawn from splitmix64 seeded by ``seed``
+    (:meth:`Board.seeded_playout`), so a seeded search plays the same simulations on both
+    rules cores. On the native core with a built-in evaluator, the playout and the
+    evaluation are one call (``NativeBoard.simulate``: C ports of
+    :func:`heuristic_evaluator` and :func:`territory_evaluator`, same tunables, read from
+    this module on each call); otherwise the Python evaluator runs.
+    """
+    simulate = getattr(board, "simulate", None)
+    code = _NATIVE_EVALUATORS.get(evaluator)
+    if simulate is not None and code is not None:
+        params = (EVAL_SCALE_MIN, EVAL_SCALE_PER_POINT, FREEDOM_VALUE, SHORT_OF_FREEDOMS_LOSS, GROUP_COST)
+        return simulate(seed, max_moves if max_moves >= 0 else PLAYOUT_CAP, code, params)
+    if max_moves:
+        board.seeded_playout(seed, max_moves=max_moves if max_moves > 0 else PLAYOUT_CAP)
+    return _result(board, evaluator)
+
+
+_NATIVE_EVALUATORS = {heuristic_evaluator: 0, territory_evaluator: 1}
 
 
 # ---------------------------------------------------------------------------------------
@@ -425,8 +453,8 @@ class MctsPlayer:
     def _simulate(self, root: Node, board: Board, colour: int) -> None:
         work = board.copy()
         path, to_move = self._descend(root, work, colour)
-        start = len(work._stack)  # moves after this index were played by the playout
-        result = playout(work, self.rng, self.playout_moves, self.evaluator)
+        start = work.ply  # moves after this index were played by the playout
+        result = seeded_playout(work, self.rng.getrandbits(64), self.playout_moves, self.evaluator)
         self._backup(path, result, work, start)
 
     # Step 1

@@ -1,0 +1,95 @@
+"""Which rules core runs: the native C extension or the pure-Python reference.
+
+``MARGO_CORE=native|python`` selects at import; the default is ``native`` when the
+extension was built (``pip install`` compiles ``_native.c`` when a C compiler is there,
+see docs/native-core.md) and ``python`` otherwise. Both cores play the same MarGo: the
+native one is :class:`~margo_gtp.engine.native.NativeBoard`, a ``Board`` subclass that
+``Board(...)`` returns while it is selected.
+
+>>> core_name() in ("native", "python")
+True
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+from margo_gtp.engine import board as _board
+
+CORES = ("native", "python")
+
+
+
+def _load_native() -> tuple[type | None, str | None]:
+    """``(NativeBoard, None)``, or ``(None, why not)`` when the extension is missing or broken."""
+    if importlib.util.find_spec("margo_gtp.engine._native") is None:
+        return None, "margo_gtp/engine/_native.c was not compiled (no C compiler or Python headers at install time)"
+    try:
+        from margo_gtp.engine.native import NativeBoard
+    except ImportError as error:
+        return None, f"margo_gtp.engine._native does not import: {error}"
+    return NativeBoard, None
+
+
+_NativeBoard, _native_error = _load_native()
+
+_warned = False
+
+
+def native_available() -> bool:
+    """True if the native extension was built and imports."""
+    return _NativeBoard is not None
+
+
+def native_unavailable_reason() -> str | None:
+    """Why the native core cannot run (the ImportError text), or None when it can."""
+    return _native_error
+
+
+def core_name() -> str:
+    """``"native"`` or ``"python"``: the core new boards use."""
+    return "native" if _board._native_board is not None else "python"
+
+
+def set_core(name: str) -> None:
+    """Select the core for boards created from now on (boards already made keep theirs).
+
+    Raises ValueError for a name other than ``native``/``python``, or ``native`` when the
+    extension is not built.
+    """
+    if name not in CORES:
+        raise ValueError(f"invalid core: {name!r} (allowed native, python)")
+    if name == "native" and _NativeBoard is None:
+        raise ValueError(f"the native core is not built: {_native_error}")
+    _board._native_board = _NativeBoard if name == "native" else None
+
+
+def _select_from_environment() -> None:
+    """Apply ``MARGO_CORE``; a bad or unbuildable choice falls back with one stderr line."""
+    global _warned
+    wanted = os.environ.get("MARGO_CORE", "").strip().lower()
+    default = "native" if _NativeBoard is not None else "python"
+    if not wanted:
+        set_core(default)
+        return
+    try:
+        set_core(wanted)
+    except ValueError as error:
+        set_core(default)
+        if not _warned:
+            _warned = True
+            print(f"margo-gtp: MARGO_CORE={wanted}: {error}; using the {default} core", file=sys.stderr)
+
+
+def core_description() -> str:
+    """One line for ``--version`` and benchmarks: ``"native"``, ``"python"``, or
+    ``"python (native core not built: ...)"`` when the fallback is in use."""
+    name = core_name()
+    if name == "python" and _native_error is not None:
+        return f"python (native core not built: {_native_error})"
+    return name
+
+
+_select_from_environment()

@@ -1,0 +1,280 @@
+"""The native rules core behind the unchanged :class:`~margo_gtp.engine.board.Board` API.
+
+PEP 399 style: :mod:`margo_gtp.engine.board` is the readable reference; ``_native.c``
+mirrors its state layout and algorithms in C, and :class:`NativeBoard` is a ``Board``
+subclass whose state lives in a ``_native.State``. Every method that writes the state or
+runs on a hot path (push/pop, legal moves, random playouts, groups, zombies, territory,
+scores) calls the C object; the rest of ``Board`` (setup, balls, outcome, equality, ...) runs
+unchanged on top of read-only properties with the reference's attribute names (``_balls``,
+``_buried``, ``_to_move``, ...). ``Board(...)`` returns a ``NativeBoard`` while the native
+core is selected (:mod:`margo_gtp.engine.core`), so callers never know which core runs.
+
+Importing this module raises ImportError when the extension was not built.
+"""
+
+from __future__ import annotations
+
+import functools
+import random as _random
+from typing import Iterator
+
+from margo_gtp.engine import _native
+from margo_gtp.engine.board import Board, IllegalMoveError, Move, Termination
+from margo_gtp.engine.geometry import geometry
+from margo_gtp.engine.rules import Colour
+from margo_gtp.vertex import Point
+
+_KO_RULE_CODES = {"situational": 0, "positional": 1, "simple": 2, "none": 3}
+_TERMINATIONS = {1: Termination.TWO_PASSES, 2: Termination.FIRST_CAPTURE}
+_OFF_BOARD = -3  # a move code the C core answers with "off the board"
+_MASK_WHITE, _MASK_BLACK, _MASK_BURIED, _MASK_SUPPORTED_EMPTY, _MASK_UNSETTLED = range(5)
+
+
+@functools.cache
+def native_geometry(size: int) -> _native.Geometry:
+    """The C tables of ``size``, with the Python geometry's Zobrist keys (so ``zobrist_key``
+    is the same on both cores) and one shared :class:`Move` per point."""
+    g = geometry(size)
+    moves = tuple(Move(point) for point in g.points)
+    return _native.Geometry(size, g.zobrist[0], g.zobrist[1], g.zobrist_to_move, moves, Move.PASS, Move.SWAP,
+                            (Colour.WHITE, Colour.BLACK))
+
+
+def _uses_mersenne_twister(rng: object) -> bool:
+    """True if ``rng`` draws ``random()`` from :class:`random.Random`'s own generator, whose
+    state the C core can advance exactly as Python would."""
+    kind = type(rng)
+    return (isinstance(rng, _random.Random) and kind.random is _random.Random.random
+            and kind.getstate is _random.Random.getstate and kind.setstate is _random.Random.setstate)
+
+
+class NativeBoard(Board):
+    """A :class:`Board` whose state and hot paths are in C (see the module docstring)."""
+
+    # ------------------------------------------------------------------ state in C
+
+    def clear(self) -> None:
+        rules = self.rules
+        self._core = _native.State(
+            native_geometry(rules.size), rules.all_freedoms, rules.bridge_cutting, rules.top_level,
+            rules.own_freedomless_group == "illegal", _KO_RULE_CODES[rules.ko_rule],
+            rules.ko_position == "top_view", rules.allow_pass, rules.swap, rules.first_capture_wins,
+            int(rules.first_player))
+
+    def _set_root(self, to_move: Colour) -> None:
+        self._core.set_root(int(to_move))
+
+    def _load(self, white: int, black: int) -> None:
+        self._core.load(white, black)
+
+    # Read-only views under the reference's attribute names, for the inherited methods.
+    @property
+    def _balls(self) -> list[int]:
+        return [self._core.mask(_MASK_WHITE), self._core.mask(_MASK_BLACK)]
+
+    @property
+    def _buried(self) -> int:
+        return self._core.mask(_MASK_BURIED)
+
+    @property
+    def _supported_empty(self) -> int:
+        return self._core.mask(_MASK_SUPPORTED_EMPTY)
+
+    @property
+    def _unsettled(self) -> int:
+        return self._core.mask(_MASK_UNSETTLED)
+
+    @property
+    def _key(self) -> int:
+        return self._core.key
+
+    @property
+    def _buried_key(self) -> int:
+        return self._core.info()[10]
+
+    @property
+    def _to_move(self) -> int:
+        return self._core.to_move
+
+    @property
+    def _captured(self) -> list[int]:
+        info = self._core.info()
+        return [info[1], info[2]]
+
+    @property
+    def _passes(self) -> int:
+        return self._core.info()[3]
+
+    @property
+    def _swapped(self) -> bool:
+        return bool(self._core.info()[4])
+
+    @property
+    def _end(self) -> tuple[Termination, int | None, int] | None:
+        info = self._core.info()
+        if not info[5]:
+            return None
+        winner = info[6]
+        return (_TERMINATIONS[info[5]], None if winner < 0 else winner, info[7])
+
+    @property
+    def _root(self) -> tuple[int, int, int]:
+        return (self._core.root_mask(0), self._core.root_mask(1), self._core.info()[11])
+
+    @property
+    def _stack(self) -> list[tuple[int, Move]]:
+        return self._core.history(0)
+
+    # ------------------------------------------------------------------ API
+
+    @property
+    def ply(self) -> int:
+        return self._core.ply
+
+    def copy(self) -> "NativeBoard":
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._core = self._core.copy()
+        return other
+
+    def __reduce__(self):
+        """Pickle and ``copy.deepcopy`` as the root position, the side to move there and the
+        moves since (the C state itself is not picklable)."""
+        return (_rebuild, (self.rules, self._root, self._core.history(0)))
+
+    def get(self, point: Point) -> Colour | None:
+        i = self._g.index.get(point)
+        if i is None:
+            return None
+        colour = self._core.get(i)
+        return None if colour is None else Colour(colour)
+
+    def ball_mask(self, colour: Colour) -> int:
+        return self._core.mask(int(colour))
+
+    def buried_mask(self) -> int:
+        return self._core.mask(_MASK_BURIED)
+
+    def ball_counts(self) -> dict[Colour, int]:
+        white, black = self._core.counts()
+        return {Colour.WHITE: white, Colour.BLACK: black}
+
+    @property
+    def history(self) -> list[tuple[Colour, Move]]:
+        return self._core.history(0, True)
+
+    @property
+    def move_stack(self) -> list[Move]:
+        return [move for _, move in self._core.history(0)]
+
+    def moves_since(self, ply: int) -> list[tuple[int, Move]]:
+        return self._core.history(ply)
+
+    def peek(self) -> Move | None:
+        return self._core.peek()
+
+    def _code(self, move: Move) -> int:
+        if move.kind == "pass":
+            return -1
+        if move.kind == "swap":
+            return -2
+        i = self._g.index.get(move.point)
+        return _OFF_BOARD if i is None else i
+
+    def _reason(self, why: int, move: Move, colour: int | None) -> str:
+        """The reference's IllegalMoveError text for the C core's reason code."""
+        if why == 1:
+            return f"illegal move: {move.gtp()}: the game is over ({self._end[0].value})"
+        if why == 2:
+            return "illegal move: pass: passing is not allowed (allow_pass is off)"
+        if why == 3:
+            return "illegal move: swap: only the second player, on the second turn, with swap on"
+        if why == 4:
+            return f"illegal move: {move!r} is off a {self.size}x{self.size} board"
+        reason = {5: "point is occupied", 6: "point is not supported",
+                  7: f"level is above max_level {self.rules.top_level + 1}", 8: "suicide or repetition"}[why]
+        c = self._core.to_move if colour is None else colour
+        return f"illegal move: {move.gtp()} for {Colour(c).name}: {reason}"
+
+    def push(self, move: Move, colour: Colour | None = None) -> None:
+        c = None if colour is None else int(colour)
+        why = self._core.play(self._code(move), c)
+        if why:
+            raise IllegalMoveError(self._reason(why, move, c))
+
+    def is_legal(self, move: Move, colour: Colour | None = None) -> bool:
+        return not self._core.check(self._code(move), None if colour is None else int(colour))
+
+    def pop(self) -> Move:
+        return self._core.pop()
+
+    def _swap_legal(self, c: int) -> bool:
+        return self._core.swap_legal(c)
+
+    def legal_moves(self, colour: Colour | None = None) -> list[Move]:
+        return self._core.legal_moves(None if colour is None else int(colour))
+
+    def has_legal_placement(self, colour: Colour | None = None) -> bool:
+        return self._core.has_legal_placement(None if colour is None else int(colour))
+
+    # ------------------------------------------------------------------ groups and score
+
+    def _each_group(self, colours) -> Iterator[tuple[int, int, int]]:
+        for colour in colours:
+            yield from self._core.groups(colour)
+
+    def group_freedoms(self, colour: Colour) -> list[tuple[int, int]]:
+        return [(group, freedoms) for _, group, freedoms in self._core.groups(int(colour))]
+
+    def _zombie_mask(self) -> int:
+        return self._core.zombie_mask()
+
+    def territory_masks(self, zombies: int | None = None) -> tuple[int, int]:
+        return self._core.territory_masks(zombies)
+
+    def score(self, scoring: str | None = None) -> tuple[float, float]:
+        scoring = scoring or self.rules.scoring
+        komi = self.rules.komi
+        if scoring == "balls":
+            white, black = self._core.counts()
+        else:
+            white, black = self._core.territory_score()
+        return white + komi, float(black)
+
+    # ------------------------------------------------------------------ random play
+
+    def random_playout(self, rng: _random.Random | None = None, max_moves: int = 2000) -> int:
+        """As :meth:`Board.random_playout`, the same game from the same generator. A
+        :class:`random.Random` (or a subclass that keeps its generator) is advanced in C exactly
+        as Python would advance it (its state goes in and comes back); any other generator's
+        ``random()`` is called from C, once per draw as the Python loop does."""
+        rng = rng or _random.Random()
+        if _uses_mersenne_twister(rng):
+            version, internal, gauss = rng.getstate()
+            played, internal = self._core.random_playout(internal, max_moves)
+            rng.setstate((version, internal, gauss))
+            return played
+        return self._core.callback_playout(rng.random, max_moves)
+
+    def seeded_playout(self, seed: int, max_moves: int = 2000) -> int:
+        """As :meth:`Board.seeded_playout` (the same splitmix64 draws, the same game)."""
+        return self._core.seeded_playout(seed & 0xFFFFFFFFFFFFFFFF, max_moves)
+
+    def simulate(self, seed: int, max_moves: int, evaluator: int, params: tuple[float, ...]) -> float:
+        """The MCTS bulk call (:mod:`margo_gtp.players.mcts`): :meth:`seeded_playout` of at most
+        ``max_moves`` moves, then White's result -- exact (1, 0 or 1/2) if the game
+        is over, else the C port of ``heuristic_evaluator`` (``evaluator`` 0, with ``params`` =
+        (scale_min, scale_per_point, freedom_value, short_of_freedoms_loss, group_cost)) or of
+        ``territory_evaluator`` (1). One crossing of the Python/C boundary."""
+        rules = self.rules
+        return self._core.simulate(seed & 0xFFFFFFFFFFFFFFFF, max_moves, rules.komi, rules.scoring == "territory", evaluator, params)
+
+
+def _rebuild(rules, root: tuple[int, int, int], history: list[tuple[int, Move]]) -> NativeBoard:
+    board = NativeBoard(rules)
+    board._load(root[0], root[1])
+    board._set_root(Colour(root[2]))
+    for colour, move in history:
+        board.push(move, Colour(colour))
+    return board
+
