@@ -410,12 +410,14 @@ class WebGame:
             engine = self._analyst if name == self._analyst_name else None
             engine, result, error = await self._call_engine(engine, name, generation, "analyse", self.board.copy(),
                                                             ANALYSIS_SECONDS)
-            if generation != self._generation or ply != len(self.board.move_stack):
-                return
+            if generation != self._generation:
+                return  # the engine was retired by _call_engine
             if error is None:
                 if engine is not self._analyst:
                     await self._retire(self._analyst)
-                self._analyst, self._analyst_name = engine, name
+                self._analyst, self._analyst_name = engine, name  # kept for the next position too
+                if ply != len(self.board.move_stack):
+                    return  # a move was played meanwhile: this analysis is of the past
                 self.analysis = analysis_view(result.candidates, to_move)
                 while len(self.winrates) <= ply:
                     self.winrates.append(None)

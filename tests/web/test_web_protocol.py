@@ -493,3 +493,17 @@ def test_a_live_feed_is_read_from_any_ply_on(client: TestClient, watch_dir: Path
     tail = client.get("/api/watch/0-3?since=2").json()
     assert (tail["since"], tail["frames"]) == (2, whole["frames"][2:])
     assert client.get("/api/watch/0-3?since=-1").json() == {"error": "invalid since: '-1' (a ply number)"}
+
+
+def test_a_move_during_analysis_keeps_one_analysis_engine(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        game = new_game(ws, size=4, white="human", black="random", seconds=0.05)["game"]
+        ws.send_json({"type": "analysis", "on": True})
+        ws.send_json({"type": "play", "move": "A1"})   # while the first analysis runs
+        for _ in range(2):  # after the engine's answer: analysis of the new position, then of the next
+            state = receive_until(ws, lambda m: m["type"] == "state" and m["human_to_move"] and m["analysis"])
+            assert state["analysis"]["to_move"] == "W" and len(state["moves"]) % 2 == 0
+            ws.send_json({"type": "play", "move": next(t["v"] for t in state["frame"]["targets"] if t["legal"])})
+        processes = client.app.state.server.games[game]._processes
+        assert len(processes) == 2   # the random engine and one analysis engine, nothing left over
