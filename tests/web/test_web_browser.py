@@ -1,8 +1,9 @@
 """End-to-end tests of margo-web in Debian's Chromium, through Playwright. Few and fast.
 
-Each test drives the page only as a person would (clicks, keys, file input) and reads it
-only through the stable test hooks: ``data-vertex``, ``data-ball``, ``data-zombie`` and
-``[data-role=status]``. The expected positions come from the rules core, never from the page.
+Each test drives the page as a person would (clicks, keys, file input) and reads it through
+its data attributes: the stable hooks ``data-vertex``, ``data-ball``, ``data-zombie`` and
+``[data-role=status]``, and the page's other ``data-role`` elements. The expected positions
+come from the rules core, never from the page.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
 
-from margo_gtp import sgf
+pytest.importorskip("playwright")
+from playwright.sync_api import Page, expect  # noqa: E402
+
+from margo_gtp import sgf  # noqa: E402
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.engine.positions import midgame_positions
 from margo_gtp.web.game import describe_outcome
