@@ -10,8 +10,10 @@ Websocket ``/ws`` (JSON messages; the page sends intents, the server sends whole
     {"type": "undo"}
     {"type": "seat", "colour": "B", "player": "heuristic" | "human"}
     {"type": "analysis", "on": true}
+    {"type": "watch", "key": "0-7", "since": 12}    {"type": "watch", "key": "0-7", "live": true, "since": 12,
+    {"type": "unwatch"}                               "frames": [...], "moves": [...], ...}  (on every change)
 
-A socket follows one game at a time. Every refused message answers one ``error`` and
+A socket follows one game at a time, and at most one watched referee game. Every refused message answers one ``error`` and
 changes nothing. Players are engine *names* of the :class:`~margo_gtp.web.game.EngineRegistry`
 the server was started with; no message can name a command line or a path.
 
@@ -51,6 +53,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_SGF_BYTES = 1_000_000
 MAX_GAMES_IN_MEMORY = 200       # finished games without a page are dropped beyond this (they are on disk)
 MIN_SECONDS, MAX_SECONDS = 0.05, 60.0
+WATCH_INTERVAL = 0.25           # seconds between looks at a followed live game's files
 
 
 class Server:
@@ -123,6 +126,7 @@ async def game_socket(websocket: WebSocket) -> None:
         return
     await websocket.accept()
     game: WebGame | None = None
+    watcher: asyncio.Task | None = None   # pushes a watched live game
 
     async def send(message: dict[str, Any]) -> None:
         await websocket.send_text(json.dumps(message))
@@ -154,6 +158,10 @@ async def game_socket(websocket: WebSocket) -> None:
                     game.attach(send)
                     game.start()
                     await send(game.state())
+                elif kind == "watch":
+                    watcher = follow(server, watcher, message.get("key"), message.get("since", 0), send)
+                elif kind == "unwatch":
+                    watcher = follow(server, watcher, None, 0, send)
                 elif game is None:
                     raise GameError("no game: start one first")
                 elif kind == "play":
@@ -182,8 +190,43 @@ async def game_socket(websocket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        if watcher is not None:
+            watcher.cancel()
         if game is not None:
             game.detach(send)
+
+
+def follow(server: Server, watcher: asyncio.Task | None, key: Any, since: Any, send) -> asyncio.Task | None:  # noqa: ANN001
+    """Replace a socket's watcher: follow watched game ``key`` from ply ``since`` (None: stop)."""
+    if watcher is not None:
+        watcher.cancel()
+    if key is None:
+        return None
+    if server.watch is None:
+        raise GameError("not watching a folder (start margo-web with --watch DIR)")
+    if not isinstance(key, str) or isinstance(since, bool) or not isinstance(since, int) or since < 0:
+        raise GameError(f"invalid watch request: key {key!r}, since {since!r}")
+    return asyncio.get_running_loop().create_task(push_watched_game(server.watch, key, since, send))
+
+
+async def push_watched_game(watch: WatchFolder, key: str, since: int, send) -> None:  # noqa: ANN001
+    """Send ``{"type": "watch", ...}`` (the view of :meth:`WatchFolder.game_view`, frames from
+    ``since``) now and whenever the game's files change, until the game is finished."""
+    seen = None
+    while True:
+        try:
+            mark = await asyncio.to_thread(watch.mark, key)
+            if mark != seen:
+                seen = mark
+                view = await asyncio.to_thread(watch.game_view, key, since)
+                await send({"type": "watch", **view})
+                since = view["since"] + len(view["frames"])
+                if not view["live"]:
+                    return
+        except GameError as error:
+            await send({"type": "error", "message": str(error)})
+            return
+        await asyncio.sleep(WATCH_INTERVAL)
 
 
 async def index(request: Request) -> Response:

@@ -100,15 +100,31 @@ class WatchFolder:
         ratings = item.get("ratings") if isinstance(item, dict) else None
         return [r for r in ratings if isinstance(r, dict)] if isinstance(ratings, list) else []
 
-    def game_view(self, key: str, since: int = 0) -> dict[str, Any]:
-        """Replay frames of a finished game, or the frames so far of a live one: the frames
-        of plies ``since`` and later (``since`` in the answer), all moves."""
-        since = max(0, since)
+    def _locate(self, key: str) -> tuple[Path, int]:
         match = _KEY.fullmatch(key) if isinstance(key, str) else None
         folders = self.folders()
         if match is None or int(match.group(1)) >= len(folders):
             raise GameError(f"no such game: {key!r}")
-        folder, number = folders[int(match.group(1))], int(match.group(2))
+        return folders[int(match.group(1))], int(match.group(2))
+
+    def mark(self, key: str) -> tuple:
+        """A cheap fingerprint of what :meth:`game_view` reads for ``key`` (sizes and times
+        of the results log and the live feed): when it is unchanged, so is the view."""
+        folder, number = self._locate(key)
+        out = []
+        for path in (folder / RESULTS, folder / LIVE / f"game-{number:04d}.jsonl"):
+            try:
+                info = path.stat()
+                out.append((info.st_size, info.st_mtime_ns))
+            except OSError:
+                out.append(None)
+        return tuple(out)
+
+    def game_view(self, key: str, since: int = 0) -> dict[str, Any]:
+        """Replay frames of a finished game, or the frames so far of a live one: the frames
+        of plies ``since`` and later (``since`` in the answer), all moves."""
+        since = max(0, since)
+        folder, number = self._locate(key)
         record = next((r for r in read_jsonl(folder / RESULTS) if r.get("game") == number), None)
         if record is not None:
             name = record.get("sgf")

@@ -507,3 +507,36 @@ def test_a_move_during_analysis_keeps_one_analysis_engine(client: TestClient) ->
             ws.send_json({"type": "play", "move": next(t["v"] for t in state["frame"]["targets"] if t["legal"])})
         processes = client.app.state.server.games[game]._processes
         assert len(processes) == 2   # the random engine and one analysis engine, nothing left over
+
+
+def test_a_watched_live_game_is_pushed_until_its_record_replaces_it(client: TestClient, watch_dir: Path) -> None:
+    live = watch_dir / "live"
+    live.mkdir()
+    feed = live / "game-0001.jsonl"
+    start = {"type": "start", "game": 1, "black": "b", "white": "w", "size": 2, "rules": Rules(size=2).options(),
+             "setup": []}
+    feed.write_text(json.dumps(start) + "\n" + json.dumps({"type": "move", "ply": 1, "colour": "W", "move": "A1:1"}) + "\n")
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "watch", "key": "0-1", "since": 0})
+        first = ws.receive_json()
+        assert (first["type"], first["live"], first["since"], len(first["frames"])) == ("watch", True, 0, 2)
+        with feed.open("a") as out:
+            out.write(json.dumps({"type": "move", "ply": 2, "colour": "B", "move": "B1:1"}) + "\n")
+        second = ws.receive_json()
+        assert (second["since"], [f["ply"] for f in second["frames"]]) == (2, [2])
+        assert [m["move"] for m in second["moves"]] == ["A1:1", "B1:1"]
+        board = Board(Rules(size=2))
+        for word in ("A1", "B1"):
+            board.push(Move.from_gtp(word, 2))
+        (watch_dir / "game-0001.sgf").write_text(sgf.dumps(sgf.record_from_board(board, result="B+R")))
+        (watch_dir / "results.jsonl").write_text(json.dumps(
+            {"game": 1, "white": "w", "black": "b", "winner_colour": "B", "result": "B+R", "sgf": "game-0001.sgf"}) + "\n")
+        feed.unlink()
+        final = ws.receive_json()
+        assert (final["type"], final["live"], final["result"], final["since"], final["frames"]) == (
+            "watch", False, "B+R", 3, [])
+        ws.send_json({"type": "watch", "key": "7-1"})
+        assert ws.receive_json() == {"type": "error", "message": "no such game: '7-1'"}
+        ws.send_json({"type": "watch", "key": "0-1", "since": "x"})
+        assert ws.receive_json() == {"type": "error", "message": "invalid watch request: key '0-1', since 'x'"}

@@ -41,7 +41,6 @@ let attaching = false;    // an "attach" was sent and not answered yet
 let mode = "play";        // "play" | "replay" | "watch"
 let replay = null;        // {frames, moves, result, index, title, live, key}
 let watchTimer = null;
-let liveTimer = null;
 
 const COLOUR_NAME = { W: "White", B: "Black" };
 
@@ -78,6 +77,7 @@ function connect() {
       attaching = true;
       send({ type: "attach", game: gameId });   // resume the view after a dropped socket
     }
+    followLive();
   };
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = () => {
@@ -102,6 +102,8 @@ function receive(message) {
       history.replaceState(null, "", `/#game=${gameId}`);
     }
     if (mode === "play") renderPlay();
+  } else if (message.type === "watch") {
+    receiveWatched(message);
   } else if (message.type === "error") {
     if (attaching && message.message.startsWith("no such game")) {
       // A game from before a server restart: its record, if it finished, is under Replay.
@@ -115,7 +117,7 @@ function receive(message) {
       }
       return;
     }
-    if (mode === "play") setStatus(message.message, "error");
+    if (mode === "play" || mode === "watch") setStatus(message.message, "error");
   }
 }
 
@@ -379,19 +381,29 @@ let watchRequest = 0;   // only the answer to the latest request is shown
 
 async function openWatchGame(key, title = replay ? replay.title : key) {
   const mine = ++watchRequest;
-  clearInterval(liveTimer);
-  // Following a live game: ask only for the frames after those already here.
-  const have = replay && replay.key === key && replay.live ? replay.frames.length - 1 : 0;
+  send({ type: "unwatch" });
   try {
-    const data = await fetchJson(`/api/watch/${encodeURIComponent(key)}?since=${have}`);
+    const data = await fetchJson(`/api/watch/${encodeURIComponent(key)}`);
     if (mode !== "watch" || mine !== watchRequest) return;
-    if (data.since > 0) data.frames = replay.frames.slice(0, data.since).concat(data.frames);
     showReplay(data, title, "end");   // a watched game opens at its latest position
   } catch (error) {
     if (mine === watchRequest) setStatus(error.message, "error");
     return;
   }
-  if (replay && replay.live) liveTimer = setInterval(() => openWatchGame(key, title), 500);
+  followLive();
+}
+
+// A live game: the server pushes its new frames over the websocket as the feed grows.
+function followLive() {
+  if (mode === "watch" && replay && replay.live) {
+    send({ type: "watch", key: replay.key, since: replay.frames.length });
+  }
+}
+
+function receiveWatched(data) {
+  if (mode !== "watch" || !replay || replay.key !== data.key) return;
+  data.frames = replay.frames.slice(0, data.since).concat(data.frames);
+  showReplay(data, replay.title, "end");
 }
 
 ui.watchGames.addEventListener("click", (event) => {
@@ -408,7 +420,7 @@ function setMode(next) {
   for (const tab of document.querySelectorAll("[data-tab]")) tab.classList.toggle("active", tab.dataset.tab === next);
   for (const panel of document.querySelectorAll("[data-panel]")) panel.hidden = panel.dataset.panel !== next;
   clearInterval(watchTimer);
-  clearInterval(liveTimer);
+  send({ type: "unwatch" });
   if (next === "play") {
     renderPlay();
   } else {
