@@ -8,7 +8,9 @@ balls on level 3 and at least one zombie, so legal-move generation is measured w
 capture logic has real work.
 
 Sections can be skipped (``--only core``) so the slow ones (GTP latency, MCTS) do not hold
-up a quick look at the rules core.
+up a quick look at the rules core. ``--only web`` (not in the default set: it needs the web
+extra and Chromium) runs :mod:`margo_gtp.web.bench` in a child process - margo_gtp.web sits
+above this module in the house, so it is run, not imported.
 """
 
 from __future__ import annotations
@@ -145,6 +147,14 @@ def _git_sha() -> str:
         return "unknown"
 
 
+def web_figures() -> dict:
+    """margo-web's figures (see margo_gtp/web/bench.py), from a child process."""
+    done = subprocess.run([sys.executable, "-m", "margo_gtp.web.bench", "--json"], capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise ImportError(f"margo_gtp.web.bench failed: {done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout)
+
+
 def _load_average() -> list[float] | None:
     """The 1, 5 and 15 minute load averages (the machine may be shared), None if unknown."""
     try:
@@ -161,7 +171,7 @@ def main(
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
     repeats: int = typer.Option(5, min=5, help="Repetitions per figure (the median is reported)."),
     seconds: float = typer.Option(2.0, help="Minimum seconds per playout repetition."),
-    only: list[str] = typer.Option([], help="Sections to run: core, gtp, mcts (default: all)."),
+    only: list[str] = typer.Option([], help="Sections to run: core, gtp, mcts, web (default: core, gtp, mcts)."),
     gtp_commands: int = typer.Option(1000, help="Round trips per GTP command for the latency figures."),
 ) -> None:
     """Measure the rules core, GTP latency and MCTS speed; e.g. ``scripts/bench --json``."""
@@ -175,7 +185,8 @@ def main(
     progress = Console(stderr=True)  # stdout stays clean for --json
     measures = (("core", "rules core: playouts, legal moves, push/pop", lambda: core_figures(repeats, seconds)),
                 ("gtp", "GTP round trips over a pipe", lambda: gtp_figures(gtp_commands)),
-                ("mcts", "MCTS simulations and memory", lambda: mcts_figures(seconds)))
+                ("mcts", "MCTS simulations and memory", lambda: mcts_figures(seconds)),
+                ("web", "margo-web click-to-move latency and 9x9 draw time", web_figures))
     for name, title, measure in measures:
         if name not in sections:
             continue

@@ -1,0 +1,341 @@
+"""The Starlette app of margo-web: static page, a small JSON API and the game websocket.
+
+Websocket ``/ws`` (JSON messages; the page sends intents, the server sends whole states)::
+
+    page -> server                                           server -> page
+    {"type": "new", "size": 3, "white": "human",             {"type": "hello", "engines": [...], "version": "..."}
+     "black": "random", "seconds": 1, "rules": {...}}        {"type": "state", "game": "...", "frame": {...}, ...}
+    {"type": "attach", "game": "<id>"}   (reconnect)         {"type": "error", "message": "illegal move: ..."}
+    {"type": "play", "move": "C3:1" | "pass" | "swap" | "resign"}
+    {"type": "undo"}
+    {"type": "seat", "colour": "B", "player": "heuristic" | "human"}
+    {"type": "analysis", "on": true}
+    {"type": "watch", "key": "0-7", "since": 12}    {"type": "watch", "key": "0-7", "live": true, "since": 12,
+    {"type": "unwatch"}                               "frames": [...], "moves": [...], ...}  (on every change)
+
+A socket follows one game at a time, and at most one watched referee game. Every refused message answers one ``error`` and
+changes nothing. Players are engine *names* of the :class:`~margo_gtp.web.game.EngineRegistry`
+the server was started with; no message can name a command line or a path.
+
+HTTP: ``/`` the page; ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's SGF;
+``/api/saved`` and ``/api/saved/<id>`` finished games on disk; ``POST /api/replay`` an SGF
+text -> replay frames; ``/api/watch...`` the watched referee folder (see :mod:`~margo_gtp.web.watch`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from margo_gtp import __version__, sgf
+from margo_gtp.engine import Colour, Rules, RulesError
+from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, GameStore, Seat, WebGame, is_game_id, new_game_id
+from margo_gtp.web.view import replay_frames
+from margo_gtp.web.watch import WatchFolder
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_SGF_BYTES = 1_000_000
+MAX_GAMES_IN_MEMORY = 200       # finished games without a page are dropped beyond this (they are on disk)
+MIN_SECONDS, MAX_SECONDS = 0.05, 60.0
+WATCH_INTERVAL = 0.25           # seconds between looks at a followed live game's files
+
+
+class Server:
+    """Everything one margo-web process holds: the engines it may run, the games, the store."""
+
+    def __init__(self, registry: EngineRegistry, store: GameStore, watch: WatchFolder | None = None) -> None:
+        self.registry = registry
+        self.store = store
+        self.watch = watch
+        self.games: dict[str, WebGame] = {}
+
+    def new_game(self, message: dict[str, Any]) -> WebGame:
+        rules = parse_rules(message)
+        seats = {}
+        for colour in (Colour.WHITE, Colour.BLACK):
+            player = message.get(colour.name.lower(), HUMAN)
+            if not isinstance(player, str):
+                raise GameError(f"invalid player for {colour.name.lower()}: {player!r}")
+            if player != HUMAN:
+                self.registry.command(player)  # unknown names are refused here
+            seats[colour] = player
+        seconds = message.get("seconds", 1.0)
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
+            raise GameError(f"invalid seconds per move: {seconds!r} (allowed {MIN_SECONDS}..{MAX_SECONDS:g})")
+        game = WebGame(new_game_id(), rules, {c: Seat(p) for c, p in seats.items()}, float(seconds), self.registry, self.store)
+        self.games[game.game_id] = game
+        self._forget_old_games()
+        return game
+
+    def _forget_old_games(self) -> None:
+        idle = [gid for gid, game in self.games.items() if not game.listeners and game.outcome is not None]
+        for gid in idle[: max(0, len(self.games) - MAX_GAMES_IN_MEMORY)]:
+            self.games.pop(gid).forget()
+
+    async def close(self) -> None:
+        await asyncio.gather(*(game.close() for game in self.games.values()), return_exceptions=True)
+
+
+def parse_rules(message: dict[str, Any]) -> Rules:
+    """Rules from a ``new`` message: ``size`` plus ``rules`` = ``{option: value}`` (rules.md §9)."""
+    options = message.get("rules") or {}
+    if not isinstance(options, dict):
+        raise GameError("invalid rules: expected an object of option: value")
+    options = {str(key): str(value) for key, value in options.items()}
+    if "size" in message:
+        options["size"] = str(message["size"])
+    try:
+        return Rules().with_options(options)
+    except RulesError as error:
+        raise GameError(str(error)) from None
+
+
+def same_origin(websocket: WebSocket) -> bool:
+    """True unless a browser says the socket was opened by a page of another site.
+
+    Browsers let any page open a websocket to 127.0.0.1 (no CORS for websockets), so a page
+    elsewhere could otherwise start this server's engines; its ``Origin`` gives it away.
+    Clients that send no ``Origin`` (scripts, TestClient) are not browsers and are let in.
+    """
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
+
+
+async def game_socket(websocket: WebSocket) -> None:
+    server: Server = websocket.app.state.server
+    if not same_origin(websocket):
+        await websocket.close(code=1008)  # policy violation
+        return
+    await websocket.accept()
+    game: WebGame | None = None
+    watcher: asyncio.Task | None = None   # pushes a watched live game
+
+    async def send(message: dict[str, Any]) -> None:
+        await websocket.send_text(json.dumps(message))
+
+    await send({"type": "hello", "engines": server.registry.names(), "version": __version__,
+                "watch": server.watch is not None})
+    try:
+        while True:
+            try:
+                message = json.loads(await websocket.receive_text())
+                if not isinstance(message, dict):
+                    raise GameError("expected a JSON object")
+            except (ValueError, TypeError) as error:
+                await send({"type": "error", "message": f"bad message: {error}"})
+                continue
+            kind = message.get("type")
+            try:
+                if kind in ("new", "attach"):
+                    if game is not None:
+                        game.detach(send)
+                        game = None
+                    if kind == "new":
+                        game = server.new_game(message)
+                    else:
+                        gid = message.get("game")
+                        if not is_game_id(gid) or gid not in server.games:
+                            raise GameError(f"no such game: {gid!r}")
+                        game = server.games[gid]
+                    game.attach(send)
+                    game.start()
+                    await send(game.state())
+                elif kind == "watch":
+                    watcher = follow(server, watcher, message.get("key"), message.get("since", 0), send)
+                elif kind == "unwatch":
+                    watcher = follow(server, watcher, None, 0, send)
+                elif game is None:
+                    raise GameError("no game: start one first")
+                elif kind == "play":
+                    await game.play(message.get("move"))
+                elif kind == "undo":
+                    await game.undo()
+                elif kind == "seat":
+                    colour = message.get("colour")
+                    if colour not in ("W", "B"):
+                        raise GameError(f"invalid colour: {colour!r}")
+                    player = message.get("player")
+                    if not isinstance(player, str):
+                        raise GameError(f"invalid player: {player!r}")
+                    await game.set_seat(Colour.parse(colour), player)
+                elif kind == "analysis":
+                    await game.set_analysis(bool(message.get("on")))
+                else:
+                    raise GameError(f"unknown message type: {kind!r}")
+            except GameError as error:
+                await send({"type": "error", "message": str(error)})
+            except (WebSocketDisconnect, asyncio.CancelledError):
+                raise
+            except Exception as error:  # noqa: BLE001 - a bug answers this message, the socket goes on
+                log.exception("internal error on %r", message)
+                await send({"type": "error", "message": f"internal error: {type(error).__name__}: {error}"})
+    except WebSocketDisconnect:
+        pass
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+        if game is not None:
+            game.detach(send)
+
+
+def follow(server: Server, watcher: asyncio.Task | None, key: Any, since: Any, send) -> asyncio.Task | None:  # noqa: ANN001
+    """Replace a socket's watcher: follow watched game ``key`` from ply ``since`` (None: stop)."""
+    if watcher is not None:
+        watcher.cancel()
+    if key is None:
+        return None
+    if server.watch is None:
+        raise GameError("not watching a folder (start margo-web with --watch DIR)")
+    if not isinstance(key, str) or isinstance(since, bool) or not isinstance(since, int) or since < 0:
+        raise GameError(f"invalid watch request: key {key!r}, since {since!r}")
+    return asyncio.get_running_loop().create_task(push_watched_game(server.watch, key, since, send))
+
+
+async def push_watched_game(watch: WatchFolder, key: str, since: int, send) -> None:  # noqa: ANN001
+    """Send ``{"type": "watch", ...}`` (the view of :meth:`WatchFolder.game_view`, frames from
+    ``since``) now and whenever the game's files change, until the game is finished."""
+    seen = None
+    while True:
+        try:
+            mark = await asyncio.to_thread(watch.mark, key)
+            if mark != seen:
+                seen = mark
+                view = await asyncio.to_thread(watch.game_view, key, since)
+                await send({"type": "watch", **view})
+                since = view["since"] + len(view["frames"])
+                if not view["live"]:
+                    return
+        except GameError as error:
+            await send({"type": "error", "message": str(error)})
+            return
+        await asyncio.sleep(WATCH_INTERVAL)
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def game_sgf(request: Request) -> Response:
+    server: Server = request.app.state.server
+    gid = request.path_params["game"]
+    if gid in server.games:
+        text = server.games[gid].sgf()
+    else:
+        try:
+            text = server.store.read(gid)
+        except GameError as error:
+            return _error(404, str(error))
+    return Response(text, media_type="application/x-go-sgf",
+                    headers={"Content-Disposition": f'attachment; filename="margo-{gid}.sgf"'})
+
+
+def replay_view(text: str, source: str) -> dict[str, Any]:
+    """Frames of every position of an SGF game (for the replay slider); GameError if unreadable."""
+    try:
+        record, board = sgf.load_board(text)
+    except sgf.SgfError as error:
+        raise GameError(f"cannot load SGF: {error}") from None
+    return {
+        "source": source,
+        "rules": record.rules.options(),
+        "white": record.white_name,
+        "black": record.black_name,
+        "result": record.result,
+        "moves": [{"colour": colour.letter, "move": move.gtp()} for colour, move in board.history],
+        "frames": replay_frames(board),
+    }
+
+
+async def replay_upload(request: Request) -> Response:
+    body = await request.body()
+    if len(body) > MAX_SGF_BYTES:
+        return _error(413, f"SGF too large (over {MAX_SGF_BYTES} bytes)")
+    try:
+        return JSONResponse(replay_view(body.decode("utf-8", errors="replace"), "upload"))
+    except GameError as error:
+        return _error(400, str(error))
+
+
+async def saved_list(request: Request) -> Response:
+    return JSONResponse({"games": request.app.state.server.store.list()})
+
+
+async def saved_game(request: Request) -> Response:
+    server: Server = request.app.state.server
+    try:
+        return JSONResponse(replay_view(server.store.read(request.path_params["game"]), "saved"))
+    except GameError as error:
+        return _error(404, str(error))
+
+
+async def watch_index(request: Request) -> Response:
+    watch: WatchFolder | None = request.app.state.server.watch
+    if watch is None:
+        return _error(404, "not watching a folder (start margo-web with --watch DIR)")
+    return JSONResponse(await asyncio.to_thread(watch.summary))
+
+
+async def watch_game(request: Request) -> Response:
+    watch: WatchFolder | None = request.app.state.server.watch
+    if watch is None:
+        return _error(404, "not watching a folder (start margo-web with --watch DIR)")
+    since = request.query_params.get("since", "0")
+    if not since.isdigit():
+        return _error(400, f"invalid since: {since!r} (a ply number)")
+    try:
+        return JSONResponse(await asyncio.to_thread(watch.game_view, request.path_params["key"], int(since)))
+    except GameError as error:
+        return _error(404, str(error))
+
+
+def create_app(registry: EngineRegistry, store: GameStore, watch: WatchFolder | None = None,
+               allowed_hosts: list[str] | None = None) -> Starlette:
+    """The app. ``allowed_hosts`` (``margo-web`` passes the loopback names when it binds
+    127.0.0.1) refuses requests whose ``Host`` is another name: a DNS-rebinding page cannot
+    reach the server under its own name."""
+    server = Server(registry, store, watch)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):  # noqa: ANN202
+        yield
+        await server.close()
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/games/{game}.sgf", game_sgf),
+            Route("/api/replay", replay_upload, methods=["POST"]),
+            Route("/api/saved", saved_list),
+            Route("/api/saved/{game}", saved_game),
+            Route("/api/watch", watch_index),
+            Route("/api/watch/{key}", watch_game),
+            WebSocketRoute("/ws", game_socket),
+            Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+        ],
+        lifespan=lifespan,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else [],
+    )
+    app.state.server = server
+    return app

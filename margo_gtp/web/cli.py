@@ -1,0 +1,132 @@
+"""``margo-web``: serve the MarGo board in the browser (composition root of margo_gtp.web).
+
+Builds the engine registry (the default engines of this installation plus ``--engine``),
+the game store and the optional watched folder, then serves the app with uvicorn.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import threading
+import time
+import webbrowser
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from margo_gtp import __version__
+
+DEFAULT_ENGINES = ("random", "heuristic", "mcts")
+LOCALHOST = "127.0.0.1"
+
+app = typer.Typer(add_completion=False)
+
+
+def default_engine_commands() -> dict[str, list[str]]:
+    """``random``, ``heuristic`` and ``mcts`` of this installation: this interpreter running
+    the ``margo-gtp`` entry point (so they work from a venv that is not on PATH)."""
+    entry = "from margo_gtp.cli import main; main()"
+    return {name: [sys.executable, "-c", entry, "--player", name] for name in DEFAULT_ENGINES}
+
+
+def parse_engine_options(pairs: list[str]) -> dict[str, list[str]]:
+    """``NAME=COMMAND`` pairs -> ``{name: argv}``; typer.BadParameter on a bad pair."""
+    engines: dict[str, list[str]] = {}
+    for pair in pairs:
+        name, equals, command = pair.partition("=")
+        name = name.strip()
+        if not equals or not name or not command.strip():
+            raise typer.BadParameter(f"expected NAME=COMMAND, got {pair!r}", param_hint="--engine")
+        if name == "human" or not all(ch.isalnum() or ch in "-_." for ch in name):
+            raise typer.BadParameter(f"invalid engine name: {name!r} (letters, digits, - _ . ; not 'human')",
+                                     param_hint="--engine")
+        try:
+            argv = shlex.split(command)
+        except ValueError as error:
+            raise typer.BadParameter(f"cannot split command of {name!r}: {error}", param_hint="--engine") from None
+        engines[name] = argv
+    return engines
+
+
+def default_games_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "margo-web" / "games"
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"margo-web {__version__}")
+        raise typer.Exit()
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind. Anything but 127.0.0.1 exposes the engines to the network.")] = LOCALHOST,
+    port: Annotated[int, typer.Option(help="TCP port (0: any free port).", min=0, max=65535)] = 8000,
+    engine: Annotated[Optional[list[str]], typer.Option(
+        "--engine", metavar="NAME=COMMAND",
+        help="Add an engine the page may choose, repeatable. Example: --engine gnu='margo-gtp --player mcts'")] = None,
+    watch: Annotated[Optional[Path], typer.Option(
+        "--watch", metavar="DIR", help="A margo-match or margo-tournament output folder to watch.")] = None,
+    games_dir: Annotated[Optional[Path], typer.Option(
+        "--games-dir", metavar="DIR", help="Where finished games are kept (default ~/.local/share/margo-web/games).")] = None,
+    no_open: Annotated[bool, typer.Option("--no-open", help="Do not open the default browser.")] = False,
+    version: Annotated[Optional[bool], typer.Option("--version", callback=_version, is_eager=True,
+                                                    help="Print the version and exit.")] = None,
+) -> None:
+    """Serve the MarGo board: play against engines, watch engine games and referee runs, replay SGF.
+
+    Examples:
+
+      margo-web
+
+      margo-web --engine strong='margo-gtp --player mcts' --watch runs/match1 --no-open
+    """
+    try:
+        import uvicorn
+    except ImportError:
+        typer.echo("margo-web: the web extra is not installed (pip install 'margo-gtp[web]')", err=True)
+        raise typer.Exit(2) from None
+    from margo_gtp.web.app import create_app
+    from margo_gtp.web.game import EngineRegistry, GameStore
+    from margo_gtp.web.watch import WatchFolder
+
+    commands = default_engine_commands()
+    commands.update(parse_engine_options(engine or []))
+    if watch is not None and not watch.is_dir():
+        raise typer.BadParameter(f"not a folder: {str(watch)!r}", param_hint="--watch")
+    if host != LOCALHOST:
+        typer.echo(f"margo-web: warning: binding {host}, not {LOCALHOST}: anyone who reaches this address "
+                   "can start the engines of this server", err=True)
+    application = create_app(EngineRegistry(commands), GameStore(games_dir or default_games_dir()),
+                             WatchFolder(watch) if watch is not None else None,
+                             allowed_hosts=["127.0.0.1", "localhost"] if host == LOCALHOST else None)
+    config = uvicorn.Config(application, host=host, port=port, log_level="warning", ws="websockets-sansio")
+    server = uvicorn.Server(config)
+
+    def announce() -> None:  # once bound: the real port (with --port 0) and the browser
+        while not server.started and not server.should_exit:
+            time.sleep(0.05)
+        if server.should_exit:
+            return
+        url = f"http://{host if host not in ('0.0.0.0', '::') else LOCALHOST}:{_bound_port(server, port)}/"
+        typer.echo(f"margo-web {__version__}: serving on {url} (Ctrl-C stops)", err=True)
+        if not no_open:
+            webbrowser.open(url)
+
+    threading.Thread(target=announce, daemon=True).start()
+    server.run()
+
+
+def _bound_port(server, port: int) -> int:  # noqa: ANN001
+    for sock in (s for srv in getattr(server, "servers", []) for s in srv.sockets):
+        return sock.getsockname()[1]
+    return port
+
+
+def main() -> None:
+    """Console script ``margo-web``."""
+    app()

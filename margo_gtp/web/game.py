@@ -1,0 +1,590 @@
+"""One game in the browser: the board, who holds each colour, and the engine subprocesses.
+
+The rules core (:class:`~margo_gtp.engine.Board`) is the only judge: a human's click is an
+intent ("play C3:1") that :meth:`WebGame.play` checks with the board, and an engine's move
+is checked the same way. Engines are GTP subprocesses driven through the public client
+:mod:`margo_gtp.client`; the blocking client calls run in a worker thread
+(a thread pool of their own, :data:`ENGINE_THREADS`) so the event loop keeps serving the page.
+
+Engine processes live only while a page watches the game: :meth:`WebGame.detach` of the last
+page quits them, and the next engine turn after a reconnect starts them again (the client
+sends the whole game to a fresh engine, so nothing is lost). This is how closed tabs leak no
+processes.
+
+Choices where the brief is silent (as GoGui and Sabaki do):
+* Undo against an engine takes back moves until it is a human's turn again.
+* After a swap the two seats exchange colours, as the players do (rules R7).
+* An engine that crashes, times out or plays an illegal move stops the game with a message
+  naming the engine; the game (and its SGF) is kept and can go on against another engine
+  (:meth:`WebGame.set_seat`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from margo_gtp import sgf
+from margo_gtp.engine import Board, Colour, IllegalMoveError, InvalidVertexError, Move, Outcome, Rules, Termination
+from margo_gtp.web.view import frame
+
+log = logging.getLogger(__name__)
+
+HUMAN = "human"
+ANALYSIS_SECONDS = 1.0      # thinking time of one analysis snapshot
+ENGINE_START_TIMEOUT = 10.0  # seconds for an engine to start and answer its first command
+ENGINE_GAME_PAUSE = 0.2     # seconds between moves of an engine vs engine game, to watch it
+
+#: Threads for the blocking client calls. Each engine turn holds one for its thinking time,
+#: so the default executor (a handful of threads on a small machine) would queue the engine
+#: moves of concurrent games behind each other.
+ENGINE_THREADS = ThreadPoolExecutor(max_workers=64, thread_name_prefix="margo-engine")
+
+
+class GameError(ValueError):
+    """Raised when a page asks for something the game cannot do (message shown as is)"""
+
+
+@dataclass(frozen=True)
+class EngineRegistry:
+    """Engine names the page may choose, each with the command line this server was started
+    with. The browser only ever sends a name; an unknown name is refused."""
+
+    commands: Mapping[str, Sequence[str]]
+
+    def names(self) -> list[str]:
+        return list(self.commands)
+
+    def command(self, name: str) -> list[str]:
+        if name not in self.commands:
+            raise GameError(f"unknown engine: {name!r}")
+        return list(self.commands[name])
+
+    def open(self, name: str) -> Any:
+        """Start engine ``name`` (a :class:`margo_gtp.client.SimpleEngine`)."""
+        from margo_gtp import client
+
+        return client.SimpleEngine.popen(self.command(name), timeout=ENGINE_START_TIMEOUT)
+
+
+@dataclass
+class Seat:
+    """Who holds a colour: ``HUMAN`` or an engine name (and its process while it runs)."""
+
+    player: str
+    engine: Any = None
+    crashed: str | None = None
+
+    @property
+    def is_human(self) -> bool:
+        return self.player == HUMAN
+
+
+Listener = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+@dataclass
+class WebGame:
+    """A game between two seats; see the module docstring."""
+
+    game_id: str
+    rules: Rules
+    seats: dict[Colour, Seat]
+    seconds: float
+    registry: EngineRegistry
+    store: "GameStore | None" = None
+    board: Board = field(init=False)
+    outcome: Outcome | None = field(default=None, init=False)
+    message: str | None = field(default=None, init=False)   # last error (engine crash ...)
+    analysis_on: bool = field(default=False, init=False)
+    analysis: dict[str, Any] | None = field(default=None, init=False)
+    winrates: list[float | None] = field(default_factory=list, init=False)
+    times: list[float | None] = field(default_factory=list, init=False)
+    listeners: set[Listener] = field(default_factory=set, init=False)
+    _generation: int = field(default=0, init=False)
+    _wakeup: asyncio.Event = field(default_factory=asyncio.Event, init=False)
+    _task: asyncio.Task | None = field(default=None, init=False)
+    _thinking: Colour | None = field(default=None, init=False)
+    _analyst: Any = field(default=None, init=False)    # engine process for analysis snapshots
+    _analyst_name: str | None = field(default=None, init=False)
+    _cannot_analyse: set = field(default_factory=set, init=False)  # engines that lack margo-analyze
+    _busy: set = field(default_factory=set, init=False)  # engines inside a blocking call now
+    _processes: set = field(default_factory=set, init=False)  # every engine started and not yet quit
+
+    def __post_init__(self) -> None:
+        self.board = Board(self.rules)
+
+    # ------------------------------------------------------------------ what the page sees
+
+    def state(self) -> dict[str, Any]:
+        """The whole view of the game, sent after every change."""
+        view = frame(self.board)
+        human_to_move = self.outcome is None and self.seats[self.board.to_move].is_human and self._thinking is None
+        if not human_to_move:
+            why = "the game is over" if self.outcome is not None else "not your turn"
+            view["targets"] = [dict(target, legal=False, why=why) for target in view["targets"]]
+        legal_words = {move.gtp() for move in self.board.legal_moves()} if human_to_move else set()
+        return {
+            "type": "state",
+            "game": self.game_id,
+            "rules": self.rules.options(),
+            "seats": {colour.letter: seat.player for colour, seat in self.seats.items()},
+            "seconds": self.seconds,
+            "frame": view,
+            "moves": [{"colour": colour.letter, "move": move.gtp()} for colour, move in self.board.history],
+            "status": self.status(),
+            "over": self.outcome is not None,
+            "result": self.outcome.result() if self.outcome is not None else None,
+            "human_to_move": human_to_move,
+            "can": {"pass": "pass" in legal_words, "swap": "swap" in legal_words,
+                    "resign": human_to_move, "undo": self._can_undo()},
+            "analysis_on": self.analysis_on,
+            "analysis": self.analysis,
+            "winrates": self.winrates,
+            "crashed": {colour.letter: seat.crashed for colour, seat in self.seats.items() if seat.crashed},
+        }
+
+    def status(self) -> str:
+        """The status line: the turn, the result, or what went wrong."""
+        if self.outcome is not None:
+            return describe_outcome(self.outcome)
+        if self.message is not None:
+            return self.message
+        colour = self.board.to_move
+        seat = self.seats[colour]
+        name = colour.name.capitalize()
+        if seat.is_human:
+            both_human = all(s.is_human for s in self.seats.values())
+            return f"{name} to move" + ("" if both_human else " (you)")
+        return f"{name} ({seat.player}) is thinking"
+
+    def _can_undo(self) -> bool:
+        resigned = self.outcome is not None and self.outcome.termination is Termination.RESIGNATION
+        return (bool(self.board.move_stack) or resigned) and any(seat.is_human for seat in self.seats.values())
+
+    # ------------------------------------------------------------------ listeners
+
+    def attach(self, listener: Listener) -> None:
+        self.listeners.add(listener)
+        self._wake()
+
+    def detach(self, listener: Listener) -> None:
+        """Forget a page; when none is left, quit the engines (they restart on demand).
+        Does not await: it runs in the ``finally`` of a page's task that may be cancelled."""
+        self.listeners.discard(listener)
+        if not self.listeners:
+            self.stop_engines_now()
+
+    async def broadcast(self) -> None:
+        message = self.state()
+        for listener in list(self.listeners):
+            try:
+                await listener(message)
+            except Exception:  # noqa: BLE001 - a dead socket is the socket's problem
+                self.listeners.discard(listener)
+
+    # ------------------------------------------------------------------ intents from a page
+
+    async def play(self, text: str) -> None:
+        """A human's move (vertex, ``pass``, ``swap`` or ``resign``). Raises GameError with
+        the canonical text (``illegal move: ...``) and changes nothing when it is refused."""
+        if self.outcome is not None:
+            raise GameError("illegal move: the game is over")
+        colour = self.board.to_move
+        if not self.seats[colour].is_human or self._thinking is not None:
+            raise GameError("illegal move: it is not your turn")
+        if not isinstance(text, str):
+            raise GameError(f"illegal move: {text!r} is not a vertex")
+        if text.strip().lower() == "resign":
+            self._finish(self.board.outcome_by_resignation(colour))
+            await self.broadcast()
+            return
+        try:
+            move = Move.from_gtp(text, self.board.size)
+        except InvalidVertexError as error:
+            raise GameError(f"illegal move: {text!r} is not a vertex") from error
+        self._push(move, colour)
+        await self.broadcast()
+        self._wake()
+
+    async def undo(self) -> None:
+        if not self._can_undo():
+            raise GameError("cannot undo")
+        self._generation += 1          # an engine answer still on its way is dropped
+        self._thinking = None
+        resigned = self.outcome is not None and self.outcome.termination is Termination.RESIGNATION
+        self.outcome = None
+        self.message = None
+        if not resigned:  # undoing a resignation takes back only the resignation
+            self._pop()
+            while self.board.move_stack and not self.seats[self.board.to_move].is_human:
+                self._pop()
+        await self.broadcast()
+        self._wake()
+
+    def _pop(self) -> None:
+        if self.board.pop().is_swap:  # the players take their colours back
+            self.seats[Colour.WHITE], self.seats[Colour.BLACK] = self.seats[Colour.BLACK], self.seats[Colour.WHITE]
+        self._trim()
+
+    async def set_seat(self, colour: Colour, player: str) -> None:
+        """Give ``colour`` to another player (after a crash, or to change opponent)."""
+        if player != HUMAN:
+            self.registry.command(player)  # refuses unknown names
+        seat = self.seats[colour]
+        self._generation += 1
+        await self._retire(seat.engine)
+        self.seats[colour] = Seat(player)
+        self.message = None
+        self._thinking = None
+        await self.broadcast()
+        self._wake()
+
+    async def set_analysis(self, on: bool) -> None:
+        self.analysis_on = bool(on)
+        if not on:
+            self.analysis = None
+        await self.broadcast()
+        self._wake()
+
+    def _push(self, move: Move, colour: Colour, seconds: float | None = None) -> None:
+        try:
+            self.board.push(move, colour)
+        except IllegalMoveError as error:
+            raise GameError(str(error)) from None
+        self.times.append(seconds)
+        self.message = None
+        self.analysis = None
+        if move.is_swap:
+            self.seats[Colour.WHITE], self.seats[Colour.BLACK] = self.seats[Colour.BLACK], self.seats[Colour.WHITE]
+        outcome = self.board.outcome()
+        if outcome is not None:
+            self._finish(outcome)
+
+    def _trim(self) -> None:
+        ply = len(self.board.move_stack)
+        del self.times[ply:]
+        del self.winrates[ply + 1:]
+        self.analysis = None
+
+    def _finish(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+        if self.store is not None:
+            self.store.save(self)
+
+    # ------------------------------------------------------------------ the game task
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"game {self.game_id}")
+        self._wake()
+
+    def _wake(self) -> None:
+        self._wakeup.set()
+
+    async def _run(self) -> None:
+        """Let engines move whenever one is to move and a page is watching."""
+        while True:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            try:
+                await self._turns()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - a bug here must show, not freeze the game
+                log.exception("game %s: internal error", self.game_id)
+                self._thinking = None
+                self.message = f"internal error: {type(error).__name__}: {error}"
+                await self.broadcast()
+
+    async def _turns(self) -> None:
+        while self.listeners and self.outcome is None and self.message is None:
+            colour = self.board.to_move
+            seat = self.seats[colour]
+            if seat.is_human:
+                if self.analysis_on and self.analysis is None:
+                    await self._analyse()
+                return
+            if not any(s.is_human for s in self.seats.values()) and self.board.move_stack:
+                await asyncio.sleep(ENGINE_GAME_PAUSE)  # engine vs engine: slow enough to watch
+                if not self.listeners:
+                    return
+            await self._engine_turn(colour, seat)
+
+    async def _engine_turn(self, colour: Colour, seat: Seat) -> None:
+        generation = self._generation
+        self._thinking = colour
+        await self.broadcast()
+        started = time.monotonic()
+        engine, result, error = await self._call_engine(seat.engine, seat.player, generation, "play", self.board.copy(),
+                                                        self.seconds)
+        if generation != self._generation:
+            return
+        seat.engine = engine
+        self._thinking = None
+        if error is not None:
+            seat.crashed = engine_failure_text(seat.player, error)
+            self.message = seat.crashed
+            await self._retire(engine)
+            seat.engine = None
+            if self.store is not None:
+                self.store.save(self)
+        elif result.resigned:
+            self._finish(self.board.outcome_by_resignation(colour))
+        else:
+            seconds = round(time.monotonic() - started, 3)
+            try:  # the client has checked legality already; the board is the judge all the same
+                self._push(result.move, colour, seconds)
+            except GameError as refused:
+                seat.crashed = f"engine {seat.player} played an illegal move ({refused})"
+                self.message = seat.crashed
+        await self.broadcast()
+
+    async def _call_engine(self, engine: Any, name: str, generation: int, method: str, board: Board,
+                           seconds: float) -> tuple[Any, Any, BaseException | None]:
+        """Run ``engine.<method>(board, Limit(seconds))`` in a worker thread, starting the
+        engine first when ``engine`` is None. Returns ``(engine, result, error)``; never raises.
+
+        An engine started or answering after the game moved on (``generation`` changed: undo,
+        a new seat, the last page gone) is quit here, so no process outlives its game.
+        """
+        from margo_gtp import client
+
+        def call() -> tuple[Any, Any, BaseException | None]:
+            nonlocal engine
+            try:
+                if engine is None:
+                    engine = self.registry.open(name)
+                self._processes.add(engine)
+                if generation != self._generation:
+                    return engine, None, None
+                self._busy.add(engine)
+                try:
+                    return engine, getattr(engine, method)(board, client.Limit(seconds=seconds)), None
+                finally:
+                    self._busy.discard(engine)
+            except Exception as error:  # noqa: BLE001 - every engine failure is shown, never raised
+                return engine, None, error
+
+        engine, result, error = await asyncio.get_running_loop().run_in_executor(ENGINE_THREADS, call)
+        if generation != self._generation and engine is not None and not self._in_use(engine):
+            await self._retire(engine)
+        return engine, result, error
+
+    def _in_use(self, engine: Any) -> bool:
+        return engine is self._analyst or any(seat.engine is engine for seat in self.seats.values())
+
+    async def _retire(self, engine: Any) -> None:
+        if engine is None:
+            return
+        self._processes.discard(engine)
+        if engine in self._busy:  # still inside a call in a worker thread: quit would race it
+            _kill(engine)
+        await asyncio.to_thread(_quit, engine)
+
+    def _analysis_candidates(self) -> list[str]:
+        """Engines to ask for analysis, in order: the one that answered before, the game's
+        engines, then ``mcts`` (an engine without ``margo-analyze_snapshot`` is skipped)."""
+        names = [self._analyst_name] if self._analyst_name else []
+        names += [seat.player for seat in self.seats.values() if not seat.is_human]
+        names.append("mcts")
+        return [name for i, name in enumerate(names)
+                if name in self.registry.commands and name not in names[:i] and name not in self._cannot_analyse]
+
+    async def _analyse(self) -> None:
+        """One analysis snapshot of the position for the side to move (margo-analyze)."""
+        generation = self._generation
+        ply = len(self.board.move_stack)
+        to_move = self.board.to_move
+        failure = "no engine here can analyse (margo-analyze_snapshot)"
+        for name in self._analysis_candidates():
+            engine = self._analyst if name == self._analyst_name else None
+            engine, result, error = await self._call_engine(engine, name, generation, "analyse", self.board.copy(),
+                                                            ANALYSIS_SECONDS)
+            if generation != self._generation:
+                return  # the engine was retired by _call_engine
+            if error is None:
+                if engine is not self._analyst:
+                    await self._retire(self._analyst)
+                self._analyst, self._analyst_name = engine, name  # kept for the next position too
+                if ply != len(self.board.move_stack):
+                    return  # a move was played meanwhile: this analysis is of the past
+                self.analysis = analysis_view(result.candidates, to_move)
+                while len(self.winrates) <= ply:
+                    self.winrates.append(None)
+                self.winrates[ply] = self.analysis["white_winrate"]
+                await self.broadcast()
+                return
+            if engine is self._analyst:
+                self._analyst, self._analyst_name = None, None
+            await self._retire(engine)
+            if "cannot analyse" in str(error):
+                self._cannot_analyse.add(name)
+            failure = engine_failure_text(name, error)
+        self.analysis = {"error": failure}
+        await self.broadcast()
+
+    async def stop_engines(self) -> None:
+        """Quit every engine process of this game (they restart when needed)."""
+        self.stop_engines_now()
+
+    def stop_engines_now(self) -> threading.Thread | None:
+        """Quit every engine process of this game, from a thread of its own, without awaiting.
+
+        Nothing here awaits, so a page's task that is being cancelled (a closed tab) cannot
+        skip the clean-up. Returns the thread doing the quitting (None if nothing runs).
+        """
+        self._generation += 1
+        self._thinking = None
+        for seat in self.seats.values():
+            seat.engine = None
+        self._analyst, self._analyst_name = None, None
+        engines = list(self._processes)
+        self._processes.clear()
+        if not engines:
+            return None
+        for engine in engines:  # one still thinking in a worker thread is killed, not asked to quit
+            if engine in self._busy:
+                _kill(engine)
+        thread = threading.Thread(target=lambda: [_quit(engine) for engine in engines], daemon=True,
+                                  name=f"quit engines of {self.game_id}")
+        thread.start()
+        return thread
+
+    def forget(self) -> None:
+        """Stop the game task of a game with no page and no engine (it stays on disk)."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    async def close(self) -> None:
+        self.forget()
+        thread = self.stop_engines_now()
+        if thread is not None:
+            await asyncio.to_thread(thread.join)
+
+    # ------------------------------------------------------------------ records
+
+    def sgf(self) -> str:
+        names = {colour: seat.player for colour, seat in self.seats.items()}
+        if self.board.swapped:  # the record names the players by the colour each held at the start
+            names = {colour.opponent: name for colour, name in names.items()}
+        record = sgf.record_from_board(
+            self.board,
+            result=self.outcome.result() if self.outcome is not None else None,
+            white_name=names[Colour.WHITE],
+            black_name=names[Colour.BLACK],
+            times=list(self.times),
+        )
+        return sgf.dumps(record)
+
+
+def _kill(engine: Any) -> None:
+    try:
+        engine.kill()
+    except Exception:  # noqa: BLE001
+        log.debug("engine kill failed", exc_info=True)
+
+
+def _quit(engine: Any) -> None:
+    if engine is None:
+        return
+    try:
+        engine.quit()
+    except Exception:  # noqa: BLE001 - quitting a dead engine is fine
+        log.debug("engine quit failed", exc_info=True)
+
+
+def engine_failure_text(name: str, error: BaseException) -> str:
+    """One line for the status: which engine, what happened, and the last lines the engine
+    wrote to stderr (where a crashing engine says why)."""
+    detail = " ".join(str(error).split()) or type(error).__name__
+    tail = [line.strip() for line in getattr(error, "stderr", ()) if line.strip()][-3:]
+    if tail:
+        detail += "; stderr: " + " | ".join(tail)
+    if len(detail) > 300:
+        detail = detail[:297] + "..."
+    return f"engine {name} failed: {detail}"
+
+
+def describe_outcome(outcome: Outcome) -> str:
+    """``'White wins W+3 (no legal move)'``, ``'Black wins B+R (resignation)'``, ``'Draw 0 (...)'``."""
+    how = outcome.termination.value
+    if outcome.winner is None:
+        return f"Draw {outcome.result()} ({how})"
+    return f"{outcome.winner.name.capitalize()} wins {outcome.result()} ({how})"
+
+
+def analysis_view(candidates: Sequence[Any], to_move: Colour) -> dict[str, Any]:
+    """The analysis the page overlays, from :class:`margo_gtp.client.AnalysisInfo` items
+    (best first): top moves with visits and win rates for the side to move, and White's win
+    rate for the graph."""
+    items = [{"move": info.move.gtp(), "visits": int(info.visits), "winrate": float(info.winrate)}
+             for info in candidates if info.move is not None and not info.move.is_pass]
+    best = items[0]["winrate"] if items else None
+    white = None if best is None else (best if to_move is Colour.WHITE else 1.0 - best)
+    return {"to_move": to_move.letter, "moves": items[:8], "winrate": best, "white_winrate": white}
+
+
+class GameStore:
+    """Finished (and crashed) games on disk, one SGF per game, so they outlive a restart.
+
+    Files are named by the server (``<game id>.sgf`` with a server-made id); a page asks for
+    a stored game by id only, never by path.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def save(self, game: WebGame) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path = self.folder / f"{game.game_id}.sgf"
+            tmp = path.with_suffix(".sgf.tmp")
+            tmp.write_text(game.sgf(), encoding="utf-8")
+            tmp.replace(path)
+        except OSError:
+            log.warning("could not save game %s", game.game_id, exc_info=True)
+
+    def list(self) -> list[dict[str, Any]]:
+        if not self.folder.is_dir():
+            return []
+        out = []
+        for path in sorted(self.folder.glob("*.sgf"), key=lambda p: p.stat().st_mtime, reverse=True):
+            try:
+                record = sgf.loads(path.read_text(encoding="utf-8"))
+            except (OSError, sgf.SgfError):
+                continue
+            out.append({"id": path.stem, "size": record.size, "white": record.white_name, "black": record.black_name,
+                        "result": record.result, "moves": len(record.moves)})
+        return out
+
+    def read(self, game_id: str) -> str:
+        if not is_game_id(game_id):
+            raise GameError(f"no such game: {game_id!r}")
+        path = self.folder / f"{game_id}.sgf"
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError:
+            raise GameError(f"no such game: {game_id!r}") from None
+
+
+_counter = itertools.count(1)
+
+
+def new_game_id() -> str:
+    """``g<time>-<n>-<random>``: unique, sortable, and safe as a file name."""
+    return f"g{int(time.time())}-{next(_counter)}-{secrets.token_hex(3)}"
+
+
+def is_game_id(text: Any) -> bool:
+    return isinstance(text, str) and 0 < len(text) <= 64 and all(ch.isalnum() or ch == "-" for ch in text)

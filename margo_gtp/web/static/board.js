@@ -1,0 +1,236 @@
+// The board view: draws a frame the server sent, as an SVG top view of the pyramid.
+//
+// It knows no rule of MarGo (style.md item 24): which balls are zombies or buried, which
+// empty points are supported and which of those are legal all come in the frame. It only
+// knows where to draw: a level-l point (x, y) sits at (x + l/2, y + l/2) in cell units,
+// over the 2x2 points it rests on. Levels are drawn bottom up, so upper balls cover lower.
+//
+// Test hooks (stable): every point is a <g data-vertex="C3:1">; a ball is a <circle
+// data-ball="W|B" data-vertex> inside its point (plus data-zombie / data-buried); a point a
+// click can aim at (empty and supported) holds a <rect data-target data-legal="true|false">.
+
+export const CELL = 60;            // one cell, in SVG units
+const MARGIN = 58;                 // room for the coordinates
+export const COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+
+export function vertex(x, y, l) {
+  return `${COLUMNS[x]}${y + 1}:${l + 1}`;
+}
+
+export function centre(size, x, y, l) {
+  return [MARGIN + (x + l / 2) * CELL, MARGIN + (size - 1 - y - l / 2) * CELL];
+}
+
+// Ball radius grows with the level (higher balls are nearer the eye) but stays inside
+// the ball's own cell, so neighbours on one level never overlap.
+export function radius(l) {
+  return CELL * Math.min(0.5, 0.43 + 0.025 * l);
+}
+
+const SHADES = {
+  W: ["#d2d0c8", "#e4e2da", "#f0eee8", "#f8f7f3", "#ffffff"],
+  B: ["#101014", "#25252c", "#383842", "#4a4a56", "#5c5c6a"],
+};
+
+function shade(colour, l) {
+  const list = SHADES[colour];
+  return list[Math.min(l, list.length - 1)];
+}
+
+function gradients() {
+  let out = "";
+  for (const colour of ["W", "B"]) {
+    for (let l = 0; l < SHADES[colour].length; l++) {
+      const base = shade(colour, l);
+      const light = colour === "W" ? "#ffffff" : "#8a8a98";
+      out += `<radialGradient id="ball-${colour}-${l}" cx="35%" cy="32%" r="70%">` +
+        `<stop offset="0%" stop-color="${light}"/><stop offset="55%" stop-color="${base}"/>` +
+        `<stop offset="100%" stop-color="${colour === "W" ? "#a8a59c" : "#000000"}"/></radialGradient>`;
+    }
+  }
+  return out;
+}
+
+function escapeText(text) {
+  return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+}
+
+// Draw `frame` into `svg` (an <svg> element). Options:
+//   mover:    "W" | "B" | null  colour of the ghost ball shown on hover (null: no hover)
+//   analysis: {moves: [{move, visits, winrate}]} | null  overlay of the engine's top moves
+export function renderBoard(svg, frame, options = {}) {
+  const size = frame.size;
+  const span = (size - 1) * CELL + 2 * MARGIN;
+  svg.setAttribute("viewBox", `0 0 ${span} ${span}`);
+  svg.dataset.size = size;
+  const balls = new Map();
+  for (const ball of frame.balls) balls.set(ball.v, ball);
+  const targets = new Map();
+  for (const target of frame.targets || []) targets.set(target.v, target);
+  // A buried ball is hidden exactly under the ball two levels up: mark that ball instead.
+  const covering = new Map();
+  for (const ball of frame.balls) {
+    if (ball.buried) covering.set(vertex(ball.x - 1, ball.y - 1, ball.l + 2), ball.c);
+  }
+  const analysis = new Map();
+  if (options.analysis && options.analysis.moves) {
+    options.analysis.moves.forEach((item, order) => analysis.set(item.move, { ...item, order }));
+  }
+  const inners = [];   // the content of every point, in drawing order
+  const half = CELL * 0.45;   // a target's hit square, a little smaller than its cell
+  for (let l = 0; l < size; l++) {
+    const side = size - l;
+    for (let y = side - 1; y >= 0; y--) {
+      for (let x = 0; x < side; x++) {
+        const v = vertex(x, y, l);
+        const [cx, cy] = centre(size, x, y, l);
+        const ball = balls.get(v);
+        const target = targets.get(v);
+        let inner = "";
+        if (ball) {
+          const r = radius(l);
+          const lift = 1.5 + 2.5 * l;
+          const flags = (ball.zombie ? " data-zombie" : "") + (ball.buried ? " data-buried" : "");
+          // Shadows and level numbers only where they tell something (and cost little to
+          // draw): a shadow lifts a stacked ball off the balls below; level 2 is told by its
+          // place (between grid points), levels 3 and up, back on the grid points, by a number.
+          if (l >= 1) inner += `<circle class="shadow" cx="${cx + lift}" cy="${cy + lift}" r="${r}"/>`;
+          inner += `<circle class="ball ball-${ball.c}" data-ball="${ball.c}" data-vertex="${v}" data-level="${l + 1}"${flags}` +
+            ` cx="${cx}" cy="${cy}" r="${r}" fill="url(#ball-${ball.c}-${Math.min(l, 4)})"/>`;
+          if (l >= 2) {
+            inner += `<text class="level level-${ball.c}" x="${cx + r * 0.5}" y="${cy + r * 0.75}">${l + 1}</text>`;
+          }
+          const under = covering.get(v);
+          if (under) {
+            inner += `<circle class="buried-mark buried-${under}" cx="${cx}" cy="${cy}" r="${r * 0.62}"/>`;
+          }
+          if (ball.zombie) {
+            inner += `<path class="zombie-mark" d="M${cx - r * 0.35} ${cy - r * 0.35}L${cx + r * 0.35} ${cy + r * 0.35}` +
+              `M${cx + r * 0.35} ${cy - r * 0.35}L${cx - r * 0.35} ${cy + r * 0.35}"/>`;
+          }
+          if (frame.last === v) {
+            inner += `<rect class="last-mark" data-last x="${cx - r * 0.2}" y="${cy - r * 0.2}" width="${r * 0.4}" height="${r * 0.4}"/>`;
+          }
+        } else if (target) {
+          const why = target.why ? ` data-why="${escapeText(target.why)}"` : "";
+          inner += `<rect class="hit" data-target data-legal="${target.legal}"${why} x="${cx - half}" y="${cy - half}"` +
+            ` width="${2 * half}" height="${2 * half}" rx="${half * 0.5}"/>`;
+          if (options.mover && target.legal) {
+            inner += `<circle class="ghost ghost-${options.mover}" cx="${cx}" cy="${cy}" r="${radius(l)}"/>`;
+          } else if (options.mover) {
+            inner += `<path class="ghost ghost-illegal" d="M${cx - 10} ${cy - 10}L${cx + 10} ${cy + 10}M${cx + 10} ${cy - 10}L${cx - 10} ${cy + 10}"/>`;
+          }
+          if (l >= 1) inner += `<circle class="slot" cx="${cx}" cy="${cy}" r="${CELL * 0.08}"/>`;
+          const item = analysis.get(v);
+          if (item) {
+            const best = item.order === 0 ? " best" : "";
+            inner += `<g class="analysis${best}" data-analysis="${v}"><circle cx="${cx}" cy="${cy}" r="${radius(l) * 0.9}"/>` +
+              `<text x="${cx}" y="${cy - 2}">${Math.round(item.winrate * 100)}%</text>` +
+              `<text class="visits" x="${cx}" y="${cy + 13}">${escapeText(item.visits)}</text></g>`;
+          }
+        }
+        inners.push([v, inner]);
+      }
+    }
+  }
+  const drawn = drawnPoints.get(svg);
+  if (!drawn || drawn.size !== size) {
+    // A new board (or size): draw everything once, and remember each point's element.
+    svg.innerHTML = `<g class="static">${staticLayer(size, span)}</g><g class="points">` +
+      inners.map(([v, inner]) => `<g class="pt" data-vertex="${v}">${inner}</g>`).join("") + "</g>";
+    const elements = svg.lastChild.children;
+    drawnPoints.set(svg, { size, points: inners.map(([, inner], i) => ({ element: elements[i], inner })) });
+    return;
+  }
+  // The same board again: replace only the points whose content changed (a move touches few).
+  inners.forEach(([, inner], i) => {
+    const point = drawn.points[i];
+    if (point.inner !== inner) {
+      point.element.innerHTML = inner;
+      point.inner = inner;
+    }
+  });
+}
+
+// What each board <svg> shows now: {size, points: [{element, inner}]} in drawing order.
+const drawnPoints = new WeakMap();
+
+// Forget what `svg` shows, so the next renderBoard draws everything (the benchmark's full draw).
+export function clearBoard(svg) {
+  drawnPoints.delete(svg);
+  svg.innerHTML = "";
+}
+
+let gradientDefs = null;
+
+function staticLayer(size, span) {
+  gradientDefs = gradientDefs || gradients();
+  const parts = [`<defs>${gradientDefs}</defs>`];
+  parts.push(`<rect class="wood" x="0" y="0" width="${span}" height="${span}" rx="10"/>`);
+  const lo = MARGIN, hi = MARGIN + (size - 1) * CELL;
+  let grid = "";
+  for (let i = 0; i < size; i++) {
+    const p = MARGIN + i * CELL;
+    grid += `M${lo} ${p}H${hi}M${p} ${lo}V${hi}`;
+  }
+  parts.push(`<path class="grid" d="${grid}"/>`);
+  for (let i = 0; i < size; i++) {
+    const p = MARGIN + i * CELL;
+    const row = MARGIN + (size - 1 - i) * CELL + 5;
+    parts.push(`<text class="coord" x="${p}" y="${MARGIN * 0.3}">${COLUMNS[i]}</text>`);
+    parts.push(`<text class="coord" x="${p}" y="${span - MARGIN * 0.12}">${COLUMNS[i]}</text>`);
+    parts.push(`<text class="coord" x="${MARGIN * 0.2}" y="${row}">${i + 1}</text>`);
+    parts.push(`<text class="coord" x="${span - MARGIN * 0.2}" y="${row}">${i + 1}</text>`);
+  }
+  return parts.join("");
+}
+
+// Small per-level grids for the side panel: one SVG per level that holds a ball, plus
+// the next level up when it has a supported empty point.
+export function renderSlices(container, frame) {
+  const size = frame.size;
+  const byLevel = new Map();
+  for (const ball of frame.balls) {
+    if (!byLevel.has(ball.l)) byLevel.set(ball.l, []);
+    byLevel.get(ball.l).push(ball);
+  }
+  const top = Math.max(0, ...frame.balls.map((b) => b.l));
+  const parts = [];
+  for (let l = Math.min(top, size - 1); l >= 0; l--) {
+    const side = size - l;
+    const cell = 14;
+    const span = side * cell;
+    let cells = "";
+    for (const ball of byLevel.get(l) || []) {
+      const cx = ball.x * cell + cell / 2, cy = (side - 1 - ball.y) * cell + cell / 2;
+      const cls = `slice-ball slice-${ball.c}` + (ball.zombie ? " slice-zombie" : "") + (ball.buried ? " slice-buried" : "");
+      cells += `<circle class="${cls}" cx="${cx}" cy="${cy}" r="${cell * 0.42}"/>`;
+    }
+    let lines = "";
+    for (let i = 0; i < side; i++) {
+      const p = i * cell + cell / 2;
+      lines += `M${cell / 2} ${p}H${span - cell / 2}M${p} ${cell / 2}V${span - cell / 2}`;
+    }
+    parts.push(`<figure class="slice" data-level="${l + 1}"><figcaption>level ${l + 1}</figcaption>` +
+      `<svg viewBox="0 0 ${span} ${span}" width="${span}" height="${span}"><path class="slice-grid" d="${lines}"/>${cells}</svg></figure>`);
+  }
+  container.innerHTML = parts.join("");
+}
+
+// White's win rate over the game, one point per analysed ply.
+export function renderWinrates(svg, winrates) {
+  const width = 300, height = 80;
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  const points = [];
+  let dots = "";
+  const n = Math.max(winrates.length - 1, 1);
+  winrates.forEach((w, i) => {
+    if (w === null || w === undefined) return;
+    const x = (i / n) * (width - 8) + 4, y = (1 - w) * (height - 8) + 4;
+    points.push(`${x},${y}`);
+    dots += `<circle class="graph-dot" cx="${x}" cy="${y}" r="3"/>`;
+  });
+  svg.innerHTML = `<rect class="graph-bg" width="${width}" height="${height}"/>` +
+    `<line class="graph-mid" x1="0" y1="${height / 2}" x2="${width}" y2="${height / 2}"/>` +
+    (points.length ? `<polyline class="graph-line" data-role="winrate-line" points="${points.join(" ")}"/>` : "") + dots;
+}

@@ -1,0 +1,101 @@
+"""What the page draws: a :class:`~margo_gtp.engine.Board` turned into plain JSON.
+
+The browser never decides a rule (style.md item 24). Everything it shows that depends on the
+rules comes from here: which balls are zombies or buried, which empty points are supported
+(the points a click can aim at) and, for the side to move, which of them are legal. The page
+only knows the drawing geometry (a level-``l`` point ``(x, y)`` is drawn at ``(x + l/2, y + l/2)``).
+
+A *frame* is one position::
+
+    {"size": 3, "to_move": "B", "ply": 1, "last": "B2:1",
+     "balls": [{"v": "B2:1", "c": "W", "x": 1, "y": 1, "l": 0, "zombie": false, "buried": false}],
+     "targets": [{"v": "A1:1", "x": 0, "y": 0, "l": 0, "legal": true}, ...],
+     "captured": {"W": 0, "B": 0}, "score": {"W": 1, "B": 0}}
+
+``targets`` lists every empty supported point (within ``max_level`` or not: a point above
+``max_level`` is a target that is never legal), an illegal one with ``why`` (the rules
+core's reason: ``"suicide or repetition"``, ``"level is above max_level 2"`` ...); it is
+left empty for replay frames, where nobody clicks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from margo_gtp.engine import Board, Colour, IllegalMoveError, Move
+
+
+def move_text(move: Move) -> str:
+    """The move as GTP writes it: ``'D4:2'``, ``'pass'`` or ``'swap'``."""
+    return move.gtp()
+
+
+def frame(board: Board, *, with_targets: bool = True) -> dict[str, Any]:
+    """One position as the page draws it (see the module docstring)."""
+    g = board.geometry
+    white = board.ball_mask(Colour.WHITE)
+    black = board.ball_mask(Colour.BLACK)
+    occupied = white | black
+    buried = board.buried_mask()
+    zombies = set(board.zombies())
+    balls = []
+    for i, point in enumerate(g.points):
+        bit = 1 << i
+        if not occupied & bit:
+            continue
+        balls.append({
+            "v": point.gtp(), "c": "W" if white & bit else "B", "x": point.x, "y": point.y, "l": point.level,
+            "zombie": point in zombies, "buried": bool(buried & bit),
+        })
+    targets = []
+    if with_targets:
+        legal = {move.point for move in board.legal_moves() if move.point is not None}
+        for i, point in enumerate(g.points):
+            if occupied & (1 << i) or g.support[i] & occupied != g.support[i]:
+                continue
+            target = {"v": point.gtp(), "x": point.x, "y": point.y, "l": point.level, "legal": point in legal}
+            if not target["legal"]:
+                target["why"] = why_illegal(board, Move(point))
+            targets.append(target)
+    history = board.move_stack
+    counts = board.ball_counts()
+    captured = board.captured
+    return {
+        "size": board.size,
+        "to_move": board.to_move.letter,
+        "ply": len(history),
+        "last": move_text(history[-1]) if history else None,
+        "balls": balls,
+        "targets": targets,
+        "captured": {"W": captured[Colour.WHITE], "B": captured[Colour.BLACK]},
+        "score": {"W": counts[Colour.WHITE], "B": counts[Colour.BLACK]},
+    }
+
+
+def why_illegal(board: Board, move: Move) -> str:
+    """The rules core's reason a move is illegal for the side to move, e.g. ``'point is not
+    supported'`` (the part of its IllegalMoveError after the move and colour)."""
+    try:
+        board.push(move)
+    except IllegalMoveError as error:
+        return str(error).rsplit(": ", 1)[-1]
+    board.pop()  # legal after all (not reached for a target the board calls illegal)
+    return "legal"
+
+
+def replay_frames(board: Board, since: int = 0) -> list[dict[str, Any]]:
+    """Frames for the plies ``since`` .. end of ``board``'s history (ply 0 is the root), for
+    the replay slider; a page that has the first ``since`` frames asks only for the rest.
+
+    Replays a copy from the root, so ``board`` itself is not changed.
+    """
+    replay = board.copy()
+    moves = replay.history
+    for _ in moves:
+        replay.pop()
+    frames = [frame(replay, with_targets=False)] if since <= 0 else []
+    for ply, (colour, move) in enumerate(moves, 1):
+        replay.push(move, colour)
+        if ply >= since:
+            frames.append(frame(replay, with_targets=False))
+    return frames

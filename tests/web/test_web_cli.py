@@ -1,0 +1,65 @@
+"""The ``margo-web`` command line: options, errors, and a real server process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+import typer
+
+from margo_gtp import __version__
+from margo_gtp.web.cli import default_engine_commands, parse_engine_options
+
+MARGO_WEB = [sys.executable, "-c", "from margo_gtp.web.cli import main; main()"]
+
+
+def test_engine_options_are_split_like_a_shell_never_run_by_one() -> None:
+    assert parse_engine_options(["strong=margo-gtp --player 'mcts:seconds=0.5'"]) == {
+        "strong": ["margo-gtp", "--player", "mcts:seconds=0.5"]}
+    for bad, message in [("noequals", "expected NAME=COMMAND, got 'noequals'"),
+                         ("=cmd", "expected NAME=COMMAND, got '=cmd'"),
+                         ("human=x", "invalid engine name: 'human' (letters, digits, - _ . ; not 'human')"),
+                         ("a b=x", "invalid engine name: 'a b' (letters, digits, - _ . ; not 'human')"),
+                         ("q=x 'open", "cannot split command of 'q': No closing quotation")]:
+        with pytest.raises(typer.BadParameter) as error:
+            parse_engine_options([bad])
+        assert error.value.message == message
+
+
+def test_the_default_engines_are_this_installations_players() -> None:
+    commands = default_engine_commands()
+    assert list(commands) == ["random", "heuristic", "mcts"]
+    assert commands["mcts"] == [sys.executable, "-c", "from margo_gtp.cli import main; main()", "--player", "mcts"]
+
+
+def test_version() -> None:
+    done = subprocess.run([*MARGO_WEB, "--version"], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, f"margo-web {__version__}\n")
+
+
+def test_a_bad_option_exits_2_with_one_message(tmp_path: Path) -> None:
+    done = subprocess.run([*MARGO_WEB, "--watch", str(tmp_path / "missing"), "--no-open"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "Invalid value for --watch: not a folder:" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.process
+def test_serves_and_warns_when_not_bound_to_localhost(tmp_path: Path) -> None:
+    process = subprocess.Popen([*MARGO_WEB, "--host", "127.0.0.2", "--port", "0", "--no-open",
+                                "--games-dir", str(tmp_path)], stderr=subprocess.PIPE, text=True)
+    try:
+        warning = process.stderr.readline()
+        assert warning == ("margo-web: warning: binding 127.0.0.2, not 127.0.0.1: anyone who reaches this address "
+                           "can start the engines of this server\n")
+        serving = process.stderr.readline()
+        assert serving.startswith(f"margo-web {__version__}: serving on http://127.0.0.2:")
+        url = serving.split(" on ")[1].split()[0]
+        with urllib.request.urlopen(url, timeout=30) as response:
+            assert b"<title>margo-web</title>" in response.read()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

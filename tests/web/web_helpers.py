@@ -1,0 +1,57 @@
+"""Helpers of the margo-web tests (a live server in a thread, engine commands, screenshots)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+CHROMIUM = Path("/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "runs" / "web"
+ENGINE = [sys.executable, "-c", "from margo_gtp.cli import main; main()"]
+
+
+def engine_commands() -> dict[str, list[str]]:
+    """random / heuristic / mcts of this checkout, seeded so games repeat; plus a crashing one."""
+    return {
+        "random": [*ENGINE, "--player", "random", "--seed", "7"],
+        "heuristic": [*ENGINE, "--player", "heuristic", "--seed", "7"],
+        "mcts": [*ENGINE, "--player", "mcts", "--seed", "7"],
+        "crasher": [sys.executable, "-c", "import sys; sys.stderr.write('boom: engine fell over\\n'); sys.exit(3)"],
+    }
+
+
+class LiveServer:
+    """uvicorn serving the app in a background thread, on a free port of 127.0.0.1."""
+
+    def __init__(self, app) -> None:  # noqa: ANN001
+        import uvicorn
+
+        self.app = app
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="websockets-sansio"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> "LiveServer":
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("margo-web test server did not start")
+            time.sleep(0.02)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    def __exit__(self, *exc) -> None:  # noqa: ANN002
+        self.server.should_exit = True
+        self.thread.join(timeout=20)
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a screenshot under runs/web/ (kept with the test output) and return its path."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
