@@ -502,6 +502,17 @@ class Board:
         (cheap for the tail of a long game, unlike :attr:`history`)."""
         return [(entry[0], entry[1]) for entry in self._stack[ply:]]
 
+    def played_points_since(self, ply: int) -> tuple[set[int], set[int]]:
+        """The flat point indices (``geometry.index``) of the placements after the first
+        ``ply`` moves, as fresh (white, black) sets: the AMAF statistics of MCTS, with no
+        Move per entry (the native core builds them without Python objects per move)."""
+        index = self._g.index
+        played: tuple[set[int], set[int]] = (set(), set())
+        for colour, move in self.moves_since(max(ply, 0)):  # a negative ply means 0, as in C
+            if move.point is not None:
+                played[colour].add(index[move.point])
+        return played
+
     def _zombie_mask(self) -> int:
         resting = self._g.resting
         occ = self._balls[0] | self._balls[1]

@@ -170,6 +170,9 @@ class NativeBoard(Board):
     def moves_since(self, ply: int) -> list[tuple[int, Move]]:
         return self._core.history(ply)
 
+    def played_points_since(self, ply: int) -> tuple[set[int], set[int]]:
+        return self._core.played_points(ply)
+
     def peek(self) -> Move | None:
         return self._core.peek()
 
