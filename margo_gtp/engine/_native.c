@@ -1812,41 +1812,70 @@ static int can_escape(StateObject *s, int colour, int i) {
 
 /* mcts.heuristic_evaluator; prm = (scale_min, scale_per_point, freedom_value,
  * short_of_freedoms_loss, group_cost). Returns -2 on a memory error. */
+/* One group walk per colour serves both the zombie mask of the territory score and the
+ * group statistics (the position does not change in between: can_escape runs after). */
+typedef struct {
+    W *zombies;
+    GroupStats *stats;
+} EvalWalk;
+
+static int eval_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+    EvalWalk *e = ctx;
+    zombie_cb(s, colour, group, freedoms, e->zombies);
+    return stats_cb(s, colour, group, freedoms, &e->stats[colour]);
+}
+
 static double heuristic(StateObject *s, double komi, const double prm[5]) {
-    long sc[2];
-    territory_score(s, sc);
-    double margin = (sc[0] + komi) - (double)sc[1];
-    int mover = s->to_move;
-    GroupStats g;
-    g.size = PyMem_Malloc(3 * (s->count + 1) * sizeof(int));
-    if (!g.size) {
+    int nw = s->nw;
+    GroupStats stats[2];
+    int *buf = PyMem_Malloc(6 * (s->count + 1) * sizeof(int));
+    if (!buf) {
         PyErr_NoMemory();
         return -2.0;
     }
-    g.liberties = g.size + s->count + 1;
-    g.last_liberty = g.liberties + s->count + 1;
+    for (int colour = 0; colour < 2; colour++) {
+        stats[colour].n = 0;
+        stats[colour].size = buf + 3 * colour * (s->count + 1);
+        stats[colour].liberties = stats[colour].size + s->count + 1;
+        stats[colour].last_liberty = stats[colour].liberties + s->count + 1;
+    }
+    W z[MAXW], t[2][MAXW];
+    memset(z, 0, nw * sizeof(W));
+    EvalWalk walk = {z, stats};
+    each_group(s, 0, eval_cb, &walk); /* as zombie_mask: white, then black */
+    each_group(s, 1, eval_cb, &walk);
+    territory(s, z, t[0], t[1]);
+    long sc[2];
+    for (int c = 0; c < 2; c++) { /* as territory_score */
+        long n = 0;
+        for (int w = 0; w < nw; w++)
+            n += __builtin_popcountll(BITS(s, c)[w] & ~z[w]) + __builtin_popcountll(BITS(s, c ^ 1)[w] & z[w]) +
+                 __builtin_popcountll(t[c][w]);
+        sc[c] = n;
+    }
+    double margin = (sc[0] + komi) - (double)sc[1];
+    int mover = s->to_move;
     for (int colour = 0; colour < 2; colour++) {
         double sign = colour == 0 ? 1.0 : -1.0;
-        g.n = 0;
-        each_group(s, colour, stats_cb, &g); /* collected first: can_escape changes the state */
+        GroupStats *g = &stats[colour];
         long freedoms = 0;
-        for (int k = 0; k < g.n; k++) {
-            int count = g.liberties[k];
+        for (int k = 0; k < g->n; k++) {
+            int count = g->liberties[k];
             freedoms += count;
             if (count == 1) {
-                int escapes = colour == mover ? can_escape(s, colour, g.last_liberty[k]) : 0;
+                int escapes = colour == mover ? can_escape(s, colour, g->last_liberty[k]) : 0;
                 if (escapes < 0) {
-                    PyMem_Free(g.size);
+                    PyMem_Free(buf);
                     return -2.0;
                 }
-                if (!escapes) margin -= sign * g.size[k];
+                if (!escapes) margin -= sign * g->size[k];
             } else if (count == 2) {
-                margin -= sign * prm[3] * g.size[k];
+                margin -= sign * prm[3] * g->size[k];
             }
         }
-        margin += sign * (prm[2] * freedoms - prm[4] * g.n);
+        margin += sign * (prm[2] * freedoms - prm[4] * g->n);
     }
-    PyMem_Free(g.size);
+    PyMem_Free(buf);
     int empty = 0;
     for (int w = 0; w < s->nw; w++) empty += __builtin_popcountll(s->geo->plane[w] & ~(BITS(s, 0)[w] | BITS(s, 1)[w]));
     double scale = prm[0] + prm[1] * empty;
