@@ -135,6 +135,9 @@ class Node:
         return f"<Node {label} n={self.n} w={self.w:g} rave={self.rave_w:g}/{self.rave_n}>"
 
 
+_COLOURS = (Colour.WHITE, Colour.BLACK)  # Colour(c) without the enum call, in the hot loop
+
+
 def _child_score(child: Node, log_parent: float, uct_c: float, rave_k: float) -> float:
     """UCT value of ``child`` blended with its AMAF value (Gelly & Silver 2007)."""
     n = child.n + PRIOR_VISITS
@@ -472,7 +475,7 @@ class MctsPlayer:
         while native_select is not None and node.children:
             # The same loop in C (margo_gtp/engine/_native.c): same floats, same choice.
             node = native_select(node.children, math.log(node.n + 1), uct_c, rave_k, PRIOR_VISITS, prior_w)
-            board.push(node.move, Colour(to_move))
+            board.push(node.move, _COLOURS[to_move])
             to_move = int(board.to_move)
             path.append(node)
         while node.children:
@@ -491,14 +494,14 @@ class MctsPlayer:
                 if score > best_score:
                     best, best_score = child, score
             node = best  # type: ignore[assignment]
-            board.push(node.move, Colour(to_move))
+            board.push(node.move, _COLOURS[to_move])
             to_move = int(board.to_move)
             path.append(node)
         if node.children is None and node.n + 1 >= self.expand_visits:
             self._expand(node, board, to_move, depth=len(path) - 1)
             if node.children:
                 child = node.children[0]  # children are shuffled at expansion
-                board.push(child.move, Colour(to_move))
+                board.push(child.move, _COLOURS[to_move])
                 to_move = int(board.to_move)
                 path.append(child)
         return path, to_move
