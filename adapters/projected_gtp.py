@@ -34,16 +34,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import queue
 import shlex
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Sequence
 
 import margo_gtp
-from margo_gtp.protocol.gtp import GtpEngine, GtpError, GtpQuit, run_gtp_session
+from margo_gtp.protocol.gtp import GtpEngine, GtpError, GtpQuit, GtpStream, run_gtp_session
 from margo_gtp.vertex import (
     InvalidVertexError,
     Point,
@@ -68,6 +71,14 @@ ANALYZE_COMMANDS = (
     "string/MarGo ball count now/margo-score",
     "string/MarGo rules/margo-get_rules",
 )
+
+
+#: Seconds the proxy waits for any engine answer but the thinking commands' (--timeout).
+DEFAULT_TIMEOUT = 60.0
+#: Commands whose answer may take as long as the engine thinks: no proxy timeout.
+UNTIMED_COMMANDS = frozenset({"genmove", "reg_genmove", "margo-analyze_snapshot"})
+#: Characters --hole may not be: GoGui's board parser reads X/O as stones, '.' is an empty point.
+RESERVED_BOARD_CHARS = frozenset("XOxo")
 
 
 class EngineGone(Exception):
@@ -132,10 +143,29 @@ def project_vertex(text: str, size: int) -> str:
 
 
 class NativeEngine:
-    """A blocking line-by-line GTP client of the native engine subprocess."""
+    """A blocking line-by-line GTP client of the native engine subprocess.
 
-    def __init__(self, argv: Sequence[str], *, stderr: IO[str] | None = None) -> None:
+    Every answer is awaited at most ``timeout`` seconds, except the answers to the
+    thinking commands (:data:`UNTIMED_COMMANDS`), which take as long as the engine's
+    clock says. The engine is checked at start (``protocol_version`` must get a GTP
+    answer within ``timeout``). A silent engine, one that is not GTP (``cat``), or one
+    that exits (``false``) is stopped and marked gone: from then on every command that
+    needs it answers ``? engine is not running``, and :attr:`failure` says why (written
+    once on stderr by :func:`main`).
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        stderr: IO[str] | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        report: IO[str] | None = None,
+    ) -> None:
         self.argv = list(argv)
+        self.timeout = timeout
+        self.failure: str | None = None
+        self._report = report  # where the one line saying why the engine is gone goes
         self._process = subprocess.Popen(
             self.argv,
             stdin=subprocess.PIPE,
@@ -143,44 +173,99 @@ class NativeEngine:
             stderr=stderr,
             text=True,
             encoding="utf-8",
+            errors="replace",
             bufsize=1,
         )
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._pump, name="engine-reader", daemon=True).start()
+
+    def _pump(self) -> None:
+        stdout = self._process.stdout
+        assert stdout is not None
+        try:
+            for line in iter(stdout.readline, ""):
+                self._lines.put(line)
+        except (OSError, ValueError):
+            pass
+        self._lines.put("")  # end of output
+
+    @property
+    def running(self) -> bool:
+        return self.failure is None and self._process.poll() is None
+
+    def check(self) -> bool:
+        """The start-up check: the engine answers ``protocol_version`` as a GTP engine."""
+        try:
+            self.send("protocol_version")
+        except EngineGone:
+            return False
+        return True
 
     def send(self, command: str) -> tuple[bool, str]:
         """Send one command line; returns ``(ok, result text)``. Raises EngineGone."""
         process = self._process
-        if process.poll() is not None or process.stdin is None or process.stdout is None:
-            raise EngineGone("engine is not running")
+        if self.failure is not None or process.poll() is not None or process.stdin is None:
+            raise EngineGone(self._gone(self.failure or self._end_reason()))
+        name = command.split()[0] if command.split() else ""
+        timeout = None if name in UNTIMED_COMMANDS else self.timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         try:
             process.stdin.write(command + "\n")
             process.stdin.flush()
-            first = process.stdout.readline()
-            while first.strip() == "" and first != "":
-                first = process.stdout.readline()
-            lines = [first]
-            while lines[-1] not in ("", "\n"):
-                lines.append(process.stdout.readline())
-        except (OSError, ValueError) as error:
-            raise EngineGone(f"engine is not running ({error})") from None
-        if lines[-1] == "":
-            raise EngineGone("engine is not running")
-        head, body = lines[0].rstrip("\n"), [line.rstrip("\n") for line in lines[1:-1]]
-        if not head or head[0] not in "=?":
-            raise EngineGone(f"engine broke the protocol: {head!r}")
+        except (OSError, ValueError):
+            raise EngineGone(self._gone(self._end_reason())) from None
+        first = self._line(command, deadline)
+        while first.strip() == "":
+            first = self._line(command, deadline)
+        head = first.rstrip("\n")
+        if head[0] not in "=?":
+            raise EngineGone(self._gone(f"it is not a GTP engine: it answered {command!r} with {head[:80]!r}"))
+        body = []
+        while (line := self._line(command, deadline)).strip():
+            body.append(line.rstrip("\n"))
         ok = head[0] == "="
         first_text = head[1:].lstrip("0123456789")
         first_text = first_text[1:] if first_text.startswith(" ") else first_text
         text = "\n".join(([first_text] if first_text or not body else [""]) + body)
         return ok, text
 
+    def _line(self, command: str, deadline: float | None) -> str:
+        try:
+            line = self._lines.get(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise EngineGone(self._gone(f"no answer to {command!r} within {self.timeout:g} s")) from None
+        if line == "":
+            self._lines.put("")  # keep the end visible to later reads
+            raise EngineGone(self._gone(self._end_reason()))
+        return line
+
+    def _end_reason(self) -> str:
+        """Why a process that stopped talking did: its exit code, or a closed output."""
+        try:
+            return f"it exited with code {self._process.wait(timeout=5)}"
+        except subprocess.TimeoutExpired:
+            return "it closed its output"
+
+    def _gone(self, reason: str) -> str:
+        """Record why the engine is unusable (the first reason), stop it; the error text."""
+        if self.failure is None:
+            self.failure = reason
+            if self._process.poll() is None:
+                self._process.kill()
+            if self._report is not None:
+                self._report.write(f"margo-gtp-2d: engine {shlex.join(self.argv)!r} is not usable: {reason}\n")
+                self._report.flush()
+        return "engine is not running"
+
     def close(self) -> None:
         """Ask the engine to quit, then wait for it (killing it if it hangs)."""
         process = self._process
         if process.poll() is None:
-            try:
-                self.send("quit")
-            except EngineGone:
-                pass
+            if self.failure is None:
+                try:
+                    self.send("quit")
+                except EngineGone:
+                    pass
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -237,8 +322,9 @@ class ProjectedSession:
     """The 2-D command handlers, talking to a :class:`NativeEngine`.
 
     ``hole`` is the character ``gogui-rules_board`` writes for 2-D points that can never
-    hold a ball (``?`` by default; GoGui's board parser counts only ``X``, ``O`` and ``.``,
-    so pass ``hole='.'`` when driving GoGui as a ruler).
+    hold a ball: ``?`` by default, which GoGui reads as a removed point since 1.6.0;
+    pass ``hole='.'`` for older GoGui, whose board parser counts only ``X``, ``O`` and
+    ``.`` (it skips any other character, so a hole must be one of ``?`` ``.`` for GoGui).
     """
 
     def __init__(self, engine: NativeEngine, *, hole: str = "?") -> None:
@@ -442,9 +528,24 @@ class ProjectedSession:
         return "\n".join(ANALYZE_COMMANDS)
 
 
+class ProxyEngine(GtpEngine):
+    """The proxy's GTP front end: once the native engine is gone, a command the proxy
+    does not know itself answers ``engine is not running`` (it may be the engine's), not
+    ``unknown command``."""
+
+    def __init__(self, session: ProjectedSession, *, stderr: IO[str] | None = None) -> None:
+        super().__init__(session.handlers(), stderr=stderr, program="margo-gtp-2d")
+        self.session = session
+
+    def run_command(self, name: str, args: list[str]) -> tuple[bool, str | GtpStream, bool]:
+        if name not in self.handlers and not self.session.engine.running:
+            return True, "engine is not running", False
+        return super().run_command(name, args)
+
+
 def build_engine(session: ProjectedSession, *, stderr: IO[str] | None = None) -> GtpEngine:
     """The GTP front end: protocol commands + the session's handlers + passthroughs."""
-    return GtpEngine(session.handlers(), stderr=stderr)
+    return ProxyEngine(session, stderr=stderr)
 
 
 def default_engine_command() -> list[str]:
@@ -472,13 +573,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="?",
         metavar="CHAR",
         help="character gogui-rules_board writes for 2-D points that never hold a ball "
-        "(default '?'; use '.' for GoGui, whose board parser counts only X, O and '.')",
+        "(default '?', a removed point for GoGui >= 1.6.0; use '.' for older GoGui)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"seconds to wait for an engine answer, except to genmove/reg_genmove/margo-analyze_snapshot "
+        f"(default {DEFAULT_TIMEOUT:g}); an engine that does not answer in time is stopped",
     )
     parser.add_argument("--version", action="version", version=f"margo-gtp-2d {margo_gtp.__version__}",
                         help="print the version and exit")
     options = parser.parse_args(argv)
-    if len(options.hole) != 1 or options.hole.isspace():
+    if len(options.hole) != 1 or not options.hole.isprintable() or options.hole.isspace():
         parser.error("--hole takes one visible character")
+    if options.hole in RESERVED_BOARD_CHARS:
+        parser.error(f"--hole {options.hole!r} would draw the holes as stones: use '?' or '.'")
+    if not options.timeout > 0 or options.timeout == float("inf"):
+        parser.error("--timeout must be a positive number of seconds")
     try:
         command = shlex.split(options.engine) if options.engine is not None else default_engine_command()
     except ValueError as error:
@@ -486,10 +599,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not command:
         parser.error("--engine: empty command")
     try:
-        engine = NativeEngine(command)
+        engine = NativeEngine(command, timeout=options.timeout, report=sys.stderr)
     except OSError as error:
         print(f"margo-gtp-2d: cannot start engine {command!r}: {error}", file=sys.stderr)
         return 2
+    # When the check fails, keep serving: a GUI gets '? engine is not running' answers
+    # instead of a dead program, and the reason is on stderr (GoGui shows it).
+    engine.check()
     session = ProjectedSession(engine, hole=options.hole)
     try:
         run_gtp_session(build_engine(session), sys.stdin, sys.stdout)

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from margo_gtp.cli import version_callback
 from margo_gtp.engine import Rules, RulesError
+from margo_gtp.engine.rules import merge_option_flags
 
 from margo_adapters.referee import (
     SUMMARY_FILE,
@@ -61,9 +62,9 @@ def match(
     engine_a: Annotated[str, typer.Argument(help="command line of engine A")],
     engine_b: Annotated[str, typer.Argument(help="command line of engine B")],
     games: Annotated[int, typer.Option(min=1, help="number of games")] = 10,
-    size: Annotated[int, typer.Option(help="board size N")] = 9,
+    size: Annotated[Optional[int], typer.Option(help="board size N (default 9; same as --rule size=N)", show_default=False)] = None,
     rule: Annotated[Optional[list[str]], typer.Option("--rule", help="rule option K=V (rules.md section 9), repeatable")] = None,
-    komi: Annotated[Optional[float], typer.Option(help="komi (added to White)")] = None,
+    komi: Annotated[Optional[float], typer.Option(help="komi added to White (same as --rule komi=K)")] = None,
     move_timeout: Annotated[float, typer.Option(help="seconds allowed per genmove; 0 = no limit")] = 60.0,
     command_timeout: Annotated[float, typer.Option(help="seconds allowed for other commands (and engine start)")] = 30.0,
     time_control: Annotated[Optional[str], typer.Option(help="'MAIN' or 'MAIN BYO_YOMI_TIME BYO_YOMI_STONES' in seconds, sent as time_settings")] = None,
@@ -114,7 +115,7 @@ def match_config_from_options(
     engine_b: str,
     *,
     games: int,
-    size: int = 9,
+    size: int | None = None,
     rules: list[str] = (),  # type: ignore[assignment]
     komi: float | None = None,
     move_timeout: float = 60.0,
@@ -127,15 +128,15 @@ def match_config_from_options(
     wire_log: bool = False,
 ) -> MatchConfig:
     """The :class:`MatchConfig` the ``margo-match`` options describe; ValueError quoting a bad one."""
-    options = {"size": str(size)}
+    options: dict[str, str] = {}
     for pair in rules:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"--rule must be K=V: {pair!r}")
         options[key.strip()] = value.strip()
-    if komi is not None:
-        options["komi"] = repr(komi)
     try:
+        # --size/--komi and --rule size=/komi= must agree (rather than one silently winning)
+        options = merge_option_flags(options, {"size": ("--size", size), "komi": ("--komi", komi)})
         rule_set = Rules().with_options(options)
     except RulesError as error:
         raise ValueError(str(error)) from None

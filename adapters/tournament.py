@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from margo_gtp.engine import Rules, RulesError
+from margo_gtp.engine.rules import merge_option_flags
 
 from margo_adapters.referee import EngineSpec, MatchConfig, MatchRun, TimeControl, load_records, run_match
 from margo_adapters.stats import RatingsUndefined, ml_ratings
@@ -106,14 +107,17 @@ class TournamentConfig:
         challenger = _get(data, "challenger", str, None)
         if challenger is not None and challenger not in names:
             raise TournamentConfigError(f"'challenger' is not an engine name: {challenger!r}")
-        options = {"size": str(_get(data, "size", int, 9))}
         rules_data = data.get("rules", {})
         if not isinstance(rules_data, Mapping):
             raise TournamentConfigError("'rules' must be a table of option = value")
-        options.update({str(key): _option_text(value) for key, value in rules_data.items()})
-        if "komi" in data:
-            options["komi"] = str(_get(data, "komi", float, 0.0))
+        options = {str(key): _option_text(value) for key, value in rules_data.items()}
+        flags = {
+            "size": ("'size'", _get(data, "size", int, None)),
+            "komi": ("'komi'", _get(data, "komi", float, None)),
+        }
         try:
+            # 'size'/'komi' and rules.size/rules.komi must agree (rather than one silently winning)
+            options = merge_option_flags(options, flags)
             rules = Rules().with_options(options)
         except RulesError as error:
             raise TournamentConfigError(f"rules: {error}") from None

@@ -109,16 +109,15 @@ def gtp(
     ] = False,
 ) -> None:
     from margo_gtp.engine import Rules, RulesError
+    from margo_gtp.engine.rules import merge_option_flags
     from margo_gtp.players import PlayerSpecError, make_player
     from margo_gtp.protocol.analysis import install as install_analysis
-    from margo_gtp.protocol.analysis import searches
     from margo_gtp.protocol.gtp import run_gtp_session
     from margo_gtp.protocol.session import make_gtp_engine
 
-    options = _parse_rule_pairs(rule or [])
-    if size is not None:
-        options["size"] = str(size)
     try:
+        # --size and --rule size=N must agree (rather than one silently winning)
+        options = merge_option_flags(_parse_rule_pairs(rule or []), {"size": ("--size", size)})
         rules = Rules().with_options(options)
     except RulesError as error:
         raise typer.BadParameter(str(error), param_hint="--size/--rule") from None
@@ -127,14 +126,18 @@ def gtp(
     except PlayerSpecError as error:
         raise typer.BadParameter(str(error), param_hint="--player") from None
     engine = make_gtp_engine(the_player, rules)
-    if searches(the_player):  # margo-analyze and playout estimates come with a searching player
-        install_analysis(engine, engine.session)
+    # margo-analyze for every player (gtp.md section 4): a player that does not search
+    # gets a private MCTS searcher; playout estimates of final_score come with MCTS only.
+    install_analysis(engine, engine.session)
     src = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     dst = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="replace", newline="\n")
     log_file: IO[str] | None = None
-    try:
-        if log is not None:
+    if log is not None:
+        try:
             log_file = log.open("a", encoding="utf-8")
+        except OSError as error:
+            raise typer.BadParameter(f"cannot open {str(log)!r} for appending: {error.strerror or error}", param_hint="--log") from None
+    try:
         run_gtp_session(engine, src, dst, log=_wire_logger(log_file) if log_file else None)
     except (BrokenPipeError, KeyboardInterrupt):
         pass

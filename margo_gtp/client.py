@@ -189,7 +189,7 @@ class PlayResult:
 @dataclass(frozen=True)
 class AnalysisInfo:
     """One candidate move of an analysis: visits, win rate (for the side analysed), the
-    prior (RAVE win rate) and the principal variation starting with ``move``."""
+    prior (the heuristic prior win rate the search started from) and the principal variation starting with ``move``."""
 
     move: Move
     visits: int
@@ -673,7 +673,7 @@ class SimpleEngine:
         if "margo-analyze_snapshot" not in self.commands:
             raise EngineError(
                 f"engine {self.name!r} cannot analyse: it does not know 'margo-analyze_snapshot' "
-                "(margo-gtp has it with a searching player, e.g. --player mcts)",
+                "(margo-gtp has it, whatever its player)",
                 stderr=self.stderr,
             )
         colour = board.to_move

@@ -50,13 +50,14 @@ points are never orthogonal neighbours on the 2-D board.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp import __version__
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules, RulesError
-from margo_gtp.vertex import Point, column_points, format_point_2d, project, projected_size
+from margo_gtp.vertex import Point, column_points, format_point_2d, parse_decimal, project, projected_size
 
 #: Private SGF game number of native MarGo records (no number is registered for MarGo).
 MARGO_GM = 77
@@ -303,12 +304,10 @@ def _single_raw(node: Any, identifier: str) -> str:
 def _float(node: Any, identifier: str) -> float:
     text = _single_raw(node, identifier)
     try:
-        value = float(text)
-    except ValueError:
-        raise SgfError(f"bad {identifier} value: {text!r} (a number)") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise SgfError(f"bad {identifier} value: {text!r} (a finite number)")
-    return value
+        return parse_decimal(text.strip())
+    except ValueError as error:
+        kind = "a finite number" if "finite" in str(error) else "a number"
+        raise SgfError(f"bad {identifier} value: {text!r} ({kind})") from None
 
 
 def _colour_letter(text: str, identifier: str) -> Colour:
@@ -426,7 +425,14 @@ def _read_projected(game: sgfmill_sgf.Sgf_game) -> GameRecord:
     if side % 2 == 0 or side < 3:
         raise SgfError(f"projected Go record: SZ[{side}] is not an odd size from 3 to 25 (2N-1 for N = 2..13)")
     size = (side + 1) // 2
-    record = GameRecord(rules=_read_rules(root, size))
+    rules = _read_rules(root, size)
+    if not _mr_names(root) & {"first_player"}:
+        # A Go tool (gogui-twogtp) writes no MarGo rules and lets Black move first: the
+        # first move says who did, so the native record replays as the game was played.
+        first = next((node.get_move()[0] for node in game.get_main_sequence()[1:] if _plain_move(node)), None)
+        if first is not None:
+            rules = rules.replace(first_player=Colour.parse(first))
+    record = GameRecord(rules=rules)
     record.black_name = _text(root, "PB")
     record.white_name = _text(root, "PW")
     record.result = _text(root, "RE")
@@ -463,6 +469,21 @@ def _read_projected(game: sgfmill_sgf.Sgf_game) -> GameRecord:
                                f"({colour.letter} {move.gtp()}) is illegal: {error}") from None
         _append_move(record, node, colour, move)
     return record
+
+
+def _mr_names(root: Any) -> set[str]:
+    """The option names a root's ``MR`` property gives."""
+    if not root.has_property("MR"):
+        return set()
+    return {entry.partition("=")[0].strip() for entry in _decode_values(root, "MR")}
+
+
+def _plain_move(node: Any) -> bool:
+    """A node with one readable move (B or W); malformed ones are reported later."""
+    try:
+        return node.get_move()[0] is not None
+    except ValueError:
+        return False
 
 
 def _read_root_extras(record: GameRecord, root) -> None:
@@ -527,9 +548,32 @@ def _is_idle_pass(board: Board, colour: Colour, move: Move) -> bool:
     return board.is_game_over() or not board.legal_moves(colour)
 
 
-def load_board(text: str, upto: int | None = None) -> tuple[GameRecord, Board]:
-    """:func:`loads` then :func:`replay`: what ``loadsgf FILE [n]`` needs (SgfError on failure)."""
+#: Largest SGF file :func:`read_file` reads. A full 19x19 MarGo game (2470 points, a few
+#: properties per move) is far below 1 MiB; the cap keeps ``loadsgf /dev/zero`` from
+#: reading without bound.
+MAX_SGF_BYTES = 8 * 1024 * 1024
+
+
+def read_file(path: str | Path) -> str:
+    """The text of an SGF file (UTF-8), read up to :data:`MAX_SGF_BYTES`; SgfError for a
+    larger file (or endless one, such as ``/dev/zero``) or undecodable bytes, OSError
+    for an unreadable one."""
+    with open(path, "rb") as stream:
+        data = stream.read(MAX_SGF_BYTES + 1)
+    if len(data) > MAX_SGF_BYTES:
+        raise SgfError(f"file is larger than {MAX_SGF_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SgfError(f"not UTF-8: {error}") from None
+
+
+def load_board(text: str, before_move: int | None = None) -> tuple[GameRecord, Board]:
+    """:func:`loads` then :func:`replay`, as ``loadsgf FILE [n]`` needs (SgfError on
+    failure): as GNU Go, the position before move ``before_move`` (counted from 1), the
+    whole game when it is None or past the end."""
     record = loads(text)
+    upto = None if before_move is None or before_move > len(record.moves) else before_move - 1
     return record, replay(record, upto)
 
 

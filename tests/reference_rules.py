@@ -428,8 +428,9 @@ def territory(balls: Mapping[Pt, str], rules: RefRules) -> dict[str, set[Pt]]:
 
     Level 0: an empty point belongs to ``c`` when its empty region (orthogonal, level 0)
     touches no non-zombie ball of ``opponent(c)`` and at least one non-zombie ball of
-    ``c``. Then level by level upward: an empty point belongs to ``c`` when each of its four
-    supports is a non-zombie ball of ``c`` or a level-below territory point of ``c``.
+    ``c``. Then level by level upward, up to ``max_level`` (only playable levels count): an
+    empty point belongs to ``c`` when each of its four supports is a non-zombie ball of
+    ``c`` or a level-below territory point of ``c``.
     (Buried balls are not zombies: they count as non-zombie balls here.)
     """
     zombie_set = zombies(balls, rules)
@@ -454,7 +455,7 @@ def territory(balls: Mapping[Pt, str], rules: RefRules) -> dict[str, set[Pt]]:
         seen |= region
         if len(touching) == 1:
             owned[touching.pop()] |= region
-    for level in range(1, rules.size):
+    for level in range(1, rules.top_level + 1):
         for point in all_points(rules.size):
             if point[2] != level or point in balls:
                 continue

@@ -70,8 +70,8 @@ def stream_session(engine, script: str, then: str, lines_before_input: int = 1) 
 
 def split_stream(output: str, prefix: str) -> tuple[list[str], str]:
     """(info lines of the stream that starts after ``prefix``, the text after the stream)."""
-    assert output.startswith(prefix + "=\n"), output
-    body, end, rest = output[len(prefix) + 2:].partition("\n\n")
+    assert output.startswith(prefix + "= \n"), output
+    body, end, rest = output[len(prefix) + 3:].partition("\n\n")
     assert end, output
     return body.split("\n") if body else [], rest
 
@@ -88,7 +88,7 @@ def test_analyze_streams_parseable_lines_and_stops_on_input(player) -> None:
     for line in lines:
         info = parse_info(line)
         assert info["move"] in legal and info["pv"][0] == info["move"]
-        assert info["visits"] > 0 and 0 <= info["winrate"] <= 1 and 0 <= info["prior"] <= 1
+        assert info["visits"] > 0 and 0 <= info["winrate"] <= 1 and 0 <= info["prior"] <= 1 and 0 <= info["amaf"] <= 1
         assert info["order"] >= 0
     assert engine.session.board.history == [(Colour.WHITE, Move.from_gtp("c3", 5))]  # board untouched
 
@@ -96,7 +96,7 @@ def test_analyze_streams_parseable_lines_and_stops_on_input(player) -> None:
 def test_analyze_with_an_id_and_default_interval() -> None:
     engine = analysis_engine()
     output = stream_session(engine, "7 margo-analyze w\n", "8 name\n")
-    assert output.startswith("=7\n") and output.endswith("\n\n=8 margo-gtp\n\n")
+    assert output.startswith("=7 \n") and output.endswith("\n\n=8 margo-gtp\n\n")
 
 
 def test_analyze_without_legal_moves_writes_no_line() -> None:
@@ -109,7 +109,7 @@ def test_analyze_without_legal_moves_writes_no_line() -> None:
     colour = board.to_move.letter
     assert not engine.session.board.legal_moves(board.to_move)
     output = stream_session(engine, f"margo-analyze {colour} 1\n", "name\n", lines_before_input=0)
-    assert output == "=\n\n= margo-gtp\n\n"
+    assert output == "= \n\n= margo-gtp\n\n"  # the stream head is written before its lines
 
 
 @pytest.mark.parametrize("command", ["margo-analyze", "margo-analyze x", "margo-analyze w -1", "margo-analyze w 1 2",
@@ -119,13 +119,45 @@ def test_analyze_syntax_errors(command: str) -> None:
 
 
 def test_snapshot_lines_parse_and_are_best_first() -> None:
+    """A playout budget, not a time: the answer holds a real search (more visits than
+    the virtual prior visits), even though the input ends right after the command."""
     engine = analysis_engine()
-    answer = run_script(engine, ["margo-analyze_snapshot w 5"])
-    assert answer.startswith("= info move ")
-    lines = answer[2:].rstrip("\n").split("\n")
+    answer = run_script(engine, ["margo-set_limit playouts=300", "margo-analyze_snapshot w"])
+    assert answer.startswith("=\n\n= \ninfo move ")
+    lines = answer[len("=\n\n= \n"):].strip("\n").split("\n")
     infos = [parse_info(line) for line in lines]
+    assert len(infos) == 10
     assert [info["order"] for info in infos] == list(range(len(infos)))
     assert [info["visits"] for info in infos] == sorted((info["visits"] for info in infos), reverse=True)
+    assert sum(info["visits"] for info in infos) > 10 * 10  # beyond the 10 virtual prior visits each
+    assert all(0.1 <= info["prior"] <= 0.9 and 0 <= info["amaf"] <= 1 for info in infos)
+
+
+@pytest.mark.parametrize("centiseconds", ["6001", "99999999999", "-1"])
+def test_snapshot_duration_is_capped(centiseconds: str) -> None:
+    assert run_script(analysis_engine(), [f"margo-analyze_snapshot b {centiseconds}", "name"]) == "? syntax error\n\n= margo-gtp\n\n"
+
+
+def test_snapshot_stops_at_the_next_input_line() -> None:
+    """With a budget it would take hours to spend, the next command still gets its
+    answer: the snapshot answers with what it found so far, as the stream does."""
+    engine = analysis_engine()
+    output = stream_session(engine, "margo-set_limit playouts=100000000\nmargo-analyze_snapshot b\n", "name\n", lines_before_input=0)
+    assert output.startswith("=\n\n= \n") and output.endswith("\n\n= margo-gtp\n\n")
+
+
+def test_snapshot_prior_is_the_heuristic_prior() -> None:
+    """``prior`` is what the search started from (the heuristic's one-ply opinion, the
+    same for a move however long the search), ``amaf`` its RAVE rate."""
+    answers = []
+    for playouts in (20, 400):
+        engine = analysis_engine(MctsPlayer(random.Random(5)))
+        out = run_script(engine, ["play w c3", f"margo-set_limit playouts={playouts}", "margo-analyze_snapshot b"])
+        answers.append({info["move"]: info for info in map(parse_info, out.split("= \n")[1].strip().split("\n"))})
+    common = set(answers[0]) & set(answers[1])
+    assert common
+    assert {move: answers[0][move]["prior"] for move in common} == {move: answers[1][move]["prior"] for move in common}
+    assert any(answers[1][move]["amaf"] != answers[1][move]["prior"] for move in common)
 
 
 @pytest.mark.parametrize("playouts", [1, 40])
@@ -137,7 +169,7 @@ def test_snapshot_without_a_time_searches_exactly_the_margo_set_limit_playouts(p
     board = Board(Rules(size=5))
     reference.reset(board)
     root = reference.search(board.copy(), Colour.WHITE, playouts=playouts)
-    assert answer == "=\n\n= " + "\n".join(format_info(item) for item in reference.analysis(root)) + "\n\n"
+    assert answer == "=\n\n= \n" + "\n".join(format_info(item) for item in reference.analysis(root)) + "\n\n"
 
 
 def test_install_lists_the_commands_and_the_gogui_entry() -> None:
@@ -173,7 +205,10 @@ RESULT = re.compile(r"^= (0|[WB]\+\d+(\.\d+)?)\n\n$")
 
 
 def test_final_score_estimate_with_an_mcts_player() -> None:
+    """A playout budget (margo-set_limit), not the default 1 s cap: the answer does not
+    depend on the machine's speed."""
     engine = analysis_engine(size=4)
+    assert engine.respond("margo-set_limit playouts=300\n")[0] == "=\n\n"
     # White's lone ball in Black's corner is as good as dead
     assert engine.respond("margo-setup w a1 b b1 b a2 b b2 b c2 b b3\n")[0] == "=\n\n"
     assert engine.respond("margo-to_move b\n")[0] == "=\n\n"
@@ -211,13 +246,15 @@ def test_random_player_sessions_keep_ball_counts() -> None:
     assert engine.respond("final_score\n")[0] == "= B+1\n\n"
 
 
-def test_margo_gtp_installs_analysis_for_searching_players_only() -> None:
+def test_margo_gtp_installs_analysis_for_every_player() -> None:
+    """gtp.md section 4 lists margo-analyze for every engine: players that do not search
+    get a private MCTS searcher (see test_client.py for its answers)."""
     import subprocess
     import sys
     from pathlib import Path
 
     exe = str(Path(sys.executable).with_name("margo-gtp"))
     script = "known_command margo-analyze\nknown_command margo-analyze_snapshot\nquit\n"
-    for player, answer in (("mcts", "true"), ("random", "false"), ("heuristic", "false")):
+    for player, answer in (("mcts", "true"), ("random", "true"), ("heuristic", "true")):
         result = subprocess.run([exe, "--player", player], input=script, capture_output=True, text=True, timeout=60)
         assert result.stdout == f"= {answer}\n\n= {answer}\n\n=\n\n", player

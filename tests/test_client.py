@@ -232,11 +232,20 @@ def test_analyse_gives_win_rate_best_moves_and_pv():
 
 
 def test_analyse_without_margo_analyze_is_a_clear_engine_error():
-    with SimpleEngine.popen([MARGO_GTP, "--player", "random"], timeout=30, name="random") as engine:
+    with SimpleEngine.popen(FAULTY, timeout=30, name="faulty") as engine:
         with pytest.raises(EngineError) as info:
             engine.analyse(Board(Rules(size=4)), Limit(seconds=0.1))
-    assert str(info.value) == ("engine 'random' cannot analyse: it does not know 'margo-analyze_snapshot' "
-                               "(margo-gtp has it with a searching player, e.g. --player mcts)")
+    assert str(info.value) == ("engine 'faulty' cannot analyse: it does not know 'margo-analyze_snapshot' "
+                               "(margo-gtp has it, whatever its player)")
+
+
+@pytest.mark.parametrize("player", ["random", "heuristic"])
+def test_margo_gtp_analyses_with_every_player(player):
+    """gtp.md section 4 lists margo-analyze for every engine: a player that does not
+    search gets a private MCTS searcher."""
+    with SimpleEngine.popen([MARGO_GTP, "--player", player], timeout=30, name=player) as engine:
+        info = engine.analyse(Board(Rules(size=4)), Limit(playouts=200))
+    assert info.candidates and sum(c.visits for c in info.candidates) > 10 * len(info.candidates)
 
 
 def test_a_resignation_is_a_play_result_without_a_move():

@@ -94,14 +94,16 @@ def test_parse_command(line: str, parsed: tuple) -> None:
     "command_id, is_error, text, framed",
     [
         (None, False, "", "=\n\n"),
-        ("7", False, "", "=7\n\n"),
+        ("7", False, "", "=7 \n\n"),  # GoGui would read "7" from "=7\n\n"
         (None, False, "true", "= true\n\n"),
         ("7", False, "true", "=7 true\n\n"),
         (None, True, "syntax error", "? syntax error\n\n"),
         ("7", True, "syntax error", "?7 syntax error\n\n"),
         (None, False, "a\nb", "= a\nb\n\n"),
         (None, False, "a\n\nb\n", "= a\nb\n\n"),
-        ("3", False, "\nrow\n\nrow", "=3\nrow\nrow\n\n"),
+        ("3", False, "\nrow\n\nrow", "=3 \nrow\nrow\n\n"),
+        (None, False, "\nrow", "= \nrow\n\n"),
+        (None, True, "\nwhy", "? \nwhy\n\n"),
         (None, False, "a  \nb\t\n", "= a\nb\n\n"),
     ],
 )
@@ -112,7 +114,7 @@ def test_format_response(command_id: str | None, is_error: bool, text: str, fram
 TRANSCRIPTS = [
     ("echo hello world\n", "= hello world\n\n"),
     ("5 echo hi\n", "=5 hi\n\n"),
-    ("nothing\n7 nothing\n", "=\n\n=7\n\n"),
+    ("nothing\n7 nothing\n", "=\n\n=7 \n\n"),
     ("xyzzy\n8 xyzzy\n", "? unknown command\n\n?8 unknown command\n\n"),
     ("ECHO\n", "? unknown command\n\n"),
     ("PROTOCOL_VERSION\n", "? unknown command\n\n"),
@@ -122,14 +124,14 @@ TRANSCRIPTS = [
     ("known_command list_commands\nxyzzy\nquit\n", "= true\n\n? unknown command\n\n=\n\n"),
     ("list_commands\n", "= board\nboom\nbye\necho\nfail\nfatal\nknown_command\nlines\nlist_commands\nnothing\nnumber\nprotocol_version\nquit\n\n"),
     ("lines\n", "= one\ntwo\nthree\n\n"),
-    ("board\n4 board\n", "=\nrow 2\nrow 1\n\n=4\nrow 2\nrow 1\n\n"),
+    ("board\n4 board\n", "= \nrow 2\nrow 1\n\n=4 \nrow 2\nrow 1\n\n"),
     ("fail\n9 fail\n", "? illegal move\n\n?9 illegal move\n\n"),
     ("boom\necho still here\n", "? internal error\n\n= still here\n\n"),
     ("number\necho still here\n", "? internal error\n\n= still here\n\n"),
     ("fatal\necho never\n", "? engine on fire\n\n"),
     ("bye\necho never\n", "= bye\n\n"),
     ("quit\necho never\n", "=\n\n"),
-    ("3 quit\n", "=3\n\n"),
+    ("3 quit\n", "=3 \n\n"),
     ("\n\n   \n# comment\necho x\n", "= x\n\n"),
     ("echo a # b c\n", "= a\n\n"),
     ("\techo\ta\tb\n", "= a b\n\n"),
@@ -209,7 +211,7 @@ def test_stream_ends_with_an_empty_line_and_the_next_line_is_a_command() -> None
     engine = GtpEngine({"count": lambda args: _CountingStream(stop_after=3), "echo": lambda args: " ".join(args)})
     out = io.StringIO()
     run_gtp_session(engine, io.StringIO("5 count\necho after\n"), out)
-    assert out.getvalue() == "=5\ninfo 0\ninfo 1\ninfo 2\n\n= after\n\n"
+    assert out.getvalue() == "=5 \ninfo 0\ninfo 1\ninfo 2\n\n= after\n\n"
 
 
 def test_stream_stops_when_a_line_is_waiting() -> None:

@@ -37,7 +37,7 @@ def board_json(engine: GtpEngine) -> dict:
 
 
 ALL_COMMANDS = sorted(
-    """boardsize clear_board final_score final_status_list genmove gogui-analyze_commands
+    """boardsize clear_board cputime final_score final_status_list genmove gogui-analyze_commands
     kgs-time_settings known_command komi list_commands loadsgf margo-board margo-get_rules
     margo-legal_moves margo-score margo-set_limit margo-set_rules margo-setup margo-to_move name play printsgf
     protocol_version quit reg_genmove showboard time_left time_settings undo version""".split()
@@ -63,7 +63,8 @@ TRANSCRIPTS = [
         "= true\n\n= true\n\n= false\n\n= false\n\n? syntax error\n\n",
     ),
     ("quit", "quit\nname\n", "=\n\n"),
-    ("quit with id", "9 quit\n", "=9\n\n"),
+    ("quit with id", "9 quit\n", "=9 \n\n"),
+    ("cputime takes no argument", "cputime now\n", "? syntax error\n\n"),  # its value: commands.tst
     ("quit with arg", "quit now\nquit\n", "? syntax error\n\n=\n\n"),
     (
         "boardsize",
@@ -109,7 +110,7 @@ TRANSCRIPTS = [
     (
         "play with ids",
         "5 play w a1\n6 play b a1\n7 play b a1:10\n",
-        "=5\n\n?6 illegal move\n\n?7 syntax error\n\n",
+        "=5 \n\n?6 illegal move\n\n?7 syntax error\n\n",
     ),
     (
         "play any colour any order",
@@ -128,9 +129,9 @@ TRANSCRIPTS = [
     (
         "showboard empty 2x2",
         "boardsize 2\nshowboard\n7 showboard\n",
-        "=\n\n=\nLevel 1\n    A B\n  2 . . 2\n  1 . . 1\n    A B\nWhite to move; moves played: 0\n"
+        "=\n\n= \nLevel 1\n    A B\n  2 . . 2\n  1 . . 1\n    A B\nWhite to move; moves played: 0\n"
         "Balls: White (O) 0, Black (X) 0\nCaptured by: White 0, Black 0\n\n"
-        "=7\nLevel 1\n    A B\n  2 . . 2\n  1 . . 1\n    A B\nWhite to move; moves played: 0\n"
+        "=7 \nLevel 1\n    A B\n  2 . . 2\n  1 . . 1\n    A B\nWhite to move; moves played: 0\n"
         "Balls: White (O) 0, Black (X) 0\nCaptured by: White 0, Black 0\n\n",
     ),
     ("showboard syntax", "showboard x\n", "? syntax error\n\n"),
@@ -545,7 +546,7 @@ def test_an_extra_handler_group_can_add_a_streaming_command() -> None:
     engine.add_handlers(AnalyzeGroup().handlers())
     session.analyze_commands.append("string/Analyze/margo-analyze %c")
     assert gtp("boardsize 2\n3 margo-analyze b\nknown_command margo-analyze\nmargo-analyze\n", engine) == (
-        "=\n\n=3\ninfo move A1:1 visits 0 order 0\ninfo move B1:1 visits 0 order 1\n\n= true\n\n? syntax error\n\n"
+        "=\n\n=3 \ninfo move A1:1 visits 0 order 0\ninfo move B1:1 visits 0 order 1\n\n= true\n\n? syntax error\n\n"
     )
     assert ask(engine, "gogui-analyze_commands").endswith("string/Analyze/margo-analyze %c\n\n")
     assert "margo-analyze" in ask(engine, "list_commands").split()

@@ -214,11 +214,11 @@ def test_estimate_marks_a_captured_looking_ball_dead() -> None:
     balls = {Point(0, 0): Colour.WHITE, Point(1, 0): Colour.BLACK, Point(0, 1): Colour.BLACK,
              Point(1, 1): Colour.BLACK, Point(2, 1): Colour.BLACK, Point(1, 2): Colour.BLACK}
     board.setup(balls, to_move=Colour.BLACK)
-    score, dead = estimate(board, 5.0, playouts=60)
+    score, dead = estimate(board, None, playouts=60)  # a playout budget, no clock
     assert Point(0, 0) in dead
     assert not set(dead) & {p for p, c in balls.items() if c is Colour.BLACK}
     assert score < 0
-    assert estimate(board, 5.0, playouts=60) == (score, dead)  # seeded
+    assert estimate(board, None, playouts=60) == (score, dead)  # seeded
 
 
 def test_analysis_lines_of_a_search() -> None:

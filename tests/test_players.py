@@ -227,3 +227,49 @@ def test_heuristic_cuts_with_a_bridge() -> None:
     assert move.gtp() == "B2:2"
     board.push(move)
     assert group_report(board, int(black)) == (2, 2, 2, 0)  # two groups, both in atari
+
+
+# -- the heuristic player and passing (allow_pass, R20) -----------------------------------
+
+
+@pytest.mark.parametrize("size", [3, 4, 5, 7, 9])
+@pytest.mark.parametrize("seed", range(4))
+def test_heuristic_does_not_pass_on_move_one(size: int, seed: int) -> None:
+    """A pass risks nothing, so the features would rate it above every move: valued by
+    what it leads to (R20), it loses to any real move when it does not end the game."""
+    board = Board(Rules().with_options({"size": str(size), "allow_pass": "on"}))
+    assert Move.PASS in board.legal_moves(board.to_move)
+    assert not HeuristicPlayer(random.Random(seed)).select_move(board, board.to_move, Budget()).is_pass
+
+
+def _moves(board: Board, *moves: str) -> Board:
+    for text in moves:
+        board.push(Move.PASS if text == "pass" else Move.from_gtp(text, board.size), board.to_move)
+    return board
+
+
+@pytest.mark.parametrize(
+    "moves, ends_with",
+    [
+        (["b2", "pass"], "win"),                      # White leads 1-0: its pass ends the game, won
+        (["b2", "c3", "pass"], "draw"),               # 1-1: Black's pass would end it drawn
+        (["b2", "pass", "a1", "c3", "pass"], "loss"),  # Black behind 1-2: its pass would lose
+    ],
+)
+def test_heuristic_passes_only_to_end_a_won_game(moves: list[str], ends_with: str) -> None:
+    rules = Rules().with_options({"size": "4", "allow_pass": "on", "scoring": "balls"})
+    board = _moves(Board(rules), *moves)
+    for seed in range(5):
+        choice = HeuristicPlayer(random.Random(seed)).select_move(board, board.to_move, Budget())
+        assert choice.is_pass == (ends_with == "win")
+
+
+def test_heuristic_games_with_passing_allowed_are_played_out() -> None:
+    """Before, every game ended in 3-4 moves (the first player passed, then the other)."""
+    rules = Rules().with_options({"size": "5", "allow_pass": "on"})
+    for seed in range(3):
+        board = Board(rules)
+        players = {Colour.WHITE: HeuristicPlayer(random.Random(seed)), Colour.BLACK: HeuristicPlayer(random.Random(seed + 10))}
+        while not board.is_game_over() and len(board.history) < 400:
+            board.push(players[board.to_move].select_move(board, board.to_move, Budget()), board.to_move)
+        assert board.is_game_over() and len(board.history) > 15

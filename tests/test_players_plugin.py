@@ -1,14 +1,17 @@
 """A third-party player registered through the ``margo_gtp.players`` entry-point group is
 selectable by name, from Python and from ``margo-gtp --player``.
 
-The fixture package ``tests/plugin_player`` is installed with pip (the machine's package
-index configuration builds it with setuptools) into a temporary ``--target`` directory
-that the child processes put on ``PYTHONPATH``; the project .venv is not touched.
+The fixture package ``tests/plugin_player`` is copied to a temporary directory and
+installed from there with pip into a temporary ``--target`` directory that the child
+processes put on ``PYTHONPATH``; the project .venv is not touched. The build is offline:
+no package index (``--no-index``) and no build isolation, so pip builds with the
+setuptools and wheel that ``scripts/setup`` installed (the ``test`` extra).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,11 +25,16 @@ pytestmark = pytest.mark.process
 @pytest.fixture(scope="module")
 def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("plugin-site")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(PLUGIN)],
-        check=True, capture_output=True, text=True, timeout=120,
-        cwd=tmp_path_factory.mktemp("build"),
+    source = tmp_path_factory.mktemp("plugin-source") / "plugin_player"
+    shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PIP_")}
+    env["PIP_CONFIG_FILE"] = os.devnull  # no index from a config file either: offline
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--no-build-isolation",
+         "--target", str(target), str(source)],
+        capture_output=True, text=True, timeout=120, cwd=source.parent, env=env,
     )
+    assert done.returncode == 0, done.stderr
     return target
 
 

@@ -113,7 +113,7 @@ def _pexpect_session(text: str) -> str:
     try:
         out = []
         for line in text.split("\n"):
-            if gtp_runner._NUMBERED.match(line) or line.split("#", 1)[0].strip():
+            if gtp_runner.engine_view(line):
                 out.append(gtp.ask(line))
         return "".join(out)
     finally:
@@ -121,12 +121,13 @@ def _pexpect_session(text: str) -> str:
 
 
 def test_positions_md_examples_by_setup_and_play() -> None:
-    outcomes = gtp_runner.run_file(gtp_runner.TST_DIR / "positions.tst", _pexpect_session)
-    assert len(outcomes) >= 20
-    assert [o.describe() for o in outcomes if not o.passed] == []
+    for name in ("positions.tst", "positions.errors"):
+        outcomes = gtp_runner.run_file(gtp_runner.TST_DIR / name, _pexpect_session)
+        assert len(outcomes) >= 7
+        assert [o.describe() for o in outcomes if not o.passed] == []
 
 
-@pytest.mark.parametrize("path", gtp_runner.tst_files(), ids=lambda path: path.name)
+@pytest.mark.parametrize("path", gtp_runner.tst_files() + gtp_runner.errors_files(), ids=lambda path: path.name)
 def test_tst_files_through_a_pipe(path: Path) -> None:
     """The same suites, bytes and all (control characters, CR), through the real stdin."""
 
@@ -180,7 +181,7 @@ def test_ten_thousand_commands() -> None:
 
 def test_eof_ends_cleanly_and_quit_stops_reading() -> None:
     result = run_pipe("1 name\n2 boardsize 5")
-    assert (result.returncode, result.stdout) == (0, b"=1 margo-gtp\n\n=2\n\n")
+    assert (result.returncode, result.stdout) == (0, b"=1 margo-gtp\n\n=2 \n\n")
     result = run_pipe("quit\nname\n")
     assert (result.returncode, result.stdout) == (0, b"=\n\n")
     result = run_pipe(b"")
@@ -246,7 +247,7 @@ def test_cli_wire_log(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert log.read_text() == (
         ">> 1 name\n<< =1 margo-gtp\n>> \n>> showboard x\n<< ? syntax error\n>> boardsize 2\n<< =\n>> showboard\n"
-        "<< =\n<< Level 1\n<<     A B\n<<   2 . . 2\n<<   1 . . 1\n<<     A B\n<< White to move; moves played: 0\n"
+        "<< = \n<< Level 1\n<<     A B\n<<   2 . . 2\n<<   1 . . 1\n<<     A B\n<< White to move; moves played: 0\n"
         "<< Balls: White (O) 0, Black (X) 0\n<< Captured by: White 0, Black 0\n"
     )
 

@@ -200,8 +200,8 @@ TRANSCRIPT_OUT = (
     "?3 syntax error\n\n"
     "?4 syntax error\n\n"
     "?5 unacceptable size\n\n"
-    "=6\n\n"
-    "=7\n\n"
+    "=6 \n\n"
+    "=7 \n\n"
     "?8 syntax error\n\n"
     "?9 syntax error\n\n"
     "?10 syntax error\n\n"
@@ -212,7 +212,7 @@ TRANSCRIPT_OUT = (
     "?15 unknown command\n\n"
     "=16 false\n\n"
     "=17 true\n\n"
-    "=18\n"
+    "=18 \n"
     ". ? . ? . ? . ? .\n"
     "? . ? . ? . ? . ?\n"
     ". ? . ? . ? . ? .\n"
@@ -222,7 +222,7 @@ TRANSCRIPT_OUT = (
     ". ? . ? . ? . ? .\n"
     "? . ? . ? . ? . ?\n"
     ". ? . ? . ? . ? .\n\n"
-    "=19\n\n"
+    "=19 \n\n"
 )
 
 
@@ -239,7 +239,7 @@ def test_a_dead_engine_is_reported_and_quit_still_works() -> None:
         input=script, capture_output=True, text=True, timeout=60,
     )
     assert completed.stdout == (
-        "= Margo\n\n? engine is not running\n\n? engine is not running\n\n? unknown command\n\n=\n\n"
+        "= Margo\n\n? engine is not running\n\n? engine is not running\n\n? engine is not running\n\n=\n\n"
     )
     assert completed.returncode == 0
 
@@ -249,7 +249,7 @@ def test_hole_option_writes_dots_for_gogui() -> None:
         [str(MARGO_GTP_2D), "--hole", "."], input="boardsize 3\ngogui-rules_board\n",
         capture_output=True, text=True, timeout=60,
     )
-    assert completed.stdout == "=\n\n=\n. . .\n. . .\n. . .\n\n"
+    assert completed.stdout == "=\n\n= \n. . .\n. . .\n. . .\n\n"
 
 
 def test_eof_ends_the_proxy_and_its_engine() -> None:

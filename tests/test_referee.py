@@ -120,6 +120,8 @@ def test_judge_accepts_legal_moves_and_resign(answer, expected):
         ("Z9:1", MALFORMED_MOVE, "genmove W answered 'Z9:1'"),
         ("D4:1", MALFORMED_MOVE, "genmove W answered 'D4:1'"),  # off a 3x3 board
         ("A1:1 B1:1", MALFORMED_MOVE, "genmove W answered 'A1:1 B1:1'"),
+        ("A\u0661", MALFORMED_MOVE, "genmove W answered 'A\u0661'"),  # Arabic-Indic 1 is not A1
+        ("A1:\u0661", MALFORMED_MOVE, "genmove W answered 'A1:\u0661'"),
         ("pass", ILLEGAL_MOVE, "genmove W answered 'pass', illegal in this position"),
         ("swap", ILLEGAL_MOVE, "genmove W answered 'swap', illegal in this position"),
         ("A1:2", ILLEGAL_MOVE, "genmove W answered 'A1:2', illegal in this position"),  # unsupported

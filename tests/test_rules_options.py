@@ -160,3 +160,27 @@ def test_every_option_value_has_a_distinguishing_case() -> None:
     assert set(Rules().options()) == {option for option, _ in ALL_VALUES}
     missing = ALL_VALUES - covered
     assert not missing, f"option values without a distinguishing case: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("option, text", [("komi", "\u0665"), ("komi", "1_0"), ("komi", "inf"), ("size", "\u0667"), ("size", "1_0"), ("max_level", "\u0662")])
+def test_numbers_are_ascii_decimals(option: str, text: str) -> None:
+    from margo_gtp.engine import RulesError
+
+    with pytest.raises(RulesError, match=f"invalid value for {option}"):
+        Rules().with_options({option: text})
+
+
+#: 3x3, one White ball in the middle: the whole plane is White's region (8 points), and
+#: the pyramid closure over it adds level 2 (4 points) and the apex (1) - when playable.
+#:     3 . . .
+#:     2 . O .
+#:     1 . . .
+@pytest.mark.parametrize("max_level, white", [(None, 1 + 8 + 4 + 1), (2, 1 + 8 + 4 + 1), (1, 1 + 8 + 4), (0, 1 + 8)])
+def test_territory_counts_only_playable_levels(max_level: int | None, white: int) -> None:
+    """R19: with max_level = m, territory stops at level m (0-based): no ball can stand
+    above it, so points there are nobody's."""
+    options: dict[str, object] = {"size": 3, "scoring": "territory"}
+    if max_level is not None:
+        options["max_level"] = max_level
+    engine, reference = both(options, "B2:1", "", "B")
+    assert engine.score() == (white, 0.0) == reference.score()

@@ -313,6 +313,7 @@ def test_a_go_tool_saved_game_loads_with_end_passes() -> None:
     text = (DATA / "gogui_saved_n3.sgf").read_text(encoding="utf-8")
     record = sgf.loads(text)
     assert record.rules.size == 3 and record.rules.komi == 0.5
+    assert record.rules.first_player == Colour.BLACK  # gogui-twogtp: Black moved first, the record has no MR
     assert [(c.letter, m.gtp()) for c, m in record.moves][:5] == [
         ("B", "A1:1"), ("W", "B1:1"), ("B", "A2:1"), ("W", "B2:1"), ("B", "A1:2")]
     assert record.move_properties[0] == {"C": ["first"]}
@@ -366,6 +367,8 @@ def test_command_line_converts_both_ways(tmp_path: Path) -> None:
 
     native = convert("native", DATA / "gogui_saved_n3.sgf")
     assert native.returncode == 0 and "GM[77]" in native.stdout
+    assert "MR[first_player=black]" in native.stdout  # Black moved first in this twogtp game
+    assert sgf.replay(sgf.loads(native.stdout)).outcome().result() == "W+3.5"
     (tmp_path / "native.sgf").write_text(native.stdout, encoding="utf-8")
     projected = convert("projected", tmp_path / "native.sgf")
     assert projected.returncode == 0
@@ -381,3 +384,13 @@ def test_command_line_converts_both_ways(tmp_path: Path) -> None:
     assert failed.returncode == 1
     assert failed.stderr == f"margo_adapters.sgf: {bad}: move 1 (W A1:2) is illegal: " \
                             "illegal move: A1:2 for WHITE: point is not supported\n"
+
+
+def test_load_board_is_loadsgf_n_as_gnu_go() -> None:
+    """``loadsgf FILE n``: the position before move n (from 1); None or past the end: the whole game."""
+    text = "(;GM[77]SZ[3];W[aa:1];B[cc:1];W[ba:1])"
+    boards = {n: sgf.load_board(text, n)[1] for n in (None, 1, 2, 4, 99)}
+    assert [len(boards[n].history) for n in (None, 1, 2, 4, 99)] == [3, 0, 1, 3, 3]
+    assert boards[2].balls() == {parse_vertex("A3:1", 3): Colour.WHITE}
+    record, _ = sgf.load_board(text)
+    assert len(record.moves) == 3

@@ -1,11 +1,11 @@
 """The coordinate module: 3-D GTP vertices, projected 2-D points, exact inverses."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from margo_gtp.vertex import (
     COLUMNS, InvalidVertexError, Point, column_points, format_point_2d, format_vertex, gtp_order,
-    parse_point_2d, parse_vertex, project, projected_size, size_from_projected,
+    parse_decimal, parse_integer, parse_point_2d, parse_vertex, project, projected_size, size_from_projected,
 )
 
 PARSE_CASES = [
@@ -51,6 +51,11 @@ BAD_VERTICES = [
     ("pass", 9, "malformed vertex: 'pass'"),
     ("D4:1:1", 9, "malformed vertex: 'D4:1:1'"),
     ("D-4", 9, "malformed vertex: 'D-4'"),
+    # only ASCII digits: other scripts' digits are not GTP (re's \\d would take them)
+    ("A\u0661", 9, "malformed vertex: 'A\u0661'"),          # Arabic-Indic one
+    ("A1:\u0661", 9, "malformed vertex: 'A1:\u0661'"),
+    ("D\uff14", 9, "malformed vertex: 'D\uff14'"),          # fullwidth four
+    ("A\u00b9", 9, "malformed vertex: 'A\u00b9'"),          # superscript one
 ]
 
 
@@ -133,7 +138,30 @@ def test_even_projected_size_is_refused():
         size_from_projected(16)
 
 
+@settings(deadline=None)  # about correctness, not time: a slow shared machine must not fail it
 @given(st.integers(0, 24), st.integers(0, 24))
 def test_2d_format_parse_inverse(col, row):
     assert parse_point_2d(format_point_2d(col, row), 25) == (col, row)
     assert len(COLUMNS) == 25
+
+
+def test_2d_points_take_ascii_digits_only():
+    with pytest.raises(InvalidVertexError, match="malformed"):
+        parse_point_2d("A\u0661", 17)
+
+
+@pytest.mark.parametrize("text, value", [("0", 0.0), ("6.5", 6.5), ("-2", -2.0), ("+.5", 0.5), ("7.", 7.0), ("1e1", 10.0)])
+def test_parse_decimal(text, value):
+    assert parse_decimal(text) == value
+
+
+@pytest.mark.parametrize("text", ["\u0665", "1_0", " 5", "5 ", "inf", "nan", "-inf", "1e999", "", ".", "0x10", "\uff15", "5,5"])
+def test_parse_decimal_refuses_what_float_accepts(text):
+    with pytest.raises(ValueError):
+        parse_decimal(text)
+
+
+@pytest.mark.parametrize("text", ["\u0665", "1_0", " 5", "5.0", "", "+", "\u00b2"])
+def test_parse_integer_refuses_what_int_accepts(text):
+    with pytest.raises(ValueError):
+        parse_integer(text)

@@ -1636,10 +1636,12 @@ static void territory(StateObject *s, const W *zombies, W *terr0, W *terr1) {
             }
         }
     }
+    /* R19: territory climbs only the playable levels (up to max_level): no ball can stand above. */
+    const W *playable = g->up_to_level + (size_t)s->top_level * nw;
     for (int c = 0; c < 2; c++) {
         for (int w = 0; w < nw; w++) base[w] = alive[c][w] | terr[c][w];
         for (int w = 0; w < nw; w++) { /* ascending index = level by level: supports come first */
-            W x = ~g->plane[w] & ~occ[w];
+            W x = ~g->plane[w] & ~occ[w] & playable[w];
             if (w == nw - 1 && s->count % 64) x &= ((W)1 << (s->count % 64)) - 1;
             while (x) {
                 int i = w * 64 + __builtin_ctzll(x);

@@ -935,7 +935,8 @@ class Board:
         return scores[0] + komi, float(scores[1])
 
     def territory_masks(self, zombies: int | None = None) -> tuple[int, int]:
-        """Territory bit sets ``(white, black)`` by the pyramid closure of R19."""
+        """Territory bit sets ``(white, black)`` by the pyramid closure of R19, up to the
+        highest playable level (``max_level``): no ball can stand above it."""
         g = self._g
         if zombies is None:
             zombies = self._zombie_mask()
@@ -966,7 +967,7 @@ class Board:
                     territory[c] |= region
         for c in (0, 1):
             base = alive[c] | territory[c]
-            for level in range(1, self.size):
+            for level in range(1, self.rules.top_level + 1):
                 m = g.level_mask[level] & ~occ
                 while m:
                     b = m & -m

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from margo_gtp.vertex import MAX_SIZE, MIN_SIZE
+from margo_gtp.vertex import MAX_SIZE, MIN_SIZE, parse_decimal, parse_integer
 
 
 class Colour(enum.IntEnum):
@@ -144,6 +144,31 @@ class Rules:
 OPTION_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
 
 
+def merge_option_flags(options: Mapping[str, str], flags: Mapping[str, tuple[str, object]]) -> dict[str, str]:
+    """Rule options given as ``K=V`` pairs plus shortcut flags: ``flags`` maps an option
+    name to ``(flag, value)`` (e.g. ``{"size": ("--size", 7)}``; value None = not given).
+
+    A flag and a pair naming the same option must agree (compared as parsed values, so
+    ``--komi 5`` and ``komi=5.0`` agree); otherwise RulesError, rather than one of them
+    silently winning. Bad values are left for :meth:`Rules.with_options` to report.
+    """
+    merged = dict(options)
+    for name, (flag, value) in flags.items():
+        if value is None:
+            continue
+        text = str(value)
+        if name in merged:
+            try:
+                same = _parse_option(name, merged[name]) == _parse_option(name, text)
+            except RulesError:
+                same = True  # the bad value is reported by with_options
+            if not same:
+                raise RulesError(f"{flag} {text} contradicts the rule {name}={merged[name]}: give one of them")
+            continue
+        merged[name] = text
+    return merged
+
+
 def _on_off(value: bool) -> str:
     return "on" if value else "off"
 
@@ -156,7 +181,7 @@ def _parse_option(name: str, text: str) -> Any:
         return _ON_OFF[value]
     if name in ("size", "max_level"):
         try:
-            number = int(value)
+            number = parse_integer(value)
         except ValueError:
             raise RulesError(f"invalid value for {name}: {text!r} (an integer)") from None
         if name == "size" and not (MIN_SIZE <= number <= MAX_SIZE):
@@ -166,7 +191,7 @@ def _parse_option(name: str, text: str) -> Any:
         return number
     if name == "komi":
         try:
-            komi = float(value)
+            komi = parse_decimal(value)
         except ValueError:
             raise RulesError(f"invalid value for komi: {text!r} (a number)") from None
         if not math.isfinite(komi):

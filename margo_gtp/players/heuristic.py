@@ -18,6 +18,12 @@ feature                rule of thumb
 ``centre``             early in the game, prefer points near the centre of the plane
 =====================  =================================================================
 
+A pass (legal only with ``allow_pass``, R20) is not scored by these features, which
+would rate it above every move because it risks nothing. It is valued by what it leads
+to: when it ends the game (the opponent passed just before) it is the best move if the
+game is then won and the worst if not; otherwise it scores below every real move, so
+the player passes first only when it has nothing else.
+
 Ties are broken by a seeded random number (``seed`` option), so the player is
 deterministic for a seed. It ignores the time budget (one ply is fast: one push, a
 flood fill of the groups and one pop per legal move).
@@ -51,6 +57,7 @@ class Weights:
     centre: float = 1.0
     centre_moves: int = 12     # plies (of the whole game) during which the centre counts
     noise: float = 0.01        # size of the seeded tie-break
+    decisive: float = 1e6      # a pass that ends the game: + this when won, - when not; else below any move
 
 
 def groups_with_freedoms(board: Board, colour: int) -> list[tuple[int, int]]:
@@ -90,6 +97,8 @@ class HeuristicPlayer:
     def evaluate(self, board: Board, move: Move, colour: Colour) -> float:
         """Score of ``move`` for ``colour`` (``move`` must be legal; ``board`` is unchanged)."""
         w = self.weights
+        if move.is_pass:
+            return self._pass_value(board, colour)
         c = int(colour)
         captured_before = board.captured[colour]
         board.push(move, colour)
@@ -108,6 +117,18 @@ class HeuristicPlayer:
             distance = abs(move.point.x - centre) + abs(move.point.y - centre)
             score -= w.centre * distance * (1 - plies / w.centre_moves)
         return score
+
+    def _pass_value(self, board: Board, colour: Colour) -> float:
+        """R20: a pass that ends the game is worth its result; any other pass only
+        hands the opponent the choice, so it ranks below every real move."""
+        board.push(Move.PASS, colour)
+        try:
+            outcome = board.outcome()
+        finally:
+            board.pop()
+        if outcome is None:
+            return -self.weights.decisive / 2
+        return self.weights.decisive if outcome.winner == colour else -self.weights.decisive
 
     def select_move(self, board: Board, colour: Colour, budget: Budget) -> Move:
         moves = board.legal_moves(colour)

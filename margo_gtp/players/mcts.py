@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.engine.core import native_uct_select
 from margo_gtp.players.base import RESIGN, Budget, Resign
-from margo_gtp.vertex import Point
+from margo_gtp.vertex import Point, parse_decimal
 
 __all__ = [
     "Analysis",
@@ -103,7 +103,7 @@ class Node:
                   parent in which ``player`` played ``point`` later on
     """
 
-    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w")
+    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w", "prior")
 
     def __init__(self, move: Move | None, player: int, point: int, parent: "Node | None") -> None:
         self.move = move
@@ -115,6 +115,7 @@ class Node:
         self.w = 0.0
         self.rave_n = 0
         self.rave_w = 0.0
+        self.prior = PRIOR_VALUE  # the heuristic prior win rate given at expansion, if any
 
     def win_rate(self) -> float:
         """Wins for ``player`` per visit (``PRIOR_VALUE`` when unvisited)."""
@@ -279,9 +280,10 @@ class Analysis:
     move: Move
     visits: int
     winrate: float  # for the colour to move
-    prior: float    # AMAF win rate (the search's prior opinion of the move)
+    prior: float    # prior win rate from the heuristic at expansion (PRIOR_VALUE when none)
     order: int      # 0 = the move the player would choose now
     pv: tuple[Move, ...]
+    amaf: float = PRIOR_VALUE  # all-moves-as-first (RAVE) win rate for the colour to move
 
 
 class MctsPlayer:
@@ -527,6 +529,7 @@ class MctsPlayer:
                 rate = PRIOR_LOW + (PRIOR_HIGH - PRIOR_LOW) * math.exp((score - top) / self.prior_temp)
                 child.n = self.prior_visits
                 child.w = rate * self.prior_visits
+                child.prior = rate
             children.sort(key=lambda child: -child.w)  # stable: the shuffle still breaks ties
         node.children = children
 
@@ -572,8 +575,8 @@ class MctsPlayer:
                 if node.n == 0:
                     break
                 pv.append(node.move)
-            prior = child.rave_w / child.rave_n if child.rave_n else PRIOR_VALUE
-            out.append(Analysis(child.move, child.n, child.win_rate(), prior, order, tuple(pv)))  # type: ignore[arg-type]
+            amaf = child.rave_w / child.rave_n if child.rave_n else PRIOR_VALUE
+            out.append(Analysis(child.move, child.n, child.win_rate(), child.prior, order, tuple(pv), amaf))  # type: ignore[arg-type]
         return out
 
 
@@ -581,8 +584,10 @@ def _parse_float(value: str, key: str) -> float:
     from margo_gtp.players import PlayerSpecError
 
     try:
-        number = float(value)
-    except ValueError:
+        number = parse_decimal(value)
+    except ValueError as error:
+        if "finite" in str(error) or value.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise PlayerSpecError(f"player option {key} must be a finite number >= 0: {value!r}") from None
         raise PlayerSpecError(f"player option {key} must be a number: {value!r}") from None
     if not math.isfinite(number) or number < 0:
         raise PlayerSpecError(f"player option {key} must be a finite number >= 0: {value!r}")
@@ -659,10 +664,11 @@ def make_mcts(options: dict[str, str], seed: int | None) -> MctsPlayer:
 # Estimates for final_score / final_status_list
 
 
-def estimate(board: Board, seconds: float = 0.5, *, playouts: int = 400, seed: int = 0,
+def estimate(board: Board, seconds: float | None = 0.5, *, playouts: int = 400, seed: int = 0,
              clock: Callable[[], float] = time.perf_counter) -> tuple[float, list[Point]]:
     """Score estimate ``white - black`` and the balls judged dead, from random playouts
-    played to the end of the game (at most ``playouts``, at most ``seconds``).
+    played to the end of the game (at most ``playouts``, at most ``seconds``; None: no
+    time limit, so the answer depends on the seed and the budget only).
 
     A ball is dead when its point ends up not holding its colour (empty or the other
     colour: the ball was taken) in more than half of the playouts, or when it is a zombie now (gtp.md: ``dead`` includes zombies). The
@@ -678,8 +684,8 @@ def estimate(board: Board, seconds: float = 0.5, *, playouts: int = 400, seed: i
     lost = {point: 0 for point in balls}
     total = 0.0
     done = 0
-    deadline = clock() + seconds
-    while done < playouts and (done == 0 or clock() < deadline):
+    deadline = None if seconds is None else clock() + seconds
+    while done < playouts and (done == 0 or deadline is None or clock() < deadline):
         work = board.copy()
         work.random_playout(rng, max_moves=PLAYOUT_CAP)
         white, black = work.score()

@@ -1,29 +1,35 @@
 """Analysis commands: ``margo-analyze`` (gtp.md section 4) and playout-based estimates.
 
 A handler group added to an engine next to the game session (:func:`install`; the
-``margo-gtp`` command line does so when the player searches, see :func:`searches`):
+``margo-gtp`` command line does so for every player):
 
 ``margo-analyze C [interval]``
     Streams the MCTS search for colour ``C`` in the current position, in the style of
     ``kata-analyze``: the answer starts with ``=``; every ``interval`` centiseconds
     (default 50) it writes one line per candidate move, best first::
 
-        info move D4:1 visits 120 winrate 0.5625 prior 0.5100 order 0 pv D4:1 C4:1 D5:1
+        info move D4:1 visits 120 winrate 0.5625 prior 0.9000 amaf 0.5100 order 0 pv D4:1 C4:1 D5:1
 
-    ``winrate`` is for ``C``; ``prior`` is the move's all-moves-as-first (RAVE) win rate;
-    ``pv`` the most visited line. It stops at the next input line and ends with an empty
+    ``winrate`` is for ``C``; ``prior`` is the win rate the search gave the move before
+    searching it (the heuristic player's one-ply opinion, 0.5 when none: the role of a
+    policy prior in ``kata-analyze``); ``amaf`` is its all-moves-as-first (RAVE) win
+    rate; ``pv`` the most visited line. It stops at the next input line and ends with an empty
     line. The search grows the player's own tree when the player is an MCTS player, so a
     ``genmove C`` that follows reuses it; otherwise a private MCTS player is used. When
     ``C`` has no legal move, no line is written. The board is never changed.
 ``margo-analyze_snapshot C [centiseconds]``
     The same lines once, after searching ``centiseconds`` (default: the limit set by
-    ``margo-set_limit`` if any, else 100), as an ordinary
-    (non-streaming) answer: what ``gogui-analyze_commands`` offers, since GoGui waits for
-    the end of an answer and cannot drive a stream.
+    ``margo-set_limit`` if any, else 100; at most ``MAX_SNAPSHOT_CS``, more is a
+    ``syntax error``), as one answer: what ``gogui-analyze_commands`` offers, since GoGui
+    waits for the end of an answer and cannot drive a stream. Like the stream, the
+    search stops early when the next input line arrives (the lines found so far are the
+    answer), so a long snapshot never wedges the engine. The answer starts on the line
+    after ``=`` (``= \\ninfo move ...``).
 
 With an MCTS player, ``final_score`` and ``final_status_list`` (``dead``/``alive``) use
 :func:`margo_gtp.players.mcts.estimate` (playouts to the end, ownership of the
-balls) while the game is not over; with other players the session's own answers stand
+balls; ``ESTIMATE_PLAYOUTS`` within ``ESTIMATE_SECONDS``, or exactly the budget of
+``margo-set_limit`` when one was set) while the game is not over; with other players the session's own answers stand
 (ball counts now, zombies as dead). A finished or resigned game is always the session's.
 
 What is enforced: colour and interval syntax (``syntax error``). What is not: a bound on
@@ -47,6 +53,7 @@ __all__ = ["AnalysisGroup", "AnalysisStream", "format_info", "install", "parse_i
 
 DEFAULT_INTERVAL_CS = 50          # margo-analyze report interval when none is given
 DEFAULT_SNAPSHOT_CS = 100         # margo-analyze_snapshot thinking time
+MAX_SNAPSHOT_CS = 60 * 100        # ... and its cap (a minute)
 MAX_ANALYSIS_VISITS = 2_000_000   # a stream stops searching (and keeps reporting) beyond this
 ESTIMATE_SECONDS = 1.0            # final_score / final_status_list thinking time
 ESTIMATE_PLAYOUTS = 300           # ... and playout cap (whichever comes first)
@@ -56,7 +63,7 @@ def format_info(item: Analysis) -> str:
     """One ``info`` line (gtp.md section 4)."""
     pv = " ".join(move.gtp() for move in item.pv)
     return (f"info move {item.move.gtp()} visits {item.visits} winrate {item.winrate:.4f} "
-            f"prior {item.prior:.4f} order {item.order} pv {pv}")
+            f"prior {item.prior:.4f} amaf {item.amaf:.4f} order {item.order} pv {pv}")
 
 
 def parse_info(line: str) -> dict[str, Any]:
@@ -77,7 +84,7 @@ def parse_info(line: str) -> dict[str, Any]:
         value = words[i + 1]
         if key in ("visits", "order"):
             fields[key] = int(value)
-        elif key in ("winrate", "prior"):
+        elif key in ("winrate", "prior", "amaf"):
             fields[key] = float(value)
         else:
             fields[key] = value
@@ -116,6 +123,29 @@ class AnalysisStream:
                 return
             for item in self.player.analysis(self.player._root_for(self.board, self.colour)):  # noqa: SLF001
                 write(format_info(item))
+
+
+class SnapshotStream:
+    """The result of ``margo-analyze_snapshot``: search until the limit or the next input
+    line, then write the lines once (a :class:`~margo_gtp.protocol.gtp.GtpStream`, so the
+    session loop can tell it that input is waiting)."""
+
+    stop_at_eof = False  # bounded by its limit: a script that ends after it still gets the answer
+
+    def __init__(self, player: MctsPlayer, board: Any, colour: Colour, seconds: float | None, playouts: int | None) -> None:
+        self.player = player
+        self.board = board.copy()
+        self.colour = colour
+        self.seconds = seconds
+        self.playouts = playouts
+
+    def run(self, write: Callable[[str], None], stop_requested: Callable[[], bool]) -> None:
+        if not self.board.legal_moves(self.colour):
+            return
+        deadline = None if self.seconds is None else self.player.clock() + self.seconds
+        root = self.player.search(self.board, self.colour, playouts=self.playouts, deadline=deadline, stop=stop_requested)
+        for item in self.player.analysis(root):
+            write(format_info(item))
 
 
 class AnalysisGroup(HandlerGroup):
@@ -159,24 +189,28 @@ class AnalysisGroup(HandlerGroup):
             self._private.reset(self.session.board)
         return AnalysisStream(self.player(), self.session.board, colour, max(centiseconds, 1) / 100)
 
-    def cmd_margo_analyze_snapshot(self, colour: Colour, centiseconds: int | None = None) -> str:
+    def cmd_margo_analyze_snapshot(self, colour: Colour, centiseconds: int | None = None) -> SnapshotStream:
+        if centiseconds is not None and not 0 <= centiseconds <= MAX_SNAPSHOT_CS:
+            raise GtpError("syntax error", detail=f"centiseconds must be 0..{MAX_SNAPSHOT_CS}")
         limit = getattr(self.session, "limit", None)
         playouts = None
         if centiseconds is None and limit is not None and (limit.seconds is not None or limit.playouts is not None):
             seconds, playouts = limit.seconds, limit.playouts  # what margo-set_limit asked for
+            if seconds is not None:
+                seconds = min(seconds, MAX_SNAPSHOT_CS / 100)
         else:
             seconds = (DEFAULT_SNAPSHOT_CS if centiseconds is None else centiseconds) / 100
-        if seconds is not None and seconds < 0:
-            raise GtpError("syntax error")
-        board = self.session.board
-        if not board.legal_moves(colour):
-            return ""
-        player = self.player()
-        deadline = None if seconds is None else player.clock() + seconds
-        root = player.search(board.copy(), colour, playouts=playouts, deadline=deadline)
-        return "\n".join(format_info(item) for item in player.analysis(root))
+        if self._private is not None and self._mcts is None:
+            self._private.reset(self.session.board)
+        return SnapshotStream(self.player(), self.session.board, colour, seconds, playouts)
 
     def _estimate(self) -> tuple[float, list]:
+        """Playouts to the end: at most ESTIMATE_PLAYOUTS within ESTIMATE_SECONDS, or
+        exactly what ``margo-set_limit`` asked for when it gave a limit."""
+        limit = getattr(self.session, "limit", None)
+        if limit is not None and (limit.seconds is not None or limit.playouts is not None):
+            playouts = limit.playouts if limit.playouts is not None else ESTIMATE_PLAYOUTS
+            return estimate(self.session.board, limit.seconds, playouts=playouts)
         return estimate(self.session.board, ESTIMATE_SECONDS, playouts=ESTIMATE_PLAYOUTS)
 
     def cmd_final_score(self) -> str:
@@ -200,9 +234,8 @@ class AnalysisGroup(HandlerGroup):
 
 
 def searches(player: object) -> bool:
-    """True for players whose search the analysis commands show (MCTS players): the
-    composition root installs the group for those only, so an engine with the random or
-    heuristic player keeps the plain command set."""
+    """True for players whose own search the analysis commands show (MCTS players);
+    other players are analysed by a private searcher."""
     return isinstance(player, MctsPlayer)
 
 

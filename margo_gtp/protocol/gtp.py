@@ -3,8 +3,13 @@
 This layer knows nothing about MarGo. It turns input lines into ``(id, name, args)``,
 looks the name up in one registry of handlers, and frames what the handler returns:
 
-    success   ``=[id] result\\n\\n``   (``=[id]\\n\\n`` when the result is empty)
+    success   ``=[id] result\\n\\n``   (``=\\n\\n`` when there is neither id nor result)
     failure   ``?[id] message\\n\\n``
+
+One space always follows ``=id`` (gtp.md section 1), even when the result is empty or
+starts on the next line (``=7 \\nLevel 1...``), as GNU Go writes it: GoGui's
+``GtpClient.readResponse`` and gogui-regress take the answer to be everything after the
+first space of the whole reply, so ``=7\\nLevel 1`` would lose the word ``Level``.
 
 A handler is any callable ``handler(args: list[str]) -> str | None | GtpStream``. It
 signals failure by raising :class:`GtpError` (``? message``), :class:`GtpFatalError`
@@ -16,7 +21,7 @@ What is enforced here (gtp.md section 1): every input line is preprocessed (CR a
 other control characters except HT/LF dropped, ``#`` comments cut, HT turned into a
 space, blank lines skipped without reply); a result never contains an empty line (empty
 lines inside a multi-line result are dropped); a result that starts with a newline
-(``showboard``) begins on the line after ``=``. What is not: argument syntax and game
+(``showboard``) begins on the line after ``=[id] ``. What is not: argument syntax and game
 state are the handlers' business (see :mod:`margo_gtp.protocol.session`).
 
 Handlers may come from several groups (the game session, an analysis group, GoGui
@@ -24,7 +29,7 @@ extras): :meth:`GtpEngine.add_handlers` merges them into the one registry that
 ``list_commands`` and ``known_command`` read.
 
 Streaming commands (``margo-analyze``, in the style of ``kata-analyze``) return a
-:class:`GtpStream`; the session loop writes ``=[id]``, lets the stream write lines
+:class:`GtpStream`; the session loop writes ``=[id] ``, lets the stream write lines
 until the next input line arrives, then ends the response with an empty line.
 """
 
@@ -53,7 +58,15 @@ __all__ = [
 
 
 class GtpError(Exception):
-    """Raised by a handler to answer ``? message``; the session goes on"""
+    """Raised by a handler to answer ``? message``; the session goes on.
+
+    ``detail`` (optional) says why, for a human: the engine writes it on stderr, never
+    in the answer, whose canonical text referees compare literally (gtp.md section 1).
+    """
+
+    def __init__(self, message: str, *, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
 
 
 class GtpFatalError(GtpError):
@@ -71,7 +84,11 @@ class GtpQuit(Exception):
 @runtime_checkable
 class GtpStream(Protocol):
     """A streaming result: :meth:`run` writes result lines (no empty line, each ending
-    in ``\\n``) through ``write`` until ``stop_requested()`` is true, then returns."""
+    in ``\\n``) through ``write`` until ``stop_requested()`` is true, then returns.
+
+    ``stop_requested()`` turns true when the next input line arrives, and at the end of
+    input unless the stream has an attribute ``stop_at_eof = False`` (a stream that
+    ends by itself, such as a search with a time limit)."""
 
     def run(self, write: Callable[[str], None], stop_requested: Callable[[], bool]) -> None: ...
 
@@ -123,16 +140,29 @@ def format_response(command_id: str | None, is_error: bool, text: str) -> str:
     """Frame one response: ``=id text\\n\\n`` or ``?id text\\n\\n``.
 
     Empty lines inside ``text`` are dropped (a GTP response ends at the first empty
-    line); a text starting with a newline starts on the line after the ``=``.
+    line); a text starting with a newline starts on the line after ``=id ``. The space
+    after the head is written whenever anything stands between it and the final empty
+    line, so a reader that takes everything after the first space (GoGui) gets the
+    whole answer:
+
+    >>> format_response("7", False, "\\nLevel 1\\nrow")
+    '=7 \\nLevel 1\\nrow\\n\\n'
+    >>> format_response("7", False, ""), format_response(None, False, "")
+    ('=7 \\n\\n', '=\\n\\n')
     """
-    head = ("?" if is_error else "=") + (command_id or "")
+    head = _response_head(command_id, is_error)
     lines = text.replace("\r", "").split("\n")
     body = [lines[0].rstrip()] + [line.rstrip() for line in lines[1:] if line.strip()]
     if body[0]:
-        return f"{head} " + "\n".join(body) + "\n\n"
+        return head + "\n".join(body) + "\n\n"
     if len(body) == 1:
-        return head + "\n\n"
+        return (head if command_id else head.rstrip()) + "\n\n"  # '=7 ' but a bare '='
     return head + "\n" + "\n".join(body[1:]) + "\n\n"
+
+
+def _response_head(command_id: str | None, is_error: bool) -> str:
+    """``'=7 '``, ``'? '``...: the sign, the id, one space."""
+    return ("?" if is_error else "=") + (command_id or "") + " "
 
 
 class GtpEngine:
@@ -144,7 +174,9 @@ class GtpEngine:
     with the traceback written to ``stderr``.
     """
 
-    def __init__(self, handlers: Mapping[str, Handler] | None = None, *, stderr: IO[str] | None = None) -> None:
+    def __init__(
+        self, handlers: Mapping[str, Handler] | None = None, *, stderr: IO[str] | None = None, program: str = "margo-gtp"
+    ) -> None:
         self.handlers: dict[str, Handler] = {
             "protocol_version": self._cmd_protocol_version,
             "known_command": self._cmd_known_command,
@@ -152,6 +184,7 @@ class GtpEngine:
             "quit": self._cmd_quit,
         }
         self._stderr = stderr
+        self.program = program
         if handlers:
             self.add_handlers(handlers)
 
@@ -177,8 +210,10 @@ class GtpEngine:
         except GtpQuit as quit_:
             return False, quit_.result, True
         except GtpFatalError as error:
+            self._explain(name, args, error)
             return True, str(error), True
         except GtpError as error:
+            self._explain(name, args, error)
             return True, str(error), False
         except Exception:  # noqa: BLE001 - containment is the point: the session must go on
             stream = self._stderr or sys.stderr
@@ -193,6 +228,16 @@ class GtpEngine:
             return True, "internal error", False
         return False, result, False
 
+    def _explain(self, name: str, args: list[str], error: GtpError) -> None:
+        """Write why a command failed on stderr: its detail, and for every syntax error
+        at least the offending command (illegal moves explain themselves the same way)."""
+        if error.detail is None and str(error) != "syntax error":
+            return
+        reason = f": {error.detail}" if error.detail else ""
+        stream = self._stderr or sys.stderr
+        stream.write(f"{self.program}: {error}: {' '.join([name, *args])!r}{reason}\n")
+        stream.flush()
+
     def handle_line(self, raw_line: str) -> Reply | None:
         """Preprocess and run one raw input line; None when the line gets no reply."""
         line = preprocess_line(raw_line)
@@ -200,6 +245,7 @@ class GtpEngine:
             return None
         command_id, name, args = parse_command(line)
         if name is None:
+            self._explain(command_id or "", [], GtpError("syntax error", detail="an id and no command"))
             return Reply(command_id, True, "syntax error", False)
         is_error, text, end = self.run_command(name, args)
         return Reply(command_id, is_error, text, end)
@@ -260,10 +306,19 @@ class _LineReader:
         return line
 
     def line_waiting(self) -> bool:
+        """True when a line, or the end of input, is waiting."""
         if self._queue is None:
             self._queue = queue.Queue()
             threading.Thread(target=self._pump, name="gtp-reader", daemon=True).start()
         return not self._queue.empty()
+
+    def command_waiting(self) -> bool:
+        """True when a line is waiting; the end of input does not count."""
+        if not self.line_waiting():
+            return False
+        assert self._queue is not None
+        with self._queue.mutex:
+            return bool(self._queue.queue) and self._queue.queue[0] != ""
 
     def _pump(self) -> None:
         assert self._queue is not None
@@ -318,15 +373,18 @@ def _run_stream(
     dst: IO[str],
     log: Callable[[str, str], None] | None,
 ) -> None:
-    _write(dst, "=" + (command_id or "") + "\n", log)
+    _write(dst, _response_head(command_id, False) + "\n", log)
 
     def write(line: str) -> None:
         text = "\n".join(part for part in line.split("\n") if part.strip())
         if text:
             _write(dst, text + "\n", log)
 
+    # A stream that ends by itself (stop_at_eof False: a snapshot) keeps going at the end
+    # of input and stops only for a command; an endless one stops at either.
+    stop = reader.line_waiting if getattr(stream, "stop_at_eof", True) else reader.command_waiting
     try:
-        stream.run(write, reader.line_waiting)
+        stream.run(write, stop)
     except Exception:  # noqa: BLE001 - a failing stream still ends its response
         (engine._stderr or sys.stderr).write(f"margo-gtp: internal error in stream:\n{traceback.format_exc()}")
     _write(dst, "\n", log)

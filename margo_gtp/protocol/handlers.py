@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from margo_gtp.protocol.gtp import GtpError, Handler
+from margo_gtp.vertex import parse_decimal
 
 __all__ = ["HandlerGroup", "typed_handler"]
 
@@ -56,18 +57,29 @@ def typed_handler(func: Callable[..., Any], converters: Callable[[], Mapping[Any
 
     def handler(args: list[str]) -> Any:
         if len(args) < required or (rest_type is None and len(args) > len(fixed)):
-            raise GtpError("syntax error")
+            raise GtpError("syntax error", detail=f"expected {_count_words(required, len(fixed), rest_type is not None)}, got {len(args)}")
         table = converters()
         types_ = [annotation for annotation, _ in fixed] + [rest_type] * (len(args) - len(fixed))
         try:
             values = [table[annotation](arg) for annotation, arg in zip(types_, args)]
-        except ValueError:
-            raise GtpError("syntax error") from None
+        except ValueError as error:
+            raise GtpError("syntax error", detail=str(error)) from None
         return func(*values)
 
     handler.__name__ = getattr(func, "__name__", "handler")
     handler.__doc__ = func.__doc__
     return handler
+
+
+def _count_words(required: int, fixed: int, more: bool) -> str:
+    """'1 argument', '1 to 2 arguments', 'at least 2 arguments'."""
+    if more:
+        count = f"at least {required}"
+    elif required == fixed:
+        count = str(required)
+    else:
+        count = f"{required} to {fixed}"
+    return f"{count} argument" + ("" if count == "1" else "s")
 
 
 def _parse_int(text: str) -> int:
@@ -78,10 +90,8 @@ def _parse_int(text: str) -> int:
 
 
 def _parse_float(text: str) -> float:
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"not a finite number: {text!r}")
-    return value
+    # float() accepts '1_0', '\u0665', 'inf' and 'nan'; GTP floats are plain ASCII decimals.
+    return parse_decimal(text)
 
 
 class HandlerGroup:

@@ -36,7 +36,7 @@ from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules
 from margo_gtp.players import RESIGN, Budget, Player, timecontrol
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
-from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
+from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_decimal, parse_integer, parse_vertex
 
 __all__ = ["ENGINE_NAME", "GameSession", "TimeSettings", "format_result", "make_gtp_engine", "render_board"]
 
@@ -179,6 +179,7 @@ class GameSession(HandlerGroup):
             "margo-set_rules": self.cmd_margo_set_rules,
             "margo-score": self.cmd_margo_score,
             "margo-set_limit": self.cmd_margo_set_limit,
+            "cputime": self.cmd_cputime,
         }
 
     def converters(self) -> dict[Any, Converter]:
@@ -321,9 +322,14 @@ class GameSession(HandlerGroup):
         white, black = self.board.score()
         return format_result(white, black)
 
+    def cmd_cputime(self) -> str:
+        """CPU seconds this engine process has used (GoGui's ``cputime`` extension, which
+        gogui-twogtp reads for its CPU columns)."""
+        return f"{time.process_time():.3f}"
+
     def cmd_final_status_list(self, status: str) -> str:
         if status not in ("alive", "dead", "seki"):
-            raise GtpError("syntax error")
+            raise GtpError("syntax error", detail=f"status must be alive, dead or seki, not {status!r}")
         dead = set(self.board.zombies())
         if status == "seki":
             return ""
@@ -334,7 +340,7 @@ class GameSession(HandlerGroup):
 
     def cmd_time_settings(self, main_time: int, byo_yomi_time: int, byo_yomi_stones: int) -> None:
         if min(main_time, byo_yomi_time, byo_yomi_stones) < 0:
-            raise GtpError("syntax error")
+            raise GtpError("syntax error", detail="times and stones must be >= 0")
         if byo_yomi_time > 0 and byo_yomi_stones == 0:
             self.time_settings = TimeSettings()  # GTP 2: no time limits
         elif byo_yomi_time == 0:
@@ -345,13 +351,13 @@ class GameSession(HandlerGroup):
 
     def cmd_time_left(self, colour: Colour, seconds: int, stones: int) -> None:
         if seconds < 0 or stones < 0:
-            raise GtpError("syntax error")
+            raise GtpError("syntax error", detail="time and stones must be >= 0")
         self._state.clocks[colour] = Clock(seconds, stones)
 
     def cmd_kgs_time_settings(self, system: str, *values: int) -> None:
         arity = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
         if arity.get(system) != len(values) or any(value < 0 for value in values):
-            raise GtpError("syntax error")
+            raise GtpError("syntax error", detail="expected none | absolute M | byoyomi M P N | canadian M P S, values >= 0")
         if system == "none":
             settings = TimeSettings()
         elif system == "absolute":
@@ -365,14 +371,11 @@ class GameSession(HandlerGroup):
 
     def cmd_loadsgf(self, filename: str, move_number: int | None = None) -> None:
         if move_number is not None and move_number < 1:
-            raise GtpError("syntax error")
+            raise GtpError("syntax error", detail="the move number counts from 1")
         try:
             from margo_gtp import sgf
 
-            record = sgf.loads(Path(filename).read_text(encoding="utf-8"))
-            # As GNU Go: the position before move n; an n past the end loads the whole game.
-            upto = None if move_number is None or move_number > len(record.moves) else move_number - 1
-            board = sgf.replay(record, upto)
+            _, board = sgf.load_board(sgf.read_file(filename), move_number)
         except Exception as error:  # noqa: BLE001 - any failure is "cannot load file" (gtp.md)
             self._detail(f"loadsgf {filename!r}: {type(error).__name__}: {error}")
             raise GtpError("cannot load file") from None
@@ -404,12 +407,12 @@ class GameSession(HandlerGroup):
 
     def cmd_margo_setup(self, *pairs: str) -> None:
         if not pairs or len(pairs) % 2:
-            raise GtpError("syntax error")
+            raise GtpError("syntax error", detail="expected colour/vertex pairs")
         size = self.board.size
         try:
             balls = [(parse_vertex(pairs[i + 1], size), Colour.parse(pairs[i])) for i in range(0, len(pairs), 2)]
-        except ValueError:
-            raise GtpError("syntax error") from None
+        except ValueError as error:
+            raise GtpError("syntax error", detail=str(error)) from None
         board = self.board.copy()
         try:
             board.setup(balls)
@@ -453,18 +456,17 @@ class GameSession(HandlerGroup):
 
     def cmd_margo_set_rules(self, *pairs: str) -> None:
         if not pairs:
-            raise GtpError("syntax error")
+            raise GtpError("syntax error", detail="expected K=V pairs")
         options: dict[str, str] = {}
         for pair in pairs:
             key, equals, value = pair.partition("=")
             if not equals or key in options:
-                raise GtpError("syntax error")
+                raise GtpError("syntax error", detail=f"expected K=V pairs, each key once: {pair!r}")
             options[key] = value
         try:
             rules = self.board.rules.with_options(options)
         except (RulesError, ValueError, TypeError) as error:
-            self._detail(str(error))
-            raise GtpError("syntax error") from None
+            raise GtpError("syntax error", detail=str(error)) from None
         if self.board.history:
             raise GtpError("cannot change rules now")
         try:
@@ -482,13 +484,13 @@ class GameSession(HandlerGroup):
         for pair in pairs:
             key, equals, text = pair.partition("=")
             if not equals or key in values or key not in ("seconds", "playouts"):
-                raise GtpError("syntax error")
+                raise GtpError("syntax error", detail=f"expected seconds=S or playouts=N, each once: {pair!r}")
             try:
-                value: float | int = float(text) if key == "seconds" else int(text)
-            except ValueError:
-                raise GtpError("syntax error") from None
-            if not (value >= 0 if key == "seconds" else value >= 1) or value != value or value == float("inf"):
-                raise GtpError("syntax error")
+                value: float | int = parse_decimal(text) if key == "seconds" else parse_integer(text)
+            except ValueError as error:
+                raise GtpError("syntax error", detail=str(error)) from None
+            if not (value >= 0 if key == "seconds" else value >= 1):
+                raise GtpError("syntax error", detail="seconds must be >= 0, playouts >= 1")
             values[key] = value
         self.limit = Budget(**values) if values else None  # type: ignore[arg-type]
 

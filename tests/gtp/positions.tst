@@ -1,6 +1,8 @@
 # The worked examples of /work/shared/positions.md, set up with margo-setup and
 # then played. Each example starts from a fresh board of its size (boardsize clears).
-# Expectations check the answer to the move and the whole ball map after it.
+# Expectations check the answer to the move and the whole ball map after it. Moves the
+# rules forbid are shown absent from margo-legal_moves here; that `play` refuses them
+# with `? illegal move` is in positions.errors (gogui-regress fails every `?` answer).
 
 # T1: simple capture at board level
 boardsize 5
@@ -75,16 +77,16 @@ margo-to_move b
 boardsize 4
 margo-setup b A1:1 b A2:1 b B1:1
 margo-to_move b
-1001 play b A1:2
-#? [\? illegal move]
+1001 margo-legal_moves b
+#? [!.*A1:2.*]
 1002 margo-board
 #? [.*"to_move":"B","balls":\{"A1:1":"B","B1:1":"B","A2:1":"B"\},.*"moves":0,.*]
 
 # T11: suicide is forbidden
 boardsize 4
 margo-setup b A2:1 b B1:1
-1101 play w A1:1
-#? [\? illegal move]
+1101 margo-legal_moves w
+#? [!.*A1:1.*]
 1102 margo-board
 #? [.*"to_move":"W","balls":\{"B1:1":"B","A2:1":"B"\},.*"moves":0,.*]
 
@@ -101,9 +103,7 @@ boardsize 4
 margo-setup w A1:1 w B2:1 b B1:1 b C2:1 b D1:1
 1401 play w C1:1
 #? []
-1402 play b B1:1
-#? [\? illegal move]
+1402 margo-legal_moves b
+#? [!.*B1:1.*]
 1403 margo-board
 #? [.*"to_move":"B","balls":\{"A1:1":"W","C1:1":"W","D1:1":"B","B2:1":"W","C2:1":"B"\},.*"moves":1,.*]
-1404 margo-legal_moves b
-#? [!.*B1:1.*]
