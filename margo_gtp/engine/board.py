@@ -207,7 +207,7 @@ class Board:
 
     @property
     def to_move(self) -> Colour:
-        return Colour(self._to_move)
+        return (WHITE, BLACK)[self._to_move]  # the same members as Colour(c), without the enum call
 
     @property
     def captured(self) -> dict[Colour, int]:
