@@ -9,9 +9,10 @@ Reading guide
     ``do_command``: the referee sends genmove, play and the clocks itself) and turns every
     way an engine can misbehave into an :class:`EngineFault`. :class:`GameRunner` sets up and
     plays one numbered game between two engines and returns its record and SGF;
-    :func:`run_match` plays the missing games of a match, in-process or in worker
-    processes, and writes every finished game (``results.jsonl`` + ``game-NNNN.sgf``)
-    before it moves on.
+    :func:`run_match` plays the missing games of a match, in-process, in worker processes
+    or through a *backend* (the Ray one is :mod:`margo_adapters.cluster`), and writes
+    every finished game (``results.jsonl`` + ``game-NNNN.sgf``) before it moves on; its
+    ``stop_when`` ends a match early (the SPRT of :mod:`margo_adapters.sprt`).
 
 What the referee enforces
     - Every move is checked by :class:`margo_gtp.engine.Board`: a malformed answer, an
@@ -22,10 +23,16 @@ What the referee enforces
       killed at once and restarted before its next game. The match goes on.
     - The game ends when the referee's own board says so (the side to move has no legal
       move, two passes with ``allow_pass``, first capture with ``first_capture_wins``), on
-      ``resign``, or after ``max_moves`` moves, when it is adjudicated by ball count (komi
-      added to White) and recorded as such.
+      ``resign``, or when it is adjudicated with the rules' own ``scoring`` (komi added to
+      White): after ``max_moves`` engine moves, or when one side has led by an
+      :class:`Adjudication` margin for its number of moves (cutechess ``-resign``).
     - Colours alternate: engine A holds White in odd-numbered games. A ``swap`` exchanges the
       colours of the two engines; per-colour statistics use the colour held at the end.
+      With an opening book, games ``2k-1`` and ``2k`` start from opening ``k`` (relayed to
+      both engines with ``play``), so each opening is played with both colours.
+    - An engine that dies before it ever got ready (a bad option, a missing file) stops
+      the match with :class:`EngineStartError` and its last stderr lines: it is the match
+      that is misconfigured, and a match of crash losses would hide it.
 
 What it does not: judge the engines' ``final_score``, or check what an engine believes the
 position is (a confused engine shows up as an illegal move or a refused ``play``).
@@ -33,13 +40,20 @@ position is (a confused engine shows up as an illegal move or a refused ``play``
 Durability: the SGF is written (temporary file, fsync, rename) and then the record is
 appended to ``results.jsonl`` with flush and fsync; a game counts as finished exactly when
 its line is in ``results.jsonl``. On start the log is read back, a torn last line (a kill
-during the write) is cut off, and only the games not yet there are played.
+during the write) is cut off, and only the games not yet there are played. A game number
+already written is never written again (a game replayed after a lost Ray worker).
+``match.json`` describes the match; it is replaced only while no game is finished (so a
+typo in an engine command does not block the corrected command).
+
+Live feed: while a game runs, ``OUT/live/game-NNNN.jsonl`` holds its moves so far
+(:class:`LiveFeed`); it is deleted once the game is written.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import multiprocessing
 import os
 import queue
@@ -59,6 +73,7 @@ from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import InvalidVertexError
 
 from margo_gtp import sgf
+from margo_adapters.openings import Opening, board_after, book_digest, opening_of_game
 from margo_gtp.client import (
     EngineCommandError,
     EngineError,
@@ -94,6 +109,7 @@ START_FAILED = "start failed"        # the engine command could not be started
 RESIGNATION = "resignation"
 FORFEIT = "forfeit"
 MAX_MOVES = "adjudicated at max moves"
+ADJUDICATED = "adjudicated by margin"
 
 
 class EngineFault(Exception):
@@ -132,14 +148,22 @@ class TimeControl:
     def parse(cls, text: str) -> "TimeControl":
         """``'M'`` or ``'M B S'`` (also with commas or slashes): seconds, seconds, moves."""
         parts = text.replace(",", " ").replace("/", " ").split()
+        control = None
         try:
             if len(parts) == 1:
-                return cls(float(parts[0]))
-            if len(parts) == 3:
-                return cls(float(parts[0]), float(parts[1]), int(parts[2]))
+                control = cls(float(parts[0]))
+            elif len(parts) == 3:
+                control = cls(float(parts[0]), float(parts[1]), int(parts[2]))
         except ValueError:
             pass
-        raise ValueError(f"time control must be 'MAIN' or 'MAIN BYO_YOMI_TIME BYO_YOMI_STONES': {text!r}")
+        if control is None:
+            raise ValueError(f"time control must be 'MAIN' or 'MAIN BYO_YOMI_TIME BYO_YOMI_STONES': {text!r}")
+        numbers = (control.main_time, control.byo_yomi_time, control.byo_yomi_stones)
+        if not all(math.isfinite(x) and x >= 0 for x in numbers):
+            raise ValueError(f"time control values must be finite and not negative: {text!r}")
+        if control.main_time == 0 and control.byo_yomi_time == 0:
+            raise ValueError(f"time control gives no time at all: {text!r}")
+        return control
 
     def gtp_args(self) -> tuple[int, int, int]:
         return (round(self.main_time), round(self.byo_yomi_time), self.byo_yomi_stones)
@@ -224,6 +248,8 @@ class MatchConfig:
     max_moves: int | None = None
     parallel: int = 1
     wire_log: bool = False
+    openings: tuple[Opening, ...] = ()
+    adjudication: "Adjudication | None" = None
 
     def engines(self) -> dict[str, EngineSpec]:
         return {"A": self.engine_a, "B": self.engine_b}
@@ -236,7 +262,54 @@ class MatchConfig:
             "move_timeout": self.move_timeout,
             "time_control": dataclasses.asdict(self.time_control) if self.time_control else None,
             "max_moves": self.max_moves,
+            # Absent unless used, so matches stored before these options existed still resume.
+            **({"openings": book_digest(self.openings)} if self.openings else {}),
+            **({"adjudication": dataclasses.asdict(self.adjudication)} if self.adjudication else {}),
         }
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """cutechess ``-resign`` for MarGo: the game is adjudicated as a win for the side ahead
+    once the referee's own count (the rules' ``scoring``, komi added to White) has shown
+    a lead of at least ``margin`` for ``moves`` consecutive moves. Engines' own estimates
+    are not asked for: every engine is judged by the same count, and no GTP extension is
+    needed."""
+
+    margin: float
+    moves: int
+
+    @classmethod
+    def parse(cls, text: str) -> "Adjudication":
+        """``"margin=M moves=N"`` (``M`` > 0 points, ``N`` >= 1 moves)."""
+        values: dict[str, str] = {}
+        for item in text.replace(",", " ").split():
+            key, sep, value = item.partition("=")
+            if not sep or key not in ("margin", "moves") or key in values:
+                raise ValueError(f"--adjudicate takes margin=M moves=N: {text!r}")
+            values[key] = value
+        if set(values) != {"margin", "moves"}:
+            raise ValueError(f"--adjudicate takes margin=M moves=N: {text!r}")
+        try:
+            margin, moves = float(values["margin"]), int(values["moves"])
+        except ValueError:
+            raise ValueError(f"--adjudicate takes margin=M moves=N: {text!r}") from None
+        if not (margin > 0 and math.isfinite(margin)) or moves < 1:
+            raise ValueError(f"--adjudicate needs margin > 0 and moves >= 1: {text!r}")
+        return cls(margin, moves)
+
+
+def check_limits(move_timeout: float, command_timeout: float, max_moves: int, spelled: Callable[[str], str]) -> None:
+    """ValueError for a limit that would forfeit or adjudicate every game at once: a
+    negative move timeout (0 means none), a command timeout that is not positive, a
+    negative ``max_moves`` (0 means none). ``spelled(key)`` names the option as the user
+    wrote it (``--move-timeout`` on a command line, ``'move_timeout'`` in a TOML file)."""
+    if not (math.isfinite(move_timeout) and move_timeout >= 0):
+        raise ValueError(f"{spelled('move_timeout')} must be 0 (no limit) or a positive number of seconds: {move_timeout:g}")
+    if not (math.isfinite(command_timeout) and command_timeout > 0):
+        raise ValueError(f"{spelled('command_timeout')} must be a positive number of seconds: {command_timeout:g}")
+    if max_moves < 0:
+        raise ValueError(f"{spelled('max_moves')} must be 0 (never) or a positive number of moves: {max_moves}")
 
 
 def default_names(command_a: str, command_b: str) -> tuple[str, str]:
@@ -293,6 +366,7 @@ class GtpPlayer:
         self.client: SimpleEngine | None = None
         self.clock: Clock | None = None
         self.starts = 0
+        self.ready = False  # set up a game at least once: later failures are the engine's, not the command's
 
     def ensure_running(self) -> None:
         if self.client is not None and self.client.is_usable:
@@ -325,6 +399,7 @@ class GtpPlayer:
             commands.append(("time_settings", time_control.gtp_args()))
         for command, args in commands:
             self._send(command, args, self.command_timeout, SETUP_FAILED)
+        self.ready = True
         self.clock = Clock(time_control) if time_control is not None else None
 
     def genmove(self, colour: Colour) -> tuple[str, float]:
@@ -344,6 +419,19 @@ class GtpPlayer:
         if self.client is not None:
             self.client.close()
             self.client = None
+
+    def identify(self) -> str:
+        """Start the engine if needed; its answers to ``name`` and ``version``, space-separated."""
+        self.ensure_running()
+        name = self._send("name", [], self.command_timeout, SETUP_FAILED)
+        return f"{name} {self._send('version', [], self.command_timeout, SETUP_FAILED)}"
+
+    def start_failure(self, fault: EngineFault) -> EngineStartError:
+        """The error that stops a match whose engine died before it ever got ready (a bad
+        option in its command line, a missing file): its own last words, not forfeits."""
+        tail = self.client.stderr if self.client is not None else []
+        shown = "".join(f"\n  {line}" for line in tail[-10:]) if tail else " (it wrote nothing to stderr)"
+        return EngineStartError(f"engine {self.label} {self.spec.command!r} stopped during start-up: {fault.detail}; its stderr:{shown}")
 
     def _send(self, command: str, args: Sequence[object], timeout: float | None, failure_reason: str) -> str:
         """One command; every client error becomes the matching forfeit. The client has
@@ -392,13 +480,27 @@ class GameEnd:
     forfeit: tuple[Colour, EngineFault] | None = None
 
 
-def play_game(board: Board, players: Mapping[Colour, Player], max_moves: int | None = None) -> GameEnd:
-    """Play one game on ``board`` (rules and position set) between ``players`` (by colour)."""
+def play_game(
+    board: Board,
+    players: Mapping[Colour, Player],
+    max_moves: int | None = None,
+    adjudication: Adjudication | None = None,
+    on_move: Callable[[dict[str, Any]], None] | None = None,
+) -> GameEnd:
+    """Play one game on ``board`` (rules and position set) between ``players`` (by colour).
+
+    ``max_moves`` counts the engines' moves (not an opening's); ``on_move(entry)`` is told
+    each accepted move (the live feed)."""
     players = dict(players)
     moves: list[dict[str, Any]] = []
+    leader_streak: tuple[Colour | None, int] = (None, 0)
     while (outcome := board.outcome()) is None:
         if max_moves is not None and len(moves) >= max_moves:
-            return _adjudicate(board, moves)
+            return _adjudicate(board, moves, MAX_MOVES)
+        if adjudication is not None and moves:
+            leader_streak = _lead_after_move(board, adjudication, leader_streak)
+            if leader_streak[1] >= adjudication.moves:
+                return _adjudicate(board, moves, ADJUDICATED)
         colour = board.to_move
         mover, other = players[colour], players[colour.opponent]
         try:
@@ -410,6 +512,8 @@ def play_game(board: Board, players: Mapping[Colour, Player], max_moves: int | N
             return GameEnd(colour.opponent, f"{colour.opponent.letter}+R", RESIGNATION, moves)
         moves.append({"colour": colour.letter, "move": move.gtp(), "engine": mover.label, "seconds": round(seconds, 6)})
         board.push(move, colour)
+        if on_move is not None:
+            on_move(moves[-1])
         if move.is_swap:  # the players exchange colours; the same colour is still to move
             players = {c: players[c.opponent] for c in players}
         try:
@@ -444,28 +548,88 @@ def _forfeit(loser: Colour, fault: EngineFault, moves: list[dict[str, Any]]) -> 
     return GameEnd(winner, f"{winner.letter}+{suffix}", FORFEIT, moves, (loser, fault))
 
 
-def _adjudicate(board: Board, moves: list[dict[str, Any]]) -> GameEnd:
-    counts = board.ball_counts()
-    white = counts[Colour.WHITE] + board.rules.komi
-    black = float(counts[Colour.BLACK])
+def _lead_after_move(board: Board, adjudication: Adjudication, streak: tuple[Colour | None, int]) -> tuple[Colour | None, int]:
+    """The colour whose lead under the rules' scoring is at least the margin now, and for
+    how many consecutive moves it has been (a changed or lost lead starts over)."""
+    white, black = board.score()
+    leader = Colour.WHITE if white - black >= adjudication.margin else Colour.BLACK if black - white >= adjudication.margin else None
+    if leader is None:
+        return (None, 0)
+    return (leader, streak[1] + 1 if streak[0] == leader else 1)
+
+
+def _adjudicate(board: Board, moves: list[dict[str, Any]], reason: str) -> GameEnd:
+    """The game's result by the rules' own ``scoring`` option (komi added to White)."""
+    white, black = board.score()
     if white == black:
-        return GameEnd(None, "0", MAX_MOVES, moves)
+        return GameEnd(None, "0", reason, moves)
     winner = Colour.WHITE if white > black else Colour.BLACK
     margin = abs(white - black)
     text = str(int(margin)) if float(margin).is_integer() else f"{margin:g}"
-    return GameEnd(winner, f"{winner.letter}+{text}", MAX_MOVES, moves)
+    return GameEnd(winner, f"{winner.letter}+{text}", reason, moves)
 
 
 # ---------------------------------------------------------------------------------------
 # One numbered game between two engines
 
 
+LIVE_DIRECTORY = "live"
+
+
+def live_path(directory: Path, game: int) -> Path:
+    """Where the live feed of game number ``game`` is written while it runs (LIVE_FEED.md)."""
+    return directory / LIVE_DIRECTORY / f"game-{game:04d}.jsonl"
+
+
+class LiveFeed:
+    """``OUT/live/game-NNNN.jsonl`` while a game runs: a ``start`` line, then one line per
+    move, each flushed, for margo-web to follow. The referee deletes it once the game's
+    record and SGF are written (:func:`run_match`'s commit). Without a directory (a game
+    played on a Ray worker, which has no access to OUT) it writes nothing."""
+
+    def __init__(self, handle: IO[str] | None) -> None:
+        self.handle = handle
+        self.ply = 0
+
+    @classmethod
+    def open(cls, directory: Path | None, game: int, by_colour: Mapping[Colour, GtpPlayer], config: MatchConfig) -> "LiveFeed":
+        if directory is None:
+            return cls(None)
+        path = live_path(directory, game)
+        path.parent.mkdir(exist_ok=True)
+        feed = cls(open(path, "w", encoding="utf-8"))
+        engines = config.engines()
+        feed._write({
+            "type": "start", "game": game,
+            "black": engines[by_colour[Colour.BLACK].label].name, "white": engines[by_colour[Colour.WHITE].label].name,
+            "size": config.rules.size, "rules": config.rules.options(), "setup": [],
+        })
+        return feed
+
+    def move(self, entry: Mapping[str, Any]) -> None:
+        self.ply += 1
+        self._write({"type": "move", "ply": self.ply, "colour": entry["colour"], "move": entry["move"], "seconds": entry["seconds"]})
+
+    def _write(self, item: Mapping[str, Any]) -> None:
+        if self.handle is not None:
+            self.handle.write(json.dumps(item, separators=(",", ":")) + "\n")
+            self.handle.flush()
+
+    def __enter__(self) -> "LiveFeed":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.handle is not None:
+            self.handle.close()
+
+
 class GameRunner:
     """Holds the two engines of a match (one process each, reused across games) and plays
     numbered games between them. Used in-process and inside each worker process."""
 
-    def __init__(self, config: MatchConfig, wire_log: IO[str] | None = None) -> None:
+    def __init__(self, config: MatchConfig, wire_log: IO[str] | None = None, live_directory: Path | None = None) -> None:
         self.config = config
+        self.live_directory = live_directory
         self.players = {
             label: GtpPlayer(spec, move_timeout=config.move_timeout, command_timeout=config.command_timeout, wire_log=wire_log)
             for label, spec in config.engines().items()
@@ -476,12 +640,18 @@ class GameRunner:
         config = self.config
         colours = colours_of_game(game)
         by_colour = {colour: self.players[label] for label, colour in colours.items()}
-        board = Board(config.rules)
+        opening = opening_of_game(config.openings, game)
+        board = board_after(config.rules, opening[1]) if opening else Board(config.rules)
         started_at = datetime.now(timezone.utc)
         started = time.monotonic()
-        end = self._set_up(by_colour) or play_game(board, by_colour, config.max_moves)
+        with LiveFeed.open(self.live_directory, game, by_colour, config) as live:
+            end = self._set_up(by_colour) or self._relay_opening(opening, by_colour, live)
+            if end is None:
+                end = play_game(board, by_colour, config.max_moves, config.adjudication, on_move=live.move)
         duration = time.monotonic() - started
         record = self._record(game, colours, board, end, started_at, duration)
+        if opening is not None:
+            record["opening"] = {"number": opening[0], "moves": [f"{letter} {move}" for letter, move in opening[1]]}
         try:
             sgf_text = self._sgf(record, board)
         except Exception as error:  # noqa: BLE001 - a record without SGF beats a lost game
@@ -489,6 +659,21 @@ class GameRunner:
             record["sgf_error"] = f"{type(error).__name__}: {error}"
             sgf_text = None
         return record, sgf_text
+
+    def _relay_opening(
+        self, opening: tuple[int, Opening] | None, by_colour: Mapping[Colour, GtpPlayer], live: "LiveFeed"
+    ) -> GameEnd | None:
+        """Tell both engines the book moves; an engine that refuses one forfeits."""
+        for letter, text in opening[1] if opening else ():
+            colour = Colour.parse(letter)
+            move = Move.from_gtp(text, self.config.rules.size)
+            for holder, player in by_colour.items():
+                try:
+                    player.play(colour, move)
+                except EngineFault as fault:
+                    return _forfeit(holder, fault, [])
+            live.move({"colour": letter, "move": text, "engine": None, "seconds": 0.0})
+        return None
 
     def _set_up(self, by_colour: Mapping[Colour, GtpPlayer]) -> GameEnd | None:
         for step in ("start", "set up"):  # start both engines before waiting for either
@@ -499,6 +684,9 @@ class GameRunner:
                     else:
                         by_colour[colour].new_game(self.config.rules, self.config.time_control)
                 except EngineFault as fault:
+                    player = by_colour[colour]
+                    if not player.ready and fault.reason in (CRASH, EOF):
+                        raise player.start_failure(fault) from None
                     return _forfeit(colour, fault, [])
         return None
 
@@ -546,7 +734,7 @@ class GameRunner:
             result=record["result"],
             white_name=record["white"],
             black_name=record["black"],
-            times=[m["seconds"] for m in record["moves"]],
+            times=[None] * len(record.get("opening", {}).get("moves", [])) + [m["seconds"] for m in record["moves"]],
             root_properties={"GC": [_sgf_text_value(comment)], "DT": [record["started"][:10]]},
         )
         return sgf.dumps(game_record)
@@ -628,14 +816,21 @@ def prepare_directory(config: MatchConfig, directory: Path) -> list[dict[str, An
     directory.mkdir(parents=True, exist_ok=True)
     match_file = directory / MATCH_FILE
     identity = config.identity()
+    finished = ResultsLog(directory).load()
     if match_file.exists():
-        stored = json.loads(match_file.read_text(encoding="utf-8"))
+        try:
+            stored = json.loads(match_file.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            stored = {"format": "unreadable"}
         differences = sorted(key for key in identity.keys() | stored.keys() if identity.get(key) != stored.get(key))
-        if differences:
+        if differences and finished:
             raise MatchMismatch(f"{directory} holds a different match (differs in: {', '.join(differences)}); use another --out")
-    else:
-        write_atomically(match_file, json.dumps(identity, indent=2) + "\n")
-    return ResultsLog(directory).load()
+        if not differences:
+            return finished
+    # A new match, or one that never finished a game (say, a typo in an engine command
+    # stopped it): nothing is lost by describing the match asked for now.
+    write_atomically(match_file, json.dumps(identity, indent=2) + "\n")
+    return finished
 
 
 # ---------------------------------------------------------------------------------------
@@ -649,6 +844,7 @@ class MatchRun:
 
     records: list[dict[str, Any]]
     interrupted: bool = False
+    stopped: bool = False      # stop_when said the match is decided (an SPRT bound was crossed)
     games_played: int = 0      # games finished by this run (not those found on disk)
     seconds: float = 0.0       # wall time of this run, engine start-up included
 
@@ -662,49 +858,89 @@ def pending_games(config: MatchConfig, finished: Iterable[Mapping[str, Any]]) ->
     return [game for game in range(1, config.games + 1) if game not in done]
 
 
+#: How a backend plays games: ``play(config, directory, game_numbers, commit)`` calls
+#: ``commit(record, sgf_text)`` once per finished game, in this (the referee's) process.
+Backend = Callable[[MatchConfig, Path, Sequence[int], Callable[[dict[str, Any], str | None], None]], None]
+
+
+class MatchDecided(Exception):
+    """Raised by the commit step when ``stop_when`` says the match needs no more games"""
+
+
 def run_match(
     config: MatchConfig,
     directory: Path,
     on_game: Callable[[dict[str, Any]], None] | None = None,
     on_start: Callable[[list[dict[str, Any]], list[int]], None] | None = None,
+    stop_when: Callable[[list[dict[str, Any]]], bool] | None = None,
+    backend: Backend | None = None,
 ) -> MatchRun:
     """Play the games of ``config`` not yet in ``directory``; resumable; Ctrl-C safe.
 
     ``on_start(finished_records, pending_game_numbers)`` is called once, ``on_game(record)``
     after each game is durably written. KeyboardInterrupt (and SIGTERM) stop the match
     after the finished games are written; the run is then marked ``interrupted``.
+    ``stop_when(records)`` is asked after each written game (and once before the first,
+    for a resumed match): True stops the match, games still being played are abandoned,
+    and the run is marked ``stopped``. ``backend`` plays the games somewhere else (the Ray
+    backend of :mod:`margo_adapters.cluster`); this process stays the only writer of the
+    results and SGFs either way.
     """
     started = time.monotonic()
     finished = prepare_directory(config, directory)
     pending = pending_games(config, finished)
+    records = list(finished)
+    if stop_when is not None and stop_when(records):
+        pending = []
     if on_start is not None:
         on_start(finished, pending)
     log = ResultsLog(directory)
+    committed = {int(record["game"]) for record in finished}
 
     def commit(record: dict[str, Any], sgf_text: str | None) -> None:
+        game = int(record["game"])
+        if game in committed:  # a replayed game whose first play also came back: keep the first
+            return
         if sgf_text is not None:
             write_atomically(directory / record["sgf"], sgf_text)
         log.append(record)
+        committed.add(game)
+        live_path(directory, game).unlink(missing_ok=True)
+        records.append(record)
         if on_game is not None:
             on_game(record)
+        if stop_when is not None and stop_when(records):
+            raise MatchDecided
 
-    interrupted = False
+    interrupted = stopped = False
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous_term = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt) if in_main_thread else None
     try:
-        if config.parallel <= 1 or len(pending) <= 1:
+        if not pending:
+            pass
+        elif backend is not None:
+            backend(config, directory, pending, commit)
+        elif config.parallel <= 1 or len(pending) <= 1:
             _run_serial(config, directory, pending, commit)
         else:
             _run_parallel(config, directory, pending, commit)
     except KeyboardInterrupt:
         interrupted = True
+    except MatchDecided:
+        stopped = True
     finally:
         if in_main_thread:
             signal.signal(signal.SIGTERM, previous_term)
+    # No game runs any more: a live feed left by an abandoned game (Ctrl-C, a decided
+    # SPRT, a lost worker) describes nothing.
+    for leftover in (directory / LIVE_DIRECTORY).glob("game-*.jsonl"):
+        leftover.unlink(missing_ok=True)
+    if (directory / LIVE_DIRECTORY).is_dir() and not any((directory / LIVE_DIRECTORY).iterdir()):
+        (directory / LIVE_DIRECTORY).rmdir()
     # Read back from disk: an interrupt may land between a durable append and the
     # bookkeeping in memory, and the log is the truth.
     final = log.load()
-    return MatchRun(final, interrupted, len(final) - len(finished), time.monotonic() - started)
+    return MatchRun(final, interrupted, stopped, len(final) - len(finished), time.monotonic() - started)
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
@@ -719,7 +955,7 @@ def _wire_stream(config: MatchConfig, directory: Path, worker: int) -> IO[str] |
 
 def _run_serial(config: MatchConfig, directory: Path, games: Sequence[int], commit: Callable[[dict[str, Any], str | None], None]) -> None:
     wire = _wire_stream(config, directory, 0)
-    runner = GameRunner(config, wire)
+    runner = GameRunner(config, wire, live_directory=directory)
     try:
         for game in games:
             commit(*runner.play(game))
@@ -770,7 +1006,10 @@ def _run_parallel(config: MatchConfig, directory: Path, games: Sequence[int], co
             except (queue.Empty, OSError, ValueError):
                 break
             if kind == "game":
-                commit(*payload)
+                try:
+                    commit(*payload)
+                except MatchDecided:
+                    break
         raise
     finally:
         for worker in workers:
@@ -784,7 +1023,7 @@ def _worker_main(config: MatchConfig, directory: str, index: int, tasks: Any, re
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_worker)
     wire = _wire_stream(config, Path(directory), index)
-    runner = GameRunner(config, wire)
+    runner = GameRunner(config, wire, live_directory=Path(directory))
     try:
         while True:
             if os.getppid() != parent:  # orphaned: the referee was killed, nobody reads results

@@ -1,15 +1,24 @@
 """``margo-match`` and ``margo-tournament``: the referee's command lines.
 
-Option parsing, the live progress bar and the summary tables only; the playing and the
-bookkeeping are in :mod:`margo_adapters.referee` and :mod:`margo_adapters.tournament`.
-Exit codes: 0 finished, 130 stopped by Ctrl-C (finished games are kept; the same
-command resumes), 2 bad options or an output directory that holds another match.
+Option parsing, the per-game lines, the live progress bar and the summary tables only; the
+playing and the bookkeeping are in :mod:`margo_adapters.referee` and
+:mod:`margo_adapters.tournament`, the statistics in :mod:`margo_adapters.stats` and
+:mod:`margo_adapters.sprt`, the Ray backend in :mod:`margo_adapters.cluster` (imported
+only with ``--cluster``). Exit codes: 0 finished (or an SPRT decided), 130 stopped by
+Ctrl-C (finished games are kept; the same command resumes), 2 bad options, an output
+directory that holds another match, an engine that cannot start, or an unusable cluster.
+
+Output (cutechess-cli style, on stderr so that ``--json`` keeps stdout clean): the output
+folder first, then per finished game ``Finished game N (WHITE vs BLACK): RESULT {reason}``
+and the running ``Score of A vs B: W - L - D  [score] games`` (with the LLR under
+``--sprt``); ``--quiet`` drops those lines.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -22,18 +31,23 @@ from margo_gtp.cli import version_callback
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags
 
+from margo_adapters.openings import OpeningsError, load_openings
 from margo_adapters.referee import (
     SUMMARY_FILE,
+    Adjudication,
+    Backend,
     EngineSpec,
     EngineStartError,
     MatchConfig,
     MatchMismatch,
     TimeControl,
+    check_limits,
     default_names,
     run_match,
     write_atomically,
 )
-from margo_adapters.stats import elo_interval, summarize_match
+from margo_adapters.sprt import SprtSpec
+from margo_adapters.stats import elo_interval, match_statistics, model_counts, summarize_match
 from margo_adapters.tournament import (
     TournamentConfig,
     TournamentConfigError,
@@ -61,53 +75,120 @@ def _err_console() -> Console:
 def match(
     engine_a: Annotated[str, typer.Argument(help="command line of engine A")],
     engine_b: Annotated[str, typer.Argument(help="command line of engine B")],
-    games: Annotated[int, typer.Option(min=1, help="number of games")] = 10,
+    games: Annotated[int, typer.Option(min=1, help="number of games (the most, with --sprt)")] = 10,
     size: Annotated[Optional[int], typer.Option(help="board size N (default 9; same as --rule size=N)", show_default=False)] = None,
     rule: Annotated[Optional[list[str]], typer.Option("--rule", help="rule option K=V (rules.md section 9), repeatable")] = None,
     komi: Annotated[Optional[float], typer.Option(help="komi added to White (same as --rule komi=K)")] = None,
     move_timeout: Annotated[float, typer.Option(help="seconds allowed per genmove; 0 = no limit")] = 60.0,
     command_timeout: Annotated[float, typer.Option(help="seconds allowed for other commands (and engine start)")] = 30.0,
     time_control: Annotated[Optional[str], typer.Option(help="'MAIN' or 'MAIN BYO_YOMI_TIME BYO_YOMI_STONES' in seconds, sent as time_settings")] = None,
-    max_moves: Annotated[int, typer.Option(help="adjudicate by ball count after this many moves; 0 = never")] = 0,
-    parallel: Annotated[int, typer.Option(min=1, help="games played at once, in worker processes")] = 1,
+    max_moves: Annotated[int, typer.Option(help="adjudicate by the rules' scoring after this many engine moves; 0 = never")] = 0,
+    adjudicate: Annotated[Optional[str], typer.Option(help="'margin=M moves=N': end a game when one side leads by M points for N moves in a row")] = None,
+    openings: Annotated[Optional[Path], typer.Option(help="opening book: MarGo SGF collection or one move list a line; each opening is played twice, colours reversed")] = None,
+    sprt: Annotated[Optional[str], typer.Option(help="'elo0=0 elo1=5 alpha=0.05 beta=0.05': stop as soon as the SPRT decides")] = None,
+    parallel: Annotated[Optional[int], typer.Option(min=1, help="games played at once (worker processes; with --cluster, Ray actors; default 1, or the cluster's CPUs)")] = None,
+    cluster: Annotated[Optional[str], typer.Option(help="play on Ray: 'local' (a private instance), 'auto', HOST:6379 or ray://HOST:10001 (docs/cluster.md)")] = None,
+    runtime_env: Annotated[Optional[str], typer.Option(help="with --cluster: Ray runtime_env as JSON or @FILE (ship the engines to the workers)")] = None,
     out: Annotated[Path, typer.Option(help="output directory (results.jsonl, game-NNNN.sgf, summary.json)")] = Path("margo-match"),
     name_a: Annotated[Optional[str], typer.Option(help="display name of engine A")] = None,
     name_b: Annotated[Optional[str], typer.Option(help="display name of engine B")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON on stdout")] = False,
     wire_log: Annotated[bool, typer.Option(help="log every GTP line to OUT/wire-K.log")] = False,
     progress: Annotated[bool, typer.Option(help="show the live progress bar (stderr)")] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no line per finished game")] = False,
     version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True, callback=version_callback("margo-match"))] = False,
 ) -> None:
     err = _err_console()
     try:
         config = match_config_from_options(
             engine_a, engine_b, games=games, size=size, rules=rule or [], komi=komi, move_timeout=move_timeout,
-            command_timeout=command_timeout, time_control=time_control, max_moves=max_moves, parallel=parallel,
-            name_a=name_a, name_b=name_b, wire_log=wire_log,
+            command_timeout=command_timeout, time_control=time_control, max_moves=max_moves, parallel=parallel or 1,
+            name_a=name_a, name_b=name_b, wire_log=wire_log, openings=openings, adjudicate=adjudicate,
         )
+        sprt_spec = SprtSpec.parse(sprt) if sprt is not None else None
+        check_output_directory(out, "--out")
+        if cluster and wire_log:
+            raise ValueError("--wire-log is not available with --cluster: the engines run on other machines")
+        backend = cluster_backend(cluster, parallel, runtime_env, err) if cluster else None
     except ValueError as error:
-        err.print(f"margo-match: {error}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_USAGE)
-    names = {"A": config.engine_a.name, "B": config.engine_b.name}
-    bar = _ScoreProgress(err, enabled=progress)
+        _fail(err, "margo-match", error, EXIT_USAGE)
+    reporter = MatchReporter(err, config, sprt_spec, progress=progress, quiet=quiet)
+    _say(err, f"margo-match: writing to {out}{os.sep} (results.jsonl, game-NNNN.sgf, summary.json)")
     try:
-        with bar:
-            run = run_match(config, out, on_game=bar.game_done, on_start=bar.start)
-    except (MatchMismatch, EngineStartError) as error:
-        err.print(f"margo-match: {error}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_USAGE)
-    summary = summarize_match(run.records, names)
+        with reporter:
+            run = run_match(
+                config, out, on_game=reporter.game_done, on_start=reporter.start,
+                stop_when=reporter.decided if sprt_spec else None, backend=backend,
+            )
+    except (MatchMismatch, EngineStartError, OSError) as error:
+        _fail(err, "margo-match", error, EXIT_USAGE)
+    except RuntimeError as error:  # the cluster failed (ClusterError) or a worker did
+        _fail(err, "margo-match", error, EXIT_USAGE)
+    summary = match_summary(config, run.records, sprt_spec)
     summary["interrupted"] = run.interrupted
     summary["out"] = str(out)
-    summary["run"] = {"games_played": run.games_played, "seconds": round(run.seconds, 3), "games_per_second": run.games_per_second, "parallel": parallel}
+    summary["run"] = {
+        "games_played": run.games_played, "seconds": round(run.seconds, 3), "games_per_second": run.games_per_second,
+        "parallel": getattr(backend, "slots_used", None) or parallel or 1, "cluster": cluster,
+    }
     write_atomically(out / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
     if json_output:
         print(json.dumps(summary, indent=2))
     else:
         print_match_summary(Console(), summary)
     if run.interrupted:
-        err.print(f"interrupted: {summary['games']} of {config.games} games finished and kept in {out}; run the same command to resume", markup=False, highlight=False, soft_wrap=True)
+        _say(err, f"interrupted: {summary['games']} of {config.games} games finished and kept in {out}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _say(console: Console, text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _fail(console: Console, program: str, error: BaseException, code: int) -> None:
+    """One line (an engine's start-up failure adds its stderr lines) and the exit code;
+    never a traceback."""
+    if isinstance(error, OSError):
+        text = f"{error.filename}: {error.strerror}" if error.filename else (error.strerror or str(error))
+    else:
+        text = str(error)
+    _say(console, f"{program}: {text}")
+    raise typer.Exit(code)
+
+
+def match_summary(config: MatchConfig, records: list[dict[str, Any]], sprt_spec: SprtSpec | None) -> dict[str, Any]:
+    """summary.json: per-engine tables, the paired statistics and, with an SPRT, its state."""
+    names = {"A": config.engine_a.name, "B": config.engine_b.name}
+    summary = summarize_match(records, names)
+    paired = bool(config.openings)
+    summary["statistics"] = match_statistics(records, paired)
+    if sprt_spec is not None:
+        summary["sprt"] = sprt_spec.status(model_counts(records, paired))
+    return summary
+
+
+def check_output_directory(path: Path, what: str) -> None:
+    """ValueError when ``path`` cannot be a directory: it, or a folder above it, is a file."""
+    for place in [path, *path.parents]:
+        if place.exists() or place.is_symlink():
+            if not place.is_dir():
+                detail = "is a file" if place == path else f"lies under {place}, which is a file"
+                raise ValueError(f"{what} {path} {detail}, not a directory")
+            return
+
+
+def cluster_backend(address: str, parallel: int | None, runtime_env: str | None, err: Console) -> Backend:
+    """The Ray backend for ``--cluster``; imports Ray (and only here)."""
+    try:
+        from margo_adapters import cluster
+    except ImportError as error:
+        raise ValueError(f"--cluster needs Ray: pip install 'margo-gtp[cluster]' ({error})") from None
+    environment = cluster.parse_runtime_env(runtime_env)
+
+    def replayed(game: int) -> None:
+        _say(err, f"game {game}: its Ray worker was lost; playing it again")
+
+    return cluster.RayBackend(address, slots=parallel, runtime_env=environment, on_replay=replayed)
 
 
 def match_config_from_options(
@@ -126,8 +207,11 @@ def match_config_from_options(
     name_a: str | None = None,
     name_b: str | None = None,
     wire_log: bool = False,
+    openings: Path | None = None,
+    adjudicate: str | None = None,
 ) -> MatchConfig:
     """The :class:`MatchConfig` the ``margo-match`` options describe; ValueError quoting a bad one."""
+    check_limits(move_timeout, command_timeout, max_moves, lambda key: "--" + key.replace("_", "-"))
     options: dict[str, str] = {}
     for pair in rules:
         key, sep, value = pair.partition("=")
@@ -141,6 +225,10 @@ def match_config_from_options(
     except RulesError as error:
         raise ValueError(str(error)) from None
     default_a, default_b = default_names(engine_a, engine_b)
+    try:
+        book = load_openings(openings, rule_set) if openings is not None else ()
+    except OpeningsError as error:
+        raise ValueError(f"--openings: {error}") from None
     return MatchConfig(
         engine_a=EngineSpec("A", name_a or default_a, engine_a),
         engine_b=EngineSpec("B", name_b or default_b, engine_b),
@@ -152,7 +240,98 @@ def match_config_from_options(
         max_moves=max_moves or None,
         parallel=parallel,
         wire_log=wire_log,
+        openings=book,
+        adjudication=Adjudication.parse(adjudicate) if adjudicate is not None else None,
     )
+
+
+def game_line(record: dict[str, Any]) -> str:
+    """cutechess's ``Finished game N (WHITE vs BLACK): RESULT {reason}``; colours as at the start."""
+    engines = {"A": record["engine_a"], "B": record["engine_b"]}
+    a_white = record["a_colour"] == "W"
+    white, black = (engines["A"], engines["B"]) if a_white else (engines["B"], engines["A"])
+    reason = record["reason"]
+    forfeit = record.get("forfeit")
+    if forfeit:
+        reason = f"{engines[forfeit['engine']]} forfeits: {forfeit['reason']}"
+    return f"Finished game {record['game']} ({white} vs {black}): {record['result']} {{{reason}}}"
+
+
+class MatchReporter:
+    """The per-game lines, the running score and the progress bar of one match (or one
+    pairing of a tournament); also the SPRT's stopping rule and the repeated-game warning."""
+
+    def __init__(
+        self, console: Console, config: MatchConfig, sprt_spec: SprtSpec | None, *, progress: bool, quiet: bool, title: str = ""
+    ) -> None:
+        self.console = console
+        self.config = config
+        self.sprt_spec = sprt_spec
+        self.quiet = quiet
+        self.bar = _ScoreProgress(console, enabled=progress, title=title)
+        self.records: list[dict[str, Any]] = []
+        self.seen: dict[tuple[str, tuple[str, ...]], int] = {}
+        self.warned = False
+
+    def __enter__(self) -> "MatchReporter":
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.__exit__(*exc)
+
+    def start(self, finished: list[dict[str, Any]], pending: list[int]) -> None:
+        self.records = list(finished)
+        for record in finished:
+            self._remember(record)
+        self.bar.llr = self._llr()
+        self.bar.start(finished, pending)
+
+    def game_done(self, record: dict[str, Any]) -> None:
+        self.records.append(record)
+        self.bar.llr = self._llr()
+        self.bar.game_done(record)
+        if not self.quiet:
+            _say(self.console, game_line(record))
+            _say(self.console, self.score_line())
+        self._remember(record)
+
+    def decided(self, records: list[dict[str, Any]]) -> bool:
+        assert self.sprt_spec is not None
+        return self.sprt_spec.status(model_counts(records, bool(self.config.openings)))["result"] is not None
+
+    def score_line(self) -> str:
+        a, b = self.config.engine_a.name, self.config.engine_b.name
+        wins = sum(1 for r in self.records if r.get("winner") == "A")
+        losses = sum(1 for r in self.records if r.get("winner") == "B")
+        draws = len(self.records) - wins - losses
+        score = (wins + draws / 2) / len(self.records) if self.records else 0.0
+        line = f"Score of {a} vs {b}: {wins} - {losses} - {draws}  [{score:.3f}] {len(self.records)}"
+        if self.sprt_spec is not None:
+            status = self.sprt_spec.status(model_counts(self.records, bool(self.config.openings)))
+            line += f"  LLR {status['llr']:.2f} ({status['lower']:.2f}, {status['upper']:.2f})"
+            if status["result"]:
+                line += f" {status['result']} accepted"
+        return line
+
+    def _llr(self) -> float | None:
+        if self.sprt_spec is None:
+            return None
+        return float(self.sprt_spec.status(model_counts(self.records, bool(self.config.openings)))["llr"])  # type: ignore[arg-type]
+
+    def _remember(self, record: dict[str, Any]) -> None:
+        """Warn once when two games without a book are move-for-move the same: the engines
+        are deterministic and every later game will repeat one of them."""
+        if self.config.openings or self.warned:
+            return
+        key = (str(record.get("a_colour")), tuple(str(m.get("move")) for m in record.get("moves", [])))
+        earlier = self.seen.setdefault(key, int(record["game"]))
+        if earlier != int(record["game"]):
+            self.warned = True
+            _say(self.console, (
+                f"warning: games {earlier} and {record['game']} are move for move the same: the engines look "
+                "deterministic, so the games will repeat; give an opening book (--openings) or different seeds"
+            ))
 
 
 class _ScoreProgress:
@@ -167,6 +346,7 @@ class _ScoreProgress:
         )
         self.task: Any = None
         self.score = {"A": 0, "B": 0, None: 0}
+        self.llr: float | None = None  # shown when an SPRT runs
 
     def __enter__(self) -> "_ScoreProgress":
         self.progress.__enter__()
@@ -187,7 +367,8 @@ class _ScoreProgress:
 
     def _description(self) -> str:
         prefix = f"{self.title} " if self.title else ""
-        return f"{prefix}A {self.score['A']}  B {self.score['B']}  draws {self.score[None]}"
+        llr = f"  LLR {self.llr:+.2f}" if self.llr is not None else ""
+        return f"{prefix}A {self.score['A']}  B {self.score['B']}  draws {self.score[None]}{llr}"
 
 
 def print_match_summary(console: Console, summary: dict[str, Any]) -> None:
@@ -212,7 +393,21 @@ def print_match_summary(console: Console, summary: dict[str, Any]) -> None:
         console.print(f"Score of A: {score['score']:g}/{summary['games']} = {100 * score['fraction']:.1f}% (Wilson 95%: {100 * low:.1f}% to {100 * high:.1f}%)", markup=False, highlight=False, soft_wrap=True)
         a = summary["engines"]["A"]
         elo = elo_interval(a["wins"], a["draws"], a["losses"])  # floats keep the sign of infinity
-        console.print(f"Elo A - B: {_elo_text(elo.elo)} (95%: {_elo_text(elo.low)} to {_elo_text(elo.high)})", markup=False, highlight=False, soft_wrap=True)
+        if math.isfinite(elo.elo):
+            _say(console, f"Elo A - B: {_elo_text(elo.elo)} (95%: {_elo_text(elo.low)} to {_elo_text(elo.high)})")
+        else:  # a clean sweep has no Elo estimate; the Wilson interval above still bounds the score
+            _say(console, f"Elo A - B: n/a (no {'losses' if elo.elo > 0 else 'wins'})")
+        statistics = summary.get("statistics")
+        if statistics and "elo" in statistics:
+            counts = statistics[statistics["model"]]
+            _say(console, (
+                f"{statistics['model'].capitalize()} {counts}: Elo {statistics['elo']:+.1f} +/- {statistics['elo_margin']:.1f}, "
+                f"LOS {100 * statistics['los']:.1f}%, nElo {statistics['nelo']:+.1f} +/- {statistics['nelo_margin']:.1f}"
+            ))
+        sprt = summary.get("sprt")
+        if sprt:
+            verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[sprt["result"]]
+            _say(console, f"SPRT elo0={sprt['elo0']:g} elo1={sprt['elo1']:g}: LLR {sprt['llr']:.2f} ({sprt['lower']:.2f}, {sprt['upper']:.2f}) {verdict}")
         console.print(f"Mean game length: {summary['mean_game_length']:.1f} moves", markup=False, highlight=False, soft_wrap=True)
         console.print("Endings: " + ", ".join(f"{reason} {count}" for reason, count in summary["endings"].items()), markup=False, highlight=False, soft_wrap=True)
 
@@ -227,10 +422,14 @@ def _signed(value: float | None, infinite: str = "inf") -> str:
     return infinite if value is None else f"{value:+.0f}"
 
 
-def match_main() -> None:
-    app = typer.Typer(add_completion=False)
+def match_app() -> typer.Typer:
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.command(help=_MATCH_HELP)(match)
-    app()
+    return app
+
+
+def match_main() -> None:
+    match_app()()
 
 
 # ---------------------------------------------------------------------------------------
@@ -238,7 +437,7 @@ def match_main() -> None:
 
 _TOURNAMENT_HELP = """Play a round robin or gauntlet from a TOML configuration; print a crosstable and maximum-likelihood Elo ratings.
 
-Each pairing is a match stored under the configured out directory; run the same command again to resume. See docs/referee.md for the configuration keys.
+Each pairing is a match stored under the configured out directory (with its own summary.json); run the same command again to resume. See docs/referee.md for the configuration keys and docs/cluster.md for --cluster.
 """
 
 
@@ -246,32 +445,48 @@ def tournament(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG.toml", help="tournament configuration")],
     json_output: Annotated[bool, typer.Option("--json", help="print the report as JSON on stdout")] = False,
     progress: Annotated[bool, typer.Option(help="show the live progress bar (stderr)")] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no line per finished game")] = False,
+    cluster: Annotated[Optional[str], typer.Option(help="play on Ray: 'local', 'auto', HOST:6379 or ray://HOST:10001 (docs/cluster.md)")] = None,
+    runtime_env: Annotated[Optional[str], typer.Option(help="with --cluster: Ray runtime_env as JSON or @FILE")] = None,
     version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True, callback=version_callback("margo-tournament"))] = False,
 ) -> None:
     err = _err_console()
     try:
         config = TournamentConfig.load(config_path)
-    except (OSError, TournamentConfigError) as error:
-        err.print(f"margo-tournament: {error}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_USAGE)
-    bars: list[_ScoreProgress] = []
+        check_output_directory(config.out, "the tournament's out")
+        # 'parallel' in the configuration is the number of games at once on the cluster too.
+        backend = cluster_backend(cluster, config.parallel, runtime_env, err) if cluster else None
+    except OSError as error:
+        _fail(err, "margo-tournament", error, EXIT_USAGE)
+    except (TournamentConfigError, ValueError) as error:
+        _fail(err, "margo-tournament", error, EXIT_USAGE)
+    _say(err, f"margo-tournament: writing to {config.out}{os.sep}")
+    reporters: list[MatchReporter] = []
 
     def on_pairing(number: int, a: Any, b: Any, match_config: MatchConfig) -> tuple[Any, Any]:
-        if bars:
-            bars[-1].__exit__(None, None, None)
-        bar = _ScoreProgress(err, enabled=progress, title=f"[{number}] A={a.name} B={b.name}:")
-        bar.__enter__()
-        bars.append(bar)
-        return bar.start, bar.game_done
+        if reporters:
+            reporters[-1].__exit__(None, None, None)
+        reporter = MatchReporter(err, match_config, None, progress=progress, quiet=quiet, title=f"[{number}] A={a.name} B={b.name}:")
+        reporter.__enter__()
+        reporters.append(reporter)
+        return reporter.start, reporter.game_done
+
+    def pairing_done(directory: Path, match_config: MatchConfig, run: Any) -> None:
+        summary = match_summary(match_config, run.records, None)
+        summary["interrupted"] = run.interrupted
+        summary["out"] = str(directory)
+        write_atomically(directory / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
 
     try:
-        run = run_tournament(config, on_pairing)
-    except (MatchMismatch, EngineStartError) as error:
-        err.print(f"margo-tournament: {error}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_USAGE)
+        run = run_tournament(config, on_pairing, backend=backend, on_pairing_done=pairing_done)
+    except (MatchMismatch, EngineStartError, OSError, RuntimeError) as error:
+        if reporters:
+            reporters[-1].__exit__(None, None, None)
+            reporters.clear()
+        _fail(err, "margo-tournament", error, EXIT_USAGE)
     finally:
-        if bars:
-            bars[-1].__exit__(None, None, None)
+        if reporters:
+            reporters[-1].__exit__(None, None, None)
     names = [engine.name for engine in config.engines]
     report = tournament_report(names, run.records)
     report["interrupted"] = run.interrupted
@@ -281,7 +496,7 @@ def tournament(
     else:
         print_tournament_report(Console(), names, report)
     if run.interrupted:
-        err.print("interrupted: finished games are kept; run the same command to resume", markup=False, highlight=False, soft_wrap=True)
+        _say(err, "interrupted: finished games are kept; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
@@ -314,7 +529,11 @@ def print_tournament_report(console: Console, names: list[str], report: dict[str
     console.print(ratings)
 
 
-def tournament_main() -> None:
-    app = typer.Typer(add_completion=False)
+def tournament_app() -> typer.Typer:
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.command(help=_TOURNAMENT_HELP)(tournament)
-    app()
+    return app
+
+
+def tournament_main() -> None:
+    tournament_app()()

@@ -24,6 +24,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from margo_adapters.sprt import estimate, pentanomial_counts, trinomial_counts
+
 #: Two-sided 95% normal quantile.
 Z95 = 1.959963984540054
 #: Elo points per natural-log unit of the Bradley-Terry strength.
@@ -314,3 +316,45 @@ def summarize_match(records: Sequence[Mapping[str, object]], names: Mapping[str,
         "mean_game_length": round(total_moves / games, 3) if games else None,
         "endings": dict(sorted(endings.items())),
     }
+
+
+# ---------------------------------------------------------------------------------------
+# Paired-game statistics (fishtest's), from results.jsonl records
+
+
+def score_of_a(record: Mapping[str, object]) -> float:
+    """Engine A's score in one game: 1 win, 1/2 draw, 0 loss."""
+    winner = record.get("winner")
+    return 0.5 if winner is None else 1.0 if winner == "A" else 0.0
+
+
+def pair_scores_of_a(records: Sequence[Mapping[str, object]]) -> list[float]:
+    """A's score in each *complete* pair: games 2k-1 and 2k play the same opening with the
+    colours reversed; a pair with a game missing (not yet played) is left out."""
+    by_game = {int(record["game"]): score_of_a(record) for record in records}  # type: ignore[call-overload]
+    return [by_game[game] + by_game[game + 1] for game in sorted(by_game) if game % 2 == 1 and game + 1 in by_game]
+
+
+def match_statistics(records: Sequence[Mapping[str, object]], paired: bool) -> dict[str, object]:
+    """Trinomial and pentanomial counts of engine A, and the Elo, LOS and normalized Elo of
+    the model in use: pentanomial over complete pairs when the games are ``paired``
+    (an opening book: each opening played twice, colours reversed), trinomial otherwise.
+    See :mod:`margo_adapters.sprt` for the formulas."""
+    trinomial = trinomial_counts(score_of_a(record) for record in records)
+    pentanomial = pentanomial_counts(pair_scores_of_a(records))
+    counts = pentanomial if paired else trinomial
+    found = estimate(counts)
+    return {
+        "model": "pentanomial" if paired else "trinomial",
+        "trinomial": trinomial,
+        "pentanomial": pentanomial,
+        "pairs": sum(pentanomial),
+        **(found.as_json() if found is not None else {}),
+    }
+
+
+def model_counts(records: Sequence[Mapping[str, object]], paired: bool) -> list[int]:
+    """The counts an SPRT reads: pentanomial (complete pairs) or trinomial."""
+    if paired:
+        return pentanomial_counts(pair_scores_of_a(records))
+    return trinomial_counts(score_of_a(record) for record in records)

@@ -26,8 +26,9 @@ Configuration (every key but ``engines`` optional)::
     command = "margo-gtp --player random"
 
 What is checked: keys and value types (unknown keys are errors, quoted), unique engine
-names, rules through the rules core. What is not: that the commands run (a command that
-cannot start loses its games by forfeit with reason ``start failed``).
+names, rules through the rules core, limits (timeouts and ``max_moves`` not negative). What
+is not: that the commands run (an engine that cannot start stops the tournament with its
+error, as in margo-match).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from typing import Any
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags
 
-from margo_adapters.referee import EngineSpec, MatchConfig, MatchRun, TimeControl, load_records, run_match
+from margo_adapters.referee import Backend, EngineSpec, check_limits, MatchConfig, MatchRun, TimeControl, load_records, run_match
 from margo_adapters.stats import RatingsUndefined, ml_ratings
 
 FORMATS = ("round-robin", "gauntlet")
@@ -82,6 +83,10 @@ class TournamentConfig:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as error:
             raise TournamentConfigError(f"{path}: not valid TOML: {error}") from None
+        except UnicodeDecodeError:
+            raise TournamentConfigError(f"{path}: not a text file (a TOML configuration is UTF-8 text)") from None
+        except IsADirectoryError:
+            raise TournamentConfigError(f"{path}: is a directory, not a TOML configuration") from None
         return cls.from_mapping(data, base=path.parent)
 
     @classmethod
@@ -127,11 +132,16 @@ class TournamentConfig:
         except ValueError as error:
             raise TournamentConfigError(f"'time_control': {error}") from None
         move_timeout = _get(data, "move_timeout", float, 60.0)
+        command_timeout = _get(data, "command_timeout", float, 30.0)
         max_moves = _get(data, "max_moves", int, 0)
         games = _get(data, "games", int, 2)
         parallel = _get(data, "parallel", int, 1)
         if games < 1 or parallel < 1:
             raise TournamentConfigError("'games' and 'parallel' must be at least 1")
+        try:
+            check_limits(move_timeout, command_timeout, max_moves, repr)
+        except ValueError as error:
+            raise TournamentConfigError(str(error)) from None
         return cls(
             engines=tuple(engines),
             out=base / _get(data, "out", str, "tournament"),
@@ -140,7 +150,7 @@ class TournamentConfig:
             games=games,
             rules=rules,
             move_timeout=move_timeout or None,
-            command_timeout=_get(data, "command_timeout", float, 30.0),
+            command_timeout=command_timeout,
             max_moves=max_moves or None,
             time_control=time_control,
             parallel=parallel,
@@ -205,18 +215,25 @@ class TournamentRun:
 def run_tournament(
     config: TournamentConfig,
     on_pairing: Callable[[int, Entrant, Entrant, MatchConfig], tuple[Callable[..., None] | None, Callable[..., None] | None]] | None = None,
+    backend: Backend | None = None,
+    on_pairing_done: Callable[[Path, MatchConfig, MatchRun], None] | None = None,
 ) -> TournamentRun:
     """Play every pairing's missing games in order; stop early on Ctrl-C.
 
     ``on_pairing(number, a, b, match_config)`` may return ``(on_start, on_game)`` callbacks
-    for that pairing's :func:`run_match`.
+    for that pairing's :func:`run_match`; ``on_pairing_done(directory, match_config, run)``
+    is called after each pairing (the command line writes the pairing's summary.json);
+    ``backend`` plays the games elsewhere (``--cluster``).
     """
     records: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for number, (a, b) in enumerate(config.pairings(), 1):
         match_config = config.match_config(a, b)
         on_start, on_game = on_pairing(number, a, b, match_config) if on_pairing else (None, None)
-        run: MatchRun = run_match(match_config, config.pairing_directory(number, a, b), on_game=on_game, on_start=on_start)
+        directory = config.pairing_directory(number, a, b)
+        run: MatchRun = run_match(match_config, directory, on_game=on_game, on_start=on_start, backend=backend)
         records[(a.name, b.name)] = run.records
+        if on_pairing_done is not None:
+            on_pairing_done(directory, match_config, run)
         if run.interrupted:
             return TournamentRun(records, interrupted=True)
     return TournamentRun(records)

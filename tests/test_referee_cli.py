@@ -26,8 +26,27 @@ MARGO_GTP = str(BIN / "margo-gtp")
 FAULTY = Path(__file__).parent / "fake_engines" / "faulty_engine.py"
 
 
+GATED = Path(__file__).parent / "fake_engines" / "gated.py"
+
+
 def faulty(*args: str) -> str:
     return shlex.join([sys.executable, str(FAULTY), *args])
+
+
+def gated(gate: Path, open_games: int, engine: str) -> str:
+    """``engine`` behind tests/fake_engines/gated.py: while ``gate/closed`` exists, only the
+    first ``open_games`` games (counted over all its processes) can finish."""
+    gate.mkdir(exist_ok=True)
+    return shlex.join([sys.executable, str(GATED), str(gate), str(open_games), "--", *shlex.split(engine)])
+
+
+def wait_for_held_game(gate: Path, timeout: float = 60.0) -> None:
+    """Until some gated engine holds a genmove (a game beyond the open ones has begun)."""
+    deadline = time.monotonic() + timeout
+    while not any(gate.glob("held-*")):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no game was held at {gate}")
+        time.sleep(0.05)
 
 
 def results(out: Path) -> list[dict]:
@@ -61,20 +80,25 @@ def processes_mentioning(text: str) -> list[int]:
 @pytest.mark.parametrize("parallel", ["1", "2"])
 def test_kill_9_then_the_same_command_finishes_with_exactly_n_games(tmp_path, parallel):
     out = tmp_path / "out"
-    # A slow engine (50 ms a move) so that the kill lands mid-match; its --log names this test.
+    # Engine A behind a gate: with the gate closed exactly 2 games can finish, so the kill
+    # lands mid-match by construction; the engine's --log names this test.
     marker = str(tmp_path / "engine.log")
+    gate = tmp_path / "gate"
     command = [
-        MARGO_MATCH, faulty("--move-delay", "0.05", "--seed", "1", "--log", marker), faulty("--seed", "2"),
+        MARGO_MATCH, gated(gate, 2, faulty("--seed", "1", "--log", marker)), faulty("--seed", "2"),
         "--games", "6", "--size", "3", "--out", str(out), "--json", "--no-progress", "--parallel", parallel,
     ]
+    (gate / "closed").touch()
     referee = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_lines(out / "results.jsonl", 2)
+    wait_for_held_game(gate)
     referee.send_signal(signal.SIGKILL)
     referee.wait()
     with open(out / "results.jsonl", "ab") as handle:  # as if the kill had landed mid-write
         handle.write(b'{"game": 99, "engine_a": "torn')
     finished_before = {record["game"] for record in results_tolerant(out)}
-    assert 2 <= len(finished_before) < 6
+    assert len(finished_before) == 2
+    (gate / "closed").unlink()
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     records = results(out)
@@ -102,18 +126,21 @@ def results_tolerant(out: Path) -> list[dict]:
 
 def test_ctrl_c_stops_cleanly_keeps_finished_games_and_resumes(tmp_path):
     out = tmp_path / "out"
+    gate = tmp_path / "gate"
     command = [
-        MARGO_MATCH, faulty("--move-delay", "0.05"), faulty("--seed", "3"),
+        MARGO_MATCH, gated(gate, 1, faulty()), faulty("--seed", "3"),
         "--games", "5", "--size", "3", "--out", str(out), "--json", "--no-progress",
     ]
+    (gate / "closed").touch()
     referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_for_lines(out / "results.jsonl", 1)
+    wait_for_held_game(gate)  # game 1 is written, game 2 is being played
     referee.send_signal(signal.SIGINT)
     stdout, stderr = referee.communicate(timeout=60)
     assert referee.returncode == 130
     summary = json.loads(stdout)
     assert summary["interrupted"] is True
-    assert summary["games"] == len(results(out)) < 5
+    assert summary["games"] == len(results(out)) == 1
+    (gate / "closed").unlink()
     assert f"games finished and kept in {out}; run the same command to resume" in stderr
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0
@@ -210,7 +237,8 @@ def test_margo_gtp_heuristic_against_mcts_with_swap_and_time_control(tmp_path):
 @pytest.mark.parametrize(
     "winners, line",
     [
-        (["A", "A"], "Elo A - B: +inf (95%: +inf to +inf)"),
+        (["A", "A"], "Elo A - B: n/a (no losses)"),
+        (["B", "B", "B"], "Elo A - B: n/a (no wins)"),
         (["A", "B"], "Elo A - B: +0 (95%: -inf to +inf)"),
         (["B", None, "B"], "Elo A - B: -280 (95%: -inf to -47)"),  # score 1/6, margin 0.267
     ],

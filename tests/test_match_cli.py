@@ -1,0 +1,383 @@
+"""margo-match and margo-tournament from a user's side: bad input, per-game lines, SPRT,
+openings, adjudication, the live feed, engines that die at start-up."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from margo_gtp import sgf
+from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_adapters.referee import START_FAILED, CRASH, EngineSpec, MatchConfig, measure_parallel, run_match
+from margo_adapters.referee_cli import match_app, tournament_app
+from margo_adapters.sprt import SprtSpec
+from margo_adapters.stats import model_counts
+
+pytestmark = pytest.mark.process
+
+BIN = Path(sys.executable).parent
+MARGO_MATCH = str(BIN / "margo-match")
+MARGO_TOURNAMENT = str(BIN / "margo-tournament")
+MARGO_GTP = str(BIN / "margo-gtp")
+FAKES = Path(__file__).parent / "fake_engines"
+RANDOM = f"{MARGO_GTP} --player random"
+
+
+def faulty(*args: str) -> str:
+    return shlex.join([sys.executable, str(FAKES / "faulty_engine.py"), *args])
+
+
+def gated(gate: Path, open_games: int, engine: str) -> str:
+    gate.mkdir(exist_ok=True)
+    return shlex.join([sys.executable, str(FAKES / "gated.py"), str(gate), str(open_games), "--", *shlex.split(engine)])
+
+
+def results(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def run_cli(app, args: list[str]):
+    return CliRunner().invoke(app, args, catch_exceptions=False)
+
+
+# ---------------------------------------------------------------------------------------
+# Bad input: one line, exit 2, nothing written
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--move-timeout", "-1"], "margo-match: --move-timeout must be 0 (no limit) or a positive number of seconds: -1"),
+        (["--command-timeout", "0"], "margo-match: --command-timeout must be a positive number of seconds: 0"),
+        (["--max-moves", "-5"], "margo-match: --max-moves must be 0 (never) or a positive number of moves: -5"),
+        (["--time-control", "-5"], "margo-match: time control values must be finite and not negative: '-5'"),
+        (["--time-control", "0 0 0"], "margo-match: time control gives no time at all: '0 0 0'"),
+        (["--sprt", "elo0=5 elo1=0"], "margo-match: --sprt needs elo0 < elo1: elo0=5 elo1=0"),
+        (["--adjudicate", "margin=0 moves=3"], "margo-match: --adjudicate needs margin > 0 and moves >= 1: 'margin=0 moves=3'"),
+        (["--adjudicate", "moves=3"], "margo-match: --adjudicate takes margin=M moves=N: 'moves=3'"),
+        (["--runtime-env", "[1]", "--cluster", "local"], "margo-match: --runtime-env must be a JSON object or @FILE: '[1]'"),
+        (["--wire-log", "--cluster", "local"], "margo-match: --wire-log is not available with --cluster: the engines run on other machines"),
+    ],
+)
+def test_bad_limits_are_one_line_errors_with_exit_2(tmp_path, options, message):
+    out = tmp_path / "out"
+    result = run_cli(match_app(), ["a", "b", "--out", str(out), *options])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [message]
+    assert not out.exists()
+
+
+def test_out_naming_a_file_or_a_folder_under_a_file_is_refused(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("keep me")
+    for out, message in [
+        (afile, f"margo-match: --out {afile} is a file, not a directory"),
+        (afile / "sub", f"margo-match: --out {afile / 'sub'} lies under {afile}, which is a file, not a directory"),
+    ]:
+        result = run_cli(match_app(), [RANDOM, RANDOM, "--out", str(out)])
+        assert (result.exit_code, result.stderr.splitlines()) == (2, [message])
+    assert afile.read_text() == "keep me"
+
+
+def test_opening_book_errors_name_the_file_and_line(tmp_path):
+    book = tmp_path / "book.txt"
+    book.write_text("C3:1\nC3:1 C3:1\n")
+    result = run_cli(match_app(), ["a", "b", "--size", "5", "--openings", str(book), "--out", str(tmp_path / "o")])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [f"margo-match: --openings: {book}:2: B C3:1 is illegal there"])
+    missing = tmp_path / "missing.sgf"
+    result = run_cli(match_app(), ["a", "b", "--openings", str(missing), "--out", str(tmp_path / "o")])
+    assert result.stderr.splitlines() == [f"margo-match: --openings: cannot read opening book {missing}: No such file or directory"]
+
+
+def test_tournament_rejects_a_binary_file_and_an_out_that_is_a_file(tmp_path):
+    binary = tmp_path / "config.toml"
+    binary.write_bytes(b"\xff\xfe\x00binary\x80")
+    result = run_cli(tournament_app(), [str(binary)])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [f"margo-tournament: {binary}: not a text file (a TOML configuration is UTF-8 text)"])
+    (tmp_path / "taken").write_text("")
+    config = tmp_path / "t.toml"
+    config.write_text(f'out = "taken"\n[[engines]]\ncommand = "{RANDOM}"\nname = "x"\n[[engines]]\ncommand = "{RANDOM}"\nname = "y"\n')
+    result = run_cli(tournament_app(), [str(config)])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [f"margo-tournament: the tournament's out {tmp_path / 'taken'} is a file, not a directory"])
+    config.write_text(f'move_timeout = -1\n[[engines]]\ncommand = "a"\n[[engines]]\ncommand = "b"\n')
+    result = run_cli(tournament_app(), [str(config)])
+    assert result.stderr.splitlines() == ["margo-tournament: 'move_timeout' must be 0 (no limit) or a positive number of seconds: -1"]
+
+
+def test_tournament_help_points_to_docs_that_exist():
+    result = run_cli(tournament_app(), ["--help"])
+    repo = Path(__file__).resolve().parent.parent
+    named = [word.rstrip(".,") for word in result.stdout.split() if word.startswith("docs/")]
+    assert named and all((repo / path).is_file() for path in named), named
+
+
+def test_an_engine_that_dies_at_start_up_stops_the_match_with_its_stderr(tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [MARGO_MATCH, f"{MARGO_GTP} --player bogus", RANDOM, "--games", "4", "--size", "3", "--out", str(out), "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 2
+    assert f"margo-match: engine A '{MARGO_GTP} --player bogus' stopped during start-up:" in done.stderr
+    assert "unknown player 'bogus'" in done.stderr  # the engine's own words
+    assert "Traceback" not in done.stderr
+    assert not (out / "results.jsonl").exists()
+
+
+def test_a_typo_in_an_engine_command_does_not_block_the_corrected_rerun(tmp_path):
+    out = tmp_path / "out"
+    typo = subprocess.run([MARGO_MATCH, "margo-gpt", RANDOM, "--games", "2", "--size", "3", "--out", str(out), "--no-progress"], capture_output=True, text=True, timeout=60)
+    assert typo.returncode == 2 and "cannot start engine A 'margo-gpt'" in typo.stderr
+    fixed = subprocess.run([MARGO_MATCH, RANDOM, RANDOM, "--games", "2", "--size", "3", "--out", str(out), "--no-progress", "--json"], capture_output=True, text=True, timeout=60)
+    assert fixed.returncode == 0, fixed.stderr
+    assert json.loads(fixed.stdout)["games"] == 2
+    assert json.loads((out / "match.json").read_text())["engines"]["A"]["command"] == RANDOM
+
+
+# ---------------------------------------------------------------------------------------
+# What a match prints and writes
+
+
+def test_per_game_lines_score_lines_and_the_output_folder(tmp_path):
+    out = tmp_path / "out"
+    command = [MARGO_MATCH, f"{RANDOM} --seed 1", f"{RANDOM} --seed 2", "--games", "3", "--size", "3", "--out", str(out),
+               "--no-progress", "--name-a", "alpha", "--name-b", "beta", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0] == f"margo-match: writing to {out}{os.sep} (results.jsonl, game-NNNN.sgf, summary.json)"
+    records = results(out)
+    wins = losses = 0
+    expected = [lines[0]]
+    for record in records:
+        white, black = ("alpha", "beta") if record["a_colour"] == "W" else ("beta", "alpha")
+        expected.append(f"Finished game {record['game']} ({white} vs {black}): {record['result']} {{{record['reason']}}}")
+        wins += record["winner"] == "A"
+        losses += record["winner"] == "B"
+        count = record["game"]
+        draws = count - wins - losses
+        expected.append(f"Score of alpha vs beta: {wins} - {losses} - {draws}  [{(wins + draws / 2) / count:.3f}] {count}")
+    assert lines == expected
+    json.loads(done.stdout)  # stdout stays pure JSON
+    quiet = subprocess.run([*command, "--quiet", "--out", str(tmp_path / "q")], capture_output=True, text=True, timeout=120)
+    assert quiet.stderr.splitlines() == [f"margo-match: writing to {tmp_path / 'q'}{os.sep} (results.jsonl, game-NNNN.sgf, summary.json)"]
+
+
+def test_sprt_stops_as_soon_as_the_llr_crosses_a_bound_and_a_rerun_plays_nothing(tmp_path):
+    out = tmp_path / "out"
+    # Two equal random players: an even score soon makes +200 Elo implausible (H0).
+    command = [MARGO_MATCH, faulty("--seed", "1"), faulty("--seed", "2"), "--games", "300", "--size", "3",
+               "--sprt", "elo0=0 elo1=200", "--out", str(out), "--no-progress", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    spec = SprtSpec(0, 200)
+    records = results(out)
+    statuses = [spec.status(model_counts(records[:n], paired=False)) for n in range(1, len(records) + 1)]
+    # Stopped at the first game that took the LLR out of its bounds, not one later.
+    assert [s["result"] is not None for s in statuses] == [False] * (len(records) - 1) + [True]
+    assert summary["games"] == len(records) < 300
+    assert summary["sprt"] == statuses[-1] and summary["sprt"]["result"] in ("H0", "H1")
+    assert summary["statistics"]["model"] == "trinomial" and sum(summary["statistics"]["trinomial"]) == len(records)
+    last = done.stderr.splitlines()[-1]
+    assert last.endswith(f"LLR {statuses[-1]['llr']:.2f} (-2.94, 2.94) {statuses[-1]['result']} accepted")
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert json.loads(again.stdout)["run"]["games_played"] == 0
+
+
+def test_openings_are_played_twice_with_colours_reversed(tmp_path):
+    book = tmp_path / "book.txt"
+    book.write_text("# two openings\nC3:1\n\nB2:1 D4:1\n")
+    out, log = tmp_path / "out", tmp_path / "a.log"
+    done = subprocess.run(
+        [MARGO_MATCH, faulty("--seed", "1", "--log", str(log)), faulty("--seed", "2"), "--games", "5", "--size", "5",
+         "--openings", str(book), "--out", str(out), "--no-progress", "--json", "--quiet"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    records = results(out)
+    assert [r["opening"]["number"] for r in records] == [1, 1, 2, 2, 1]
+    assert [r["opening"]["moves"] for r in records[:3]] == [["W C3:1"], ["W C3:1"], ["W B2:1", "B D4:1"]]
+    assert [r["a_colour"] for r in records] == ["W", "B", "W", "B", "W"]
+    summary = json.loads(done.stdout)
+    assert summary["statistics"]["model"] == "pentanomial" and summary["statistics"]["pairs"] == 2
+    for record in records:
+        game = sgf.loads((out / record["sgf"]).read_text())
+        opening = [f"{colour.letter} {move.gtp()}" for colour, move in game.moves[: len(record["opening"]["moves"])]]
+        assert opening == record["opening"]["moves"]
+        board = sgf.replay(game)
+        assert board.outcome() is not None and board.outcome().result() == record["result"]
+    commands = log.read_text().splitlines()
+    first_genmove = next(i for i, line in enumerate(commands) if "genmove" in line)
+    assert any(line.endswith("play W C3:1") for line in commands[:first_genmove])
+
+
+def test_adjudication_by_margin_and_max_moves_use_the_rules_scoring(tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [MARGO_MATCH, f"{RANDOM} --seed 3", f"{RANDOM} --seed 4", "--games", "2", "--size", "5", "--rule", "scoring=territory",
+         "--adjudicate", "margin=2 moves=2", "--max-moves", "12", "--out", str(out), "--no-progress", "--quiet"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    rules = Rules(size=5, scoring="territory")
+    for record in results(out):
+        board = Board(rules)
+        leads = []
+        for move in record["moves"]:
+            board.push(Move.from_gtp(move["move"], 5), Colour.WHITE if move["colour"] == "W" else Colour.BLACK)
+            white, black = board.score()
+            leads.append("W" if white - black >= 2 else "B" if black - white >= 2 else None)
+        assert record["reason"] in ("adjudicated by margin", "adjudicated at max moves", "no legal move")
+        white, black = board.score()
+        if record["reason"] == "adjudicated by margin":
+            assert leads[-1] is not None and leads[-1] == leads[-2] and record["result"].startswith(leads[-1])
+            assert all(leads[i] is None or leads[i] != leads[i + 1] for i in range(len(leads) - 2))
+        if record["reason"].startswith("adjudicated"):
+            assert record["result"] == (f"W+{white - black:g}" if white > black else f"B+{black - white:g}" if black > white else "0")
+
+
+def test_deterministic_engines_without_a_book_get_a_warning(tmp_path):
+    # Four games in four fresh worker processes: seeded engines replay games 1 and 3 (and 2 and 4).
+    engine = f"{MARGO_GTP} --player heuristic --seed 1"
+    done = subprocess.run(
+        [MARGO_MATCH, engine, engine, "--games", "4", "--size", "3", "--parallel", "4", "--out", str(tmp_path), "--no-progress", "--quiet"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "are move for move the same: the engines look deterministic, so the games will repeat" in warnings[0]
+
+
+def test_live_feed_follows_a_running_game_and_is_removed_after_its_record(tmp_path):
+    out, gate = tmp_path / "out", tmp_path / "gate"
+    (gate.mkdir(), (gate / "closed").touch())
+    referee = subprocess.Popen(
+        [MARGO_MATCH, gated(gate, 1, faulty("--seed", "1")), faulty("--seed", "2"), "--games", "2", "--size", "3", "--rule", "komi=0.5",
+         "--out", str(out), "--no-progress", "--quiet", "--name-a", "alpha", "--name-b", "beta"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not any(gate.glob("held-*")):  # game 1 is written, game 2 waits for A's move
+            assert time.monotonic() < deadline and referee.poll() is None
+            time.sleep(0.05)
+        assert [r["game"] for r in results(out)] == [1]
+        assert sorted(p.name for p in (out / "live").iterdir()) == ["game-0002.jsonl"]
+        lines = [json.loads(line) for line in (out / "live" / "game-0002.jsonl").read_text().splitlines()]
+        # Game 2: A (alpha) is Black; White moves first, so B's first move is there and A's is held.
+        assert lines[0] == {"type": "start", "game": 2, "black": "alpha", "white": "beta", "size": 3,
+                            "rules": Rules(size=3, komi=0.5).options(), "setup": []}
+        assert [line["type"] for line in lines[1:]] == ["move"] and lines[1]["ply"] == 1 and lines[1]["colour"] == "W"
+        (gate / "closed").unlink()
+        assert referee.wait(timeout=60) == 0
+    finally:
+        referee.kill()
+    record = results(out)[1]
+    assert lines[1]["move"] == record["moves"][0]["move"]
+    assert not (out / "live").exists()
+
+
+def test_tournament_pairings_get_their_own_summary(tmp_path):
+    config = tmp_path / "t.toml"
+    config.write_text(
+        f'games = 2\nsize = 3\nout = "t"\n[[engines]]\nname = "r1"\ncommand = "{RANDOM} --seed 1"\n'
+        f'[[engines]]\nname = "r2"\ncommand = "{RANDOM} --seed 2"\n'
+    )
+    done = subprocess.run([MARGO_TOURNAMENT, str(config), "--no-progress", "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    pairing = tmp_path / "t" / "01-r1-vs-r2"
+    summary = json.loads((pairing / "summary.json").read_text())
+    assert summary["games"] == 2 and summary["engines"]["A"]["name"] == "r1"
+    assert summary["statistics"]["trinomial"] == model_counts(results(pairing), paired=False)
+    assert sum(1 for line in done.stderr.splitlines() if line.startswith("Finished game")) == 2
+
+
+# ---------------------------------------------------------------------------------------
+# Engine restarts and measure_parallel
+
+
+def test_an_engine_that_ran_once_and_cannot_restart_forfeits_with_start_failed(tmp_path):
+    """The engine crashes in game 1 and its program is gone before game 2 needs a restart."""
+    script = tmp_path / "vanishing-engine"
+    script.write_text(f'#!/bin/sh\nrm -- "$0"\nexec {faulty("--fault", "crash", "--at", "2", "--seed", "3")}\n')
+    script.chmod(0o755)
+    config = MatchConfig(EngineSpec("A", "good", faulty("--seed", "1")), EngineSpec("B", "vanishing", str(script)), 3, Rules(size=3))
+    run = run_match(config, tmp_path / "out")
+    forfeits = [(r["game"], r["forfeit"]["engine"], r["forfeit"]["reason"]) for r in run.records]
+    assert forfeits == [(1, "B", CRASH), (2, "B", START_FAILED), (3, "B", START_FAILED)]
+    assert "cannot start engine B" in run.records[1]["forfeit"]["detail"]
+
+
+def test_measure_parallel_plays_a_fresh_match_per_setting(tmp_path):
+    rates = measure_parallel(f"{RANDOM} --seed 1", f"{RANDOM} --seed 2", tmp_path, games=4, size=3, parallels=(1, 2))
+    assert set(rates) == {1, 2} and all(rate is not None and rate > 0 for rate in rates.values())
+    for parallel in (1, 2):
+        records = results(tmp_path / f"parallel-{parallel}")
+        assert sorted(r["game"] for r in records) == [1, 2, 3, 4]
+        summary_of_run = json.loads((tmp_path / f"parallel-{parallel}" / "match.json").read_text())
+        assert summary_of_run["rules"]["size"] == 3
+    with pytest.raises(FileExistsError, match="parallel-1 exists: measure into a fresh directory"):
+        measure_parallel(RANDOM, RANDOM, tmp_path, games=1, size=3, parallels=(1,))
+
+
+def test_a_local_match_never_imports_ray(tmp_path):
+    code = (
+        "import sys\n"
+        "from margo_adapters.referee_cli import match_app\n"
+        "from typer.testing import CliRunner\n"
+        f"result = CliRunner().invoke(match_app(), [{RANDOM!r}, {RANDOM!r}, '--games', '2', '--size', '3', '--parallel', '2', "
+        f"'--out', {str(tmp_path / 'out')!r}, '--quiet', '--no-progress'])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "print(sorted(name for name in sys.modules if name == 'ray' or name.startswith('ray.') or name == 'margo_adapters.cluster'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_backend_that_returns_a_game_twice_gets_it_written_once_and_stop_when_ends_the_match(tmp_path):
+    """What the Ray backend relies on: commit ignores a game number already written (a
+    replayed game whose first play also came back), and stop_when (the SPRT) stops it."""
+    config = MatchConfig(EngineSpec("A", "a", "unused"), EngineSpec("B", "b", "unused"), 5, Rules(size=3))
+
+    def twice(config, directory, games, commit):
+        for game in games:
+            record = {"game": game, "winner": "A", "a_colour_final": "W", "reason": "test", "sgf": f"game-{game:04d}.sgf"}
+            commit(record, "(;FF[4]GM[77]SZ[3])")
+            commit({**record, "winner": "B"}, "(;FF[4]GM[77]SZ[3]C[second])")
+
+    run = run_match(config, tmp_path, backend=twice, stop_when=lambda records: len(records) == 3)
+    assert run.stopped and not run.interrupted
+    assert [(r["game"], r["winner"]) for r in results(tmp_path)] == [(1, "A"), (2, "A"), (3, "A")]
+    assert "second" not in (tmp_path / "game-0001.sgf").read_text()
+    resumed = run_match(config, tmp_path, backend=twice, stop_when=lambda records: len(records) >= 3)
+    assert resumed.stopped is False and resumed.games_played == 0  # decided before the first game
+
+
+def test_the_cluster_start_up_check_names_the_node_and_the_engine(tmp_path):
+    pytest.importorskip("ray")
+    import socket
+
+    from margo_adapters.cluster import GameSlot
+    from margo_adapters.referee import EngineStartError
+
+    good = GameSlot(MatchConfig(EngineSpec("A", "a", faulty()), EngineSpec("B", "b", RANDOM), 1, Rules(size=3)))
+    try:
+        report = good.check()
+    finally:
+        good.runner.close()
+    assert report["engines"] == {"A": "faulty 1", "B": "margo-gtp 0.1.0"} and report["host"] == socket.gethostname()
+    missing = GameSlot(MatchConfig(EngineSpec("A", "a", RANDOM), EngineSpec("B", "b", "no-such-engine-xyz"), 1, Rules(size=3)))
+    with pytest.raises(EngineStartError) as error:
+        missing.check()
+    missing.runner.close()
+    assert str(error.value).startswith(f"on node {socket.gethostname()}: cannot start engine B 'no-such-engine-xyz': ")
