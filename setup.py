@@ -13,7 +13,7 @@ setup(
             "margo_gtp.engine._native",
             ["margo_gtp/engine/_native.c"],
             optional=True,
-            extra_compile_args=["-O2", "-std=gnu99"],
+            extra_compile_args=["-O2", "-std=gnu99", "-ffp-contract=off"],
         )
     ]
 )

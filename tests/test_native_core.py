@@ -196,6 +196,14 @@ def test_seeded_playouts_are_the_same_game(both_cores, rules, seed, prefix, max_
     assert native_board.history == python_board.history
     assert state_of(native_board) == state_of(python_board)
     assert native_rng.getstate() == python_rng.getstate()  # the generator advanced alike
+    index = python_board.geometry.index
+    for ply in (0, prefix, python_board.ply - 3, python_board.ply):  # the AMAF sets of MCTS
+        expected: tuple[set, set] = (set(), set())
+        for colour, move in python_board.moves_since(max(ply, 0)):
+            if move.point is not None:
+                expected[colour].add(index[move.point])
+        assert python_board.played_points_since(ply) == expected
+        assert native_board.played_points_since(ply) == expected
 
 
 @needs_native
@@ -443,3 +451,58 @@ def test_native_boards_pickle_and_deepcopy(both_cores):
         clone.pop()
         assert clone.ply == board.ply - 1  # independent
 
+
+
+# -- the MCTS selection step in C (_native.uct_select) -------------------------------------
+
+_stat_counts = st.integers(min_value=0, max_value=400)
+
+
+@st.composite
+def _children_stats(draw):
+    """Children as MCTS leaves them: visits, wins <= visits (with the prior), AMAF stats;
+    values drawn from a few so that ties between children happen often."""
+    from margo_gtp.players.mcts import Node
+
+    children = []
+    for k in range(draw(st.integers(min_value=1, max_value=12))):
+        child = Node(None, 0, k, None)
+        child.n = draw(st.sampled_from([0, 1, 2, 3, 10, 57, 400]))
+        child.w = draw(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0])) * (child.n / 2 if child.n else 0.0)
+        child.rave_n = draw(st.sampled_from([0, 0, 1, 4, 33]))
+        child.rave_w = draw(st.sampled_from([0.0, 0.5, 1.0])) * child.rave_n
+        children.append(child)
+    return children
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(children=_children_stats(), parent_n=st.integers(min_value=0, max_value=5000),
+       uct_c=st.sampled_from([0.0, 0.2, 0.44, 1.0]), rave_k=st.sampled_from([0, 0.0, 50, 300.0, 1000.0]))
+def test_native_uct_select_picks_the_child_the_python_loop_picks(children, parent_n, uct_c, rave_k):
+    import math
+
+    from margo_gtp.engine import _native
+    from margo_gtp.players import mcts
+
+    log_parent = math.log(parent_n + 1)
+    best, best_score = None, -1.0
+    for child in children:
+        score = mcts._child_score(child, log_parent, uct_c, rave_k)
+        if score > best_score:
+            best, best_score = child, score
+    prior_w = mcts.PRIOR_VALUE * mcts.PRIOR_VISITS
+    assert _native.uct_select(children, log_parent, uct_c, rave_k, mcts.PRIOR_VISITS, prior_w) is best
+
+
+@needs_native
+def test_native_uct_select_rejects_bad_arguments():
+    from margo_gtp.engine import _native
+
+    with pytest.raises(TypeError, match="uct_select takes 6 arguments"):
+        _native.uct_select([], 0.0)
+    with pytest.raises(TypeError, match="children must be a list"):
+        _native.uct_select((), 0.0, 1.0, 0.0, 1, 0.5)
+    with pytest.raises(AttributeError):
+        _native.uct_select([object()], 0.0, 1.0, 0.0, 1, 0.5)
+    assert _native.uct_select([], 0.0, 1.0, 0.0, 1, 0.5) is None

@@ -1814,41 +1814,70 @@ static int can_escape(StateObject *s, int colour, int i) {
 
 /* mcts.heuristic_evaluator; prm = (scale_min, scale_per_point, freedom_value,
  * short_of_freedoms_loss, group_cost). Returns -2 on a memory error. */
+/* One group walk per colour serves both the zombie mask of the territory score and the
+ * group statistics (the position does not change in between: can_escape runs after). */
+typedef struct {
+    W *zombies;
+    GroupStats *stats;
+} EvalWalk;
+
+static int eval_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+    EvalWalk *e = ctx;
+    zombie_cb(s, colour, group, freedoms, e->zombies);
+    return stats_cb(s, colour, group, freedoms, &e->stats[colour]);
+}
+
 static double heuristic(StateObject *s, double komi, const double prm[5]) {
-    long sc[2];
-    territory_score(s, sc);
-    double margin = (sc[0] + komi) - (double)sc[1];
-    int mover = s->to_move;
-    GroupStats g;
-    g.size = PyMem_Malloc(3 * (s->count + 1) * sizeof(int));
-    if (!g.size) {
+    int nw = s->nw;
+    GroupStats stats[2];
+    int *buf = PyMem_Malloc(6 * (s->count + 1) * sizeof(int));
+    if (!buf) {
         PyErr_NoMemory();
         return -2.0;
     }
-    g.liberties = g.size + s->count + 1;
-    g.last_liberty = g.liberties + s->count + 1;
+    for (int colour = 0; colour < 2; colour++) {
+        stats[colour].n = 0;
+        stats[colour].size = buf + 3 * colour * (s->count + 1);
+        stats[colour].liberties = stats[colour].size + s->count + 1;
+        stats[colour].last_liberty = stats[colour].liberties + s->count + 1;
+    }
+    W z[MAXW], t[2][MAXW];
+    memset(z, 0, nw * sizeof(W));
+    EvalWalk walk = {z, stats};
+    each_group(s, 0, eval_cb, &walk); /* as zombie_mask: white, then black */
+    each_group(s, 1, eval_cb, &walk);
+    territory(s, z, t[0], t[1]);
+    long sc[2];
+    for (int c = 0; c < 2; c++) { /* as territory_score */
+        long n = 0;
+        for (int w = 0; w < nw; w++)
+            n += __builtin_popcountll(BITS(s, c)[w] & ~z[w]) + __builtin_popcountll(BITS(s, c ^ 1)[w] & z[w]) +
+                 __builtin_popcountll(t[c][w]);
+        sc[c] = n;
+    }
+    double margin = (sc[0] + komi) - (double)sc[1];
+    int mover = s->to_move;
     for (int colour = 0; colour < 2; colour++) {
         double sign = colour == 0 ? 1.0 : -1.0;
-        g.n = 0;
-        each_group(s, colour, stats_cb, &g); /* collected first: can_escape changes the state */
+        GroupStats *g = &stats[colour];
         long freedoms = 0;
-        for (int k = 0; k < g.n; k++) {
-            int count = g.liberties[k];
+        for (int k = 0; k < g->n; k++) {
+            int count = g->liberties[k];
             freedoms += count;
             if (count == 1) {
-                int escapes = colour == mover ? can_escape(s, colour, g.last_liberty[k]) : 0;
+                int escapes = colour == mover ? can_escape(s, colour, g->last_liberty[k]) : 0;
                 if (escapes < 0) {
-                    PyMem_Free(g.size);
+                    PyMem_Free(buf);
                     return -2.0;
                 }
-                if (!escapes) margin -= sign * g.size[k];
+                if (!escapes) margin -= sign * g->size[k];
             } else if (count == 2) {
-                margin -= sign * prm[3] * g.size[k];
+                margin -= sign * prm[3] * g->size[k];
             }
         }
-        margin += sign * (prm[2] * freedoms - prm[4] * g.n);
+        margin += sign * (prm[2] * freedoms - prm[4] * g->n);
     }
-    PyMem_Free(g.size);
+    PyMem_Free(buf);
     int empty = 0;
     for (int w = 0; w < s->nw; w++) empty += __builtin_popcountll(s->geo->plane[w] & ~(BITS(s, 0)[w] | BITS(s, 1)[w]));
     double scale = prm[0] + prm[1] * empty;
@@ -1907,6 +1936,29 @@ static PyObject *State_history(StateObject *s, PyObject *args) {
         PyList_SET_ITEM(out, k - start, item);
     }
     return out;
+}
+
+/* played_points(start) -> (white set, black set) of the point indices placed after ply
+ * `start` (Board.played_points_since: the AMAF sets of MCTS, without Move objects). */
+static PyObject *State_played_points(StateObject *s, PyObject *arg) {
+    Py_ssize_t start = PyLong_AsSsize_t(arg);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    if (start < 0) start = 0;
+    PyObject *sets[2] = {PySet_New(NULL), PySet_New(NULL)};
+    if (!sets[0] || !sets[1]) goto fail;
+    for (Py_ssize_t k = start; k < s->nstack; k++) {
+        if (s->stack[k].code < 0) continue;
+        PyObject *point = PyLong_FromLong(s->stack[k].code);
+        if (!point) goto fail;
+        int err = PySet_Add(sets[s->stack[k].colour], point);
+        Py_DECREF(point);
+        if (err < 0) goto fail;
+    }
+    return Py_BuildValue("(NN)", sets[0], sets[1]);
+fail:
+    Py_XDECREF(sets[0]);
+    Py_XDECREF(sets[1]);
+    return NULL;
 }
 
 static PyObject *State_peek(StateObject *s, PyObject *unused) {
@@ -1978,6 +2030,7 @@ static PyMethodDef State_methods[] = {
     {"territory_score", (PyCFunction)State_territory_score, METH_NOARGS, "(white, black) R19 counts, no komi"},
     {"groups", (PyCFunction)State_groups, METH_O, "groups(colour|None) -> [(colour, group, freedoms)]"},
     {"history", (PyCFunction)State_history, METH_VARARGS, "history(start, as_colours=False) -> [(colour, Move)]"},
+    {"played_points", (PyCFunction)State_played_points, METH_O, "(white, black) sets of point indices placed after ply"},
     {"mask", (PyCFunction)State_mask, METH_O, "mask(k): 0 white, 1 black, 2 buried, 3 supported empty, 4 unsettled"},
     {"root_mask", (PyCFunction)State_root_mask, METH_O, "root_mask(colour)"},
     {"get", (PyCFunction)State_get, METH_O, "get(index) -> 0, 1 or None"},
@@ -2006,12 +2059,81 @@ static PyTypeObject StateType = {
     .tp_new = State_new,
 };
 
+/* ------------------------------------------------------------------ MCTS tree policy */
+
+/* uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins) -> the child of
+ * highest UCT+RAVE score, the first on ties, or None if no score exceeds -1.0: the selection
+ * loop of margo_gtp.players.mcts (MctsPlayer._descend, mcts._child_score), the same double
+ * operations in the same order (so the same floats and the same choice; the build turns
+ * off floating-point contraction), reading each child's n, w, rave_n and rave_w. */
+static PyObject *str_n, *str_w, *str_rave_n, *str_rave_w;
+
+static int read_number(PyObject *obj, PyObject *name, double *out) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (!v) return -1;
+    *out = PyFloat_AsDouble(v); /* ints below 2**53 convert exactly, as Python's mixed arithmetic does */
+    Py_DECREF(v);
+    return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static PyObject *uct_select(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "uct_select takes 6 arguments (%zd given)", nargs);
+    PyObject *children = args[0];
+    if (!PyList_Check(children)) return PyErr_Format(PyExc_TypeError, "children must be a list");
+    double log_parent = PyFloat_AsDouble(args[1]), uct_c = PyFloat_AsDouble(args[2]);
+    double rave_k = PyFloat_AsDouble(args[3]), prior_visits = PyFloat_AsDouble(args[4]);
+    double prior_wins = PyFloat_AsDouble(args[5]);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *best = Py_None;
+    double best_score = -1.0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(children); k++) {
+        PyObject *child = PyList_GET_ITEM(children, k);
+        double visits, wins, rave_n, rave_w;
+        if (read_number(child, str_n, &visits) < 0 || read_number(child, str_w, &wins) < 0 ||
+            read_number(child, str_rave_n, &rave_n) < 0)
+            return NULL;
+        double n = visits + prior_visits;
+        if (n == 0.0) return PyErr_Format(PyExc_ZeroDivisionError, "float division by zero");
+        double q = (wins + prior_wins) / n;
+        if (rave_n != 0.0) {
+            if (read_number(child, str_rave_w, &rave_w) < 0) return NULL;
+            double beta = 0.0;
+            if (rave_k != 0.0) {
+                double d = 3 * visits + rave_k;
+                if (d == 0.0) return PyErr_Format(PyExc_ZeroDivisionError, "float division by zero");
+                double r = rave_k / d;
+                if (r < 0.0) return PyErr_Format(PyExc_ValueError, "math domain error");
+                beta = sqrt(r);
+            }
+            q = beta * (rave_w / rave_n) + (1 - beta) * q;
+        }
+        double u = log_parent / n;
+        if (u < 0.0) return PyErr_Format(PyExc_ValueError, "math domain error");
+        double score = q + uct_c * sqrt(u);
+        if (score > best_score) {
+            best = child;
+            best_score = score;
+        }
+    }
+    Py_INCREF(best);
+    return best;
+}
+
+static PyMethodDef native_functions[] = {
+    {"uct_select", (PyCFunction)(void (*)(void))uct_select, METH_FASTCALL,
+     "uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins) -> best child or None"},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef native_module = {
-    PyModuleDef_HEAD_INIT, "_native", "The native MarGo rules core (see native.py).", -1, NULL, NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "_native", "The native MarGo rules core (see native.py).", -1, native_functions, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
     if (PyType_Ready(&GeoType) < 0 || PyType_Ready(&StateType) < 0) return NULL;
+    if (!(str_n = PyUnicode_InternFromString("n")) || !(str_w = PyUnicode_InternFromString("w")) ||
+        !(str_rave_n = PyUnicode_InternFromString("rave_n")) || !(str_rave_w = PyUnicode_InternFromString("rave_w")))
+        return NULL;
     PyObject *m = PyModule_Create(&native_module);
     if (!m) return NULL;
     Py_INCREF(&GeoType);

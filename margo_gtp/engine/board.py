@@ -207,7 +207,7 @@ class Board:
 
     @property
     def to_move(self) -> Colour:
-        return Colour(self._to_move)
+        return (WHITE, BLACK)[self._to_move]  # the same members as Colour(c), without the enum call
 
     @property
     def captured(self) -> dict[Colour, int]:
@@ -501,6 +501,17 @@ class Board:
         """``(colour as int, move)`` for the moves after the first ``ply`` of the history
         (cheap for the tail of a long game, unlike :attr:`history`)."""
         return [(entry[0], entry[1]) for entry in self._stack[ply:]]
+
+    def played_points_since(self, ply: int) -> tuple[set[int], set[int]]:
+        """The flat point indices (``geometry.index``) of the placements after the first
+        ``ply`` moves, as fresh (white, black) sets: the AMAF statistics of MCTS, with no
+        Move per entry (the native core builds them without Python objects per move)."""
+        index = self._g.index
+        played: tuple[set[int], set[int]] = (set(), set())
+        for colour, move in self.moves_since(max(ply, 0)):  # a negative ply means 0, as in C
+            if move.point is not None:
+                played[colour].add(index[move.point])
+        return played
 
     def _zombie_mask(self) -> int:
         resting = self._g.resting

@@ -15,6 +15,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from margo_gtp.engine import board as _board
 
@@ -41,6 +43,16 @@ _warned = False
 def native_available() -> bool:
     """True if the native extension was built and imports."""
     return _NativeBoard is not None
+
+
+def native_uct_select() -> Callable[..., Any] | None:
+    """The C selection step of MCTS (``_native.uct_select``, the loop of
+    ``MctsPlayer._descend``) while the native core is selected, else None."""
+    if _board._native_board is None:
+        return None
+    from margo_gtp.engine import _native
+
+    return _native.uct_select
 
 
 def native_unavailable_reason() -> str | None:

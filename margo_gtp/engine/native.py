@@ -31,13 +31,29 @@ _MASK_WHITE, _MASK_BLACK, _MASK_BURIED, _MASK_SUPPORTED_EMPTY, _MASK_UNSETTLED =
 
 
 @functools.cache
+def _shared_moves(size: int) -> tuple[Move, ...]:
+    """One :class:`Move` per point, in point index order: what the C core hands out."""
+    return tuple(Move(point) for point in geometry(size).points)
+
+
+@functools.cache
+def _shared_move_codes(size: int) -> dict[int, int]:
+    """The C move code of each shared Move (and of ``Move.PASS``/``Move.SWAP``) by ``id()``:
+    the moves MCTS and the players push come from ``legal_moves``, so most pushes skip
+    hashing the Point. The cache keeps these objects alive, so no other object has their id."""
+    codes = {id(move): i for i, move in enumerate(_shared_moves(size))}
+    codes[id(Move.PASS)] = -1
+    codes[id(Move.SWAP)] = -2
+    return codes
+
+
+@functools.cache
 def native_geometry(size: int) -> _native.Geometry:
     """The C tables of ``size``, with the Python geometry's Zobrist keys (so ``zobrist_key``
     is the same on both cores) and one shared :class:`Move` per point."""
     g = geometry(size)
-    moves = tuple(Move(point) for point in g.points)
-    return _native.Geometry(size, g.zobrist[0], g.zobrist[1], g.zobrist_to_move, moves, Move.PASS, Move.SWAP,
-                            (Colour.WHITE, Colour.BLACK))
+    return _native.Geometry(size, g.zobrist[0], g.zobrist[1], g.zobrist_to_move, _shared_moves(size), Move.PASS,
+                            Move.SWAP, (Colour.WHITE, Colour.BLACK))
 
 
 def _uses_mersenne_twister(rng: object) -> bool:
@@ -55,6 +71,7 @@ class NativeBoard(Board):
 
     def clear(self) -> None:
         rules = self.rules
+        self._move_codes = _shared_move_codes(rules.size)
         self._core = _native.State(
             native_geometry(rules.size), rules.all_freedoms, rules.bridge_cutting, rules.top_level,
             rules.own_freedomless_group == "illegal", _KO_RULE_CODES[rules.ko_rule],
@@ -170,10 +187,16 @@ class NativeBoard(Board):
     def moves_since(self, ply: int) -> list[tuple[int, Move]]:
         return self._core.history(ply)
 
+    def played_points_since(self, ply: int) -> tuple[set[int], set[int]]:
+        return self._core.played_points(ply)
+
     def peek(self) -> Move | None:
         return self._core.peek()
 
     def _code(self, move: Move) -> int:
+        code = self._move_codes.get(id(move))
+        if code is not None:
+            return code
         if move.kind == "pass":
             return -1
         if move.kind == "swap":

@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.engine.core import native_uct_select
 from margo_gtp.players.base import RESIGN, Budget, Resign
 from margo_gtp.players.playout_policy import POLICIES, HeavyPolicy, PlayoutPolicy
 from margo_gtp.vertex import Point, parse_decimal
@@ -142,6 +143,9 @@ class Node:
     def __repr__(self) -> str:
         label = "root" if self.move is None else self.move.gtp()
         return f"<Node {label} n={self.n} w={self.w:g} rave={self.rave_w:g}/{self.rave_n}>"
+
+
+_COLOURS = (Colour.WHITE, Colour.BLACK)  # Colour(c) without the enum call, in the hot loop
 
 
 def _child_score(child: Node, log_parent: float, uct_c: float, rave_k: float) -> float:
@@ -563,22 +567,39 @@ class MctsPlayer:
         path = [node]
         to_move = colour
         uct_c, rave_k = self.uct_c, self.rave_k
+        prior_w = PRIOR_VALUE * PRIOR_VISITS
+        sqrt = math.sqrt
+        native_select = native_uct_select()
+        while native_select is not None and node.children:
+            # The same loop in C (margo_gtp/engine/_native.c): same floats, same choice.
+            node = native_select(node.children, math.log(node.n + 1), uct_c, rave_k, PRIOR_VISITS, prior_w)
+            board.push(node.move, _COLOURS[to_move])
+            to_move = int(board.to_move)
+            path.append(node)
         while node.children:
             log_parent = math.log(node.n + 1)
             best, best_score = None, -1.0
+            # The hot loop: _child_score inlined, the same operations in the same order
+            # (so the same floats and the same choices); a call per child cost ~40%.
             for child in node.children:
-                score = _child_score(child, log_parent, uct_c, rave_k)
+                n = child.n + PRIOR_VISITS
+                q = (child.w + prior_w) / n
+                rave_n = child.rave_n
+                if rave_n:
+                    beta = sqrt(rave_k / (3 * child.n + rave_k)) if rave_k else 0.0
+                    q = beta * (child.rave_w / rave_n) + (1 - beta) * q
+                score = q + uct_c * sqrt(log_parent / n)
                 if score > best_score:
                     best, best_score = child, score
             node = best  # type: ignore[assignment]
-            board.push(node.move, Colour(to_move))
+            board.push(node.move, _COLOURS[to_move])
             to_move = int(board.to_move)
             path.append(node)
         if node.children is None and node.n + 1 >= self.expand_visits:
             self._expand(node, board, to_move, depth=len(path) - 1)
             if node.children:
                 child = node.children[0]  # children are shuffled at expansion
-                board.push(child.move, Colour(to_move))
+                board.push(child.move, _COLOURS[to_move])
                 to_move = int(board.to_move)
                 path.append(child)
         return path, to_move
@@ -611,20 +632,21 @@ class MctsPlayer:
     # Step 3
     def _backup(self, path: list[Node], white_result: float, board: Board, start: int) -> None:
         """Add the result along ``path`` and the AMAF statistics of the siblings."""
-        index = board.geometry.index
-        played: tuple[set[int], set[int]] = (set(), set())
-        for colour, move in board.moves_since(start):  # the moves of this playout
-            if move.point is not None:
-                played[colour].add(index[move.point])
+        played = board.played_points_since(start)  # the points of this playout, per colour
+        rewards = (white_result, 1.0 - white_result)
         for node in reversed(path):
-            reward = white_result if node.player == 0 else 1.0 - white_result
             node.n += 1
-            node.w += reward
-            if node.children:
-                for child in node.children:
-                    if child.point in played[child.player]:
+            node.w += rewards[node.player]
+            children = node.children
+            if children:
+                # Siblings share their player (one _expand made them all): one lookup of
+                # that colour's played points and reward per node, not per child.
+                player = children[0].player
+                seen, reward = played[player], rewards[player]
+                for child in children:
+                    if child.point in seen:
                         child.rave_n += 1
-                        child.rave_w += white_result if child.player == 0 else 1.0 - white_result
+                        child.rave_w += reward
             if node.point >= 0:
                 played[node.player].add(node.point)
 
