@@ -50,7 +50,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-
-
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
