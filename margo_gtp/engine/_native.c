@@ -1215,27 +1215,35 @@ static void undo(StateObject *s) {
     }
 }
 
+/* The first point from index `from` on where colour c may place a ball (supported, empty,
+ * within max_level, legal), or -1: the loop shared by legal_moves and has_legal_placement. */
+static int next_legal_placement(const StateObject *s, int c, int from) {
+    int nw = s->nw;
+    const W *playable = s->geo->up_to_level + (size_t)s->top_level * nw;
+    const W *supp = BITS(s, B_SUPP);
+    Res r;
+    for (int w = from >> 6; w < nw; w++) {
+        W x = supp[w] & playable[w];
+        if (w == from >> 6) x &= ~(W)0 << (from & 63);
+        while (x) {
+            int i = w * 64 + __builtin_ctzll(x);
+            x &= x - 1;
+            if (placement_legal(s, i, c, &r)) return i;
+        }
+    }
+    return -1;
+}
+
 static PyObject *State_legal_moves(StateObject *s, PyObject *arg) {
     int c;
     if (arg == Py_None) c = s->to_move;
     else if (parse_colour(arg, &c) < 0) return NULL;
     PyObject *out = PyList_New(0);
     if (!out || s->end_term != END_NONE) return out;
-    int nw = s->nw;
-    const W *playable = s->geo->up_to_level + (size_t)s->top_level * nw;
-    const W *supp = BITS(s, B_SUPP);
-    Res r;
-    for (int w = 0; w < nw; w++) {
-        W x = supp[w] & playable[w];
-        while (x) {
-            int i = w * 64 + __builtin_ctzll(x);
-            x &= x - 1;
-            if (placement_legal(s, i, c, &r)) {
-                if (PyList_Append(out, PyTuple_GET_ITEM(s->geo->moves, i)) < 0) {
-                    Py_DECREF(out);
-                    return NULL;
-                }
-            }
+    for (int i = next_legal_placement(s, c, 0); i >= 0; i = next_legal_placement(s, c, i + 1)) {
+        if (PyList_Append(out, PyTuple_GET_ITEM(s->geo->moves, i)) < 0) {
+            Py_DECREF(out);
+            return NULL;
         }
     }
     if (swap_legal(s, c) && PyList_Append(out, s->geo->swap_move) < 0) goto fail;
@@ -1250,19 +1258,7 @@ static PyObject *State_has_legal_placement(StateObject *s, PyObject *arg) {
     int c;
     if (arg == Py_None) c = s->to_move;
     else if (parse_colour(arg, &c) < 0) return NULL;
-    int nw = s->nw;
-    const W *playable = s->geo->up_to_level + (size_t)s->top_level * nw;
-    const W *supp = BITS(s, B_SUPP);
-    Res r;
-    for (int w = 0; w < nw; w++) {
-        W x = supp[w] & playable[w];
-        while (x) {
-            int i = w * 64 + __builtin_ctzll(x);
-            x &= x - 1;
-            if (placement_legal(s, i, c, &r)) Py_RETURN_TRUE;
-        }
-    }
-    Py_RETURN_FALSE;
+    return PyBool_FromLong(next_legal_placement(s, c, 0) >= 0);
 }
 
 static PyObject *State_swap_legal(StateObject *s, PyObject *arg) {
