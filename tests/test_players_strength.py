@@ -51,3 +51,52 @@ def test_runs_games_with_alternating_colours_and_writes_them(tmp_path: Path) -> 
     summary = records[-1]["summary"]
     assert summary["wins"] + summary["draws"] + summary["losses"] == 3
     assert summary["wins"] == sum(g["a_result"] == "W" for g in games)
+
+
+@pytest.mark.process
+def test_parallel_games_are_the_games_of_a_serial_run(tmp_path: Path) -> None:
+    """--parallel changes only the order games finish in: colours and seeds come from the
+    game number, so a playout-budget run plays the very same games."""
+    runs = {}
+    for parallel in ("1", "2"):
+        out = tmp_path / f"run{parallel}.jsonl"
+        result = subprocess.run([str(SCRIPT), "mcts:playouts=20", "heuristic", "--games", "4", "--size", "4",
+                                 "--seed", "3", "--parallel", parallel, "--out", str(out)],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        records = [json.loads(line) for line in out.read_text().splitlines()][1:-1]
+        runs[parallel] = sorted(records, key=lambda record: record["game"])
+        summary_line = result.stdout.splitlines()[4]
+        assert summary_line.startswith("mcts:playouts=20 vs heuristic: W/D/L ")
+        if parallel == "2":  # finishing order varies; the count of finished games does not
+            heads = [line.split(":")[0] for line in result.stdout.splitlines()[:4]]
+            assert [head.split(" (")[1] for head in heads] == ["1 done)", "2 done)", "3 done)", "4 done)"]
+            assert sorted(head.split(" (")[0] for head in heads) == ["game 1/4", "game 2/4", "game 3/4", "game 4/4"]
+    strip = ("seconds", "longest_move", "mean_move")  # wall-clock figures
+    assert [{k: v for k, v in r.items() if k not in strip} for r in runs["1"]] == \
+           [{k: v for k, v in r.items() if k not in strip} for r in runs["2"]]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--games", "0"], "strength: error: argument --games: must be at least 1: '0'"),
+    (["--games", "x"], "strength: error: argument --games: not an integer: 'x'"),
+    (["--size", "1"], "strength: error: argument --size: must be between 2 and 19: '1'"),
+    (["--parallel", "65"], "strength: error: argument --parallel: must be between 1 and 64: '65'"),
+    (["--rule", "komi"], "strength: error: --rule takes NAME=VALUE: 'komi'"),
+    (["--rule", "ko_rule=bad"],
+     "strength: error: invalid value for ko_rule: 'bad' (allowed situational, positional, simple, none)"),
+    (["--out", "/nonexistent-dir/run.jsonl"], "strength: error: --out: no such directory: '/nonexistent-dir'"),
+])
+def test_bad_command_lines_are_one_line_and_exit_2(arguments: list[str], message: str) -> None:
+    result = subprocess.run([str(SCRIPT), "random", "random", *arguments], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == message
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_bad_player_spec_is_one_line_and_exit_2() -> None:
+    result = subprocess.run([str(SCRIPT), "random", "nope"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == \
+        "strength: error: unknown player 'nope' in spec 'nope' (known: heuristic, mcts, random)"
