@@ -480,25 +480,62 @@ static int has_top(const StateObject *s, const W *group, const W *occ) {
     return 0;
 }
 
+/* Whether the ball at q has a contact, not cut, with a ball of `set` (a probe from q would
+ * reach it at once). */
+static inline int touches(const StateObject *s, int q, const W *set, const W *theirs) {
+    const struct Walk *p = &s->geo->walk[q];
+    for (int k = 0; k < p->nadj; k++) {
+        int j = p->adj[k][0];
+        if (!TEST(set, j)) continue;
+        int ca = p->adj[k][1];
+        if (ca >= 0 && s->bridge_cutting && TEST(theirs, ca) && TEST(theirs, p->adj[k][2])) continue;
+        return 1;
+    }
+    return 0;
+}
+
 /* Board._scan: the union of the freedomless groups holding a ball of `seeds` (into `dead`,
  * may be NULL: then return 1 at the first such group). With `occ`, only groups with a ball
- * to lift count. */
+ * to lift count.
+ *
+ * The seeds are the balls around one placement, so several often share a group: a seed
+ * touching a ball already shown to be in a living group (`alive`: the balls a probe
+ * reached before it found a freedom, and the seeds with a freedom of their own) is in that
+ * group too, and needs no probe of its own (the probe would end in that group). */
 static int scan(const StateObject *s, const W *seeds_in, const W *mine, const W *theirs, const W *free,
-                const W *occ, W *dead) {
+                const W *occ, W *dead, const W *alive_in) {
     int nw = s->nw;
-    W seeds[MAXW], seen[MAXW];
+    W seeds[MAXW], seen[MAXW], alive[MAXW];
     memcpy(seeds, seeds_in, nw * sizeof(W));
+    if (alive_in) { /* balls the caller already knows to be in living groups */
+        memcpy(alive, alive_in, nw * sizeof(W));
+        for (int w = 0; w < nw; w++) seeds[w] &= ~alive[w];
+    } else {
+        memset(alive, 0, nw * sizeof(W));
+    }
     if (dead) memset(dead, 0, nw * sizeof(W));
-    int found = 0;
+    int found = 0, some_alive = alive_in != NULL;
     const Pt *pts = s->geo->pts;
     for (int w = 0; w < nw; w++) {
         while (seeds[w]) {
             int q = w * 64 + __builtin_ctzll(seeds[w]);
             seeds[w] &= seeds[w] - 1;
-            if (has_free(s, &pts[q], free)) continue;
+            if (free && has_free(s, &pts[q], free)) {
+                SETB(alive, q);
+                some_alive = 1;
+                continue;
+            }
+            if (some_alive && touches(s, q, alive, theirs)) {
+                SETB(alive, q);
+                continue;
+            }
             int freedomless = probe(s, q, mine, theirs, free, seen);
             for (int v = 0; v < nw; v++) seeds[v] &= ~seen[v];
-            if (!freedomless) continue;
+            if (!freedomless) {
+                for (int v = 0; v < nw; v++) alive[v] |= seen[v];
+                some_alive = 1;
+                continue;
+            }
             if (occ == NULL || has_top(s, seen, occ)) {
                 found = 1;
                 if (!dead) return 1;
@@ -548,7 +585,7 @@ static int cascade(const StateObject *s, int i, int c, W *balls0, W *balls1, W *
             seeds[side][w] &= mine[w];
         }
         free_points(s, occ, supported, free);
-        scan(s, seeds[side], mine, theirs, free, NULL, dead);
+        scan(s, seeds[side], mine, theirs, free, NULL, dead, NULL);
         memset(seeds[side], 0, nw * sizeof(W));
         memset(lifted, 0, nw * sizeof(W));
         int any_lifted = 0;
@@ -642,7 +679,7 @@ static int cascade(const StateObject *s, int i, int c, W *balls0, W *balls1, W *
         W sd[MAXW];
         for (int w = 0; w < nw; w++) sd[w] = seeds[c][w] & mine[w];
         CLRB(sd, i);
-        if (scan(s, sd, mine, opp, free, occ, NULL)) return 0; /* own group left freedomless ("illegal") */
+        if (scan(s, sd, mine, opp, free, occ, NULL, NULL)) return 0; /* own group left freedomless ("illegal") */
         /* The single pass does not follow up what its removals released or un-buried:
          * remember the opponent's groups it left freedomless and liftable. */
         W theirs[MAXW];
@@ -650,7 +687,7 @@ static int cascade(const StateObject *s, int i, int c, W *balls0, W *balls1, W *
             theirs[w] = opp[w] & ~buried[w];
             sd[w] = seeds[c ^ 1][w] & theirs[w];
         }
-        scan(s, sd, theirs, own, free, occ, unsettled);
+        scan(s, sd, theirs, own, free, occ, unsettled, NULL);
     }
     return 1;
 }
@@ -722,14 +759,19 @@ static int resolve(const StateObject *s, int i, int c, Res *r) {
             mine[w] = opp[w] & ~buried[w];
             tmp[w] = seeds_opp[w] & mine[w];
         }
-        slow = scan(s, tmp, mine, own, free, occ, NULL);
+        slow = scan(s, tmp, mine, own, free, occ, NULL, NULL);
         if (!slow) {
-            W seen[MAXW];
+            W seen[MAXW]; /* balls of the placed ball's group, which lives */
             for (int w = 0; w < nw; w++) mine[w] = own[w] & ~buried[w];
-            if (!has_free(s, p, free) && probe(s, i, mine, opp, free, seen)) return 0; /* suicide */
+            if (has_free(s, p, free)) {
+                memset(seen, 0, nw * sizeof(W));
+                SETB(seen, i);
+            } else if (probe(s, i, mine, opp, free, seen)) {
+                return 0; /* suicide */
+            }
             for (int w = 0; w < nw; w++) tmp[w] = seeds_own[w] & mine[w];
             CLRB(tmp, i);
-            slow = scan(s, tmp, mine, opp, free, occ, NULL);
+            slow = scan(s, tmp, mine, opp, free, occ, NULL, seen);
         }
     }
     if (!slow) {
