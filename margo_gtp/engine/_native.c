@@ -822,6 +822,27 @@ static int placement_legal(const StateObject *s, int i, int c, Res *r) {
 
 /* -- committing and undoing */
 
+/* Room on the undo stack for `more` entries (one allocation rather than repeated
+ * doublings, each copying the whole stack). */
+static int stack_reserve(StateObject *s, Py_ssize_t more) {
+    Py_ssize_t cap = s->nstack + more;
+    if (cap <= s->capstack) return 0;
+    Entry *e = PyMem_Realloc(s->stack, cap * sizeof(Entry));
+    if (!e) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->stack = e;
+    W *b = PyMem_Realloc(s->stack_bits, (size_t)cap * NB * s->nw * sizeof(W));
+    if (!b) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->stack_bits = b;
+    s->capstack = cap;
+    return 0;
+}
+
 static int stack_push(StateObject *s, int c, int code) {
     int nw = s->nw;
     if (s->nstack == s->capstack) {
@@ -1452,6 +1473,10 @@ static long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
     long played = 0;
     Res r;
     W before[MAXW];
+    if (stack_reserve(s, max_moves < 1024 ? max_moves : 1024) < 0) { /* most 9x9 games fit */
+        played = -1;
+        goto done;
+    }
     while (played < max_moves && s->end_term == END_NONE) {
         int c = s->to_move;
         int k = n;
