@@ -566,7 +566,7 @@ typedef struct {
 
 /* Board._cascade: R13 step 3 and the suicide test of step 4. */
 static int cascade(const StateObject *s, int i, int c, W *balls0, W *balls1, W *buried, uint64_t *key, uint64_t *bkey,
-                   W *supported, W *seeds_own, W *seeds_opp, long removed[2], W *unsettled) {
+                   W *supported, W *seeds_own, W *seeds_opp, long removed[2], W *unsettled, const W *first_dead) {
     int nw = s->nw;
     const GeoObject *g = s->geo;
     const Pt *pts = g->pts;
@@ -585,7 +585,12 @@ static int cascade(const StateObject *s, int i, int c, W *balls0, W *balls1, W *
             seeds[side][w] &= mine[w];
         }
         free_points(s, occ, supported, free);
-        scan(s, seeds[side], mine, theirs, free, NULL, dead, NULL);
+        if (first_dead) { /* the first step's scan, already made by resolve */
+            memcpy(dead, first_dead, nw * sizeof(W));
+            first_dead = NULL;
+        } else {
+            scan(s, seeds[side], mine, theirs, free, NULL, dead, NULL);
+        }
         memset(seeds[side], 0, nw * sizeof(W));
         memset(lifted, 0, nw * sizeof(W));
         int any_lifted = 0;
@@ -748,6 +753,8 @@ static int resolve(const StateObject *s, int i, int c, Res *r) {
         }
     }
     int slow;
+    W dead_opp[MAXW]; /* the enemy's freedomless groups around the placement */
+    const W *first_dead = NULL;
     if (any(s_uns, nw)) {
         slow = 1;
         for (int w = 0; w < nw; w++) {
@@ -759,7 +766,10 @@ static int resolve(const StateObject *s, int i, int c, Res *r) {
             mine[w] = opp[w] & ~buried[w];
             tmp[w] = seeds_opp[w] & mine[w];
         }
-        slow = scan(s, tmp, mine, own, free, occ, NULL, NULL);
+        /* All of them, not just the first with a ball to lift: the cascade's first step
+         * needs exactly this scan, so it is not made twice. */
+        slow = scan(s, tmp, mine, own, free, NULL, dead_opp, NULL) && has_top(s, dead_opp, occ);
+        first_dead = dead_opp;
         if (!slow) {
             W seen[MAXW]; /* balls of the placed ball's group, which lives */
             for (int w = 0; w < nw; w++) mine[w] = own[w] & ~buried[w];
@@ -779,7 +789,7 @@ static int resolve(const StateObject *s, int i, int c, Res *r) {
         r->removed[0] = r->removed[1] = 0;
     } else {
         if (!cascade(s, i, c, RB(r, 0), RB(r, 1), buried, &key, &bkey, supported, seeds_own, seeds_opp, r->removed,
-                     unsettled))
+                     unsettled, first_dead))
             return 0;
     }
     uint64_t rk = repetition_key(s, key, bkey, c ^ 1);
