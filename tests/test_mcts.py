@@ -131,15 +131,15 @@ class Constant:
 def test_resigns_when_the_evaluator_says_lost(white_result: float, resigner: Colour) -> None:
     board = Board(Rules(size=5))
     for colour in (Colour.WHITE, Colour.BLACK):
-        player = MctsPlayer(random.Random(0), playouts=60, evaluator=Constant(white_result), resign_min_visits=50,
-                            prior_depth=-1, early_stop=False, resign_moves=1)
+        player = MctsPlayer(random.Random(0), playouts=60, evaluator=Constant(white_result), resign=0.01,
+                            resign_min_visits=50, prior_depth=-1, early_stop=False, resign_moves=1)
         choice = player.select_move(board, colour, Budget())
         assert (choice is RESIGN) == (colour is resigner)
 
 
 def test_resignation_waits_for_several_low_moves_in_a_row_per_colour() -> None:
     board = Board(Rules(size=5))
-    player = MctsPlayer(random.Random(0), playouts=60, evaluator=Constant(0.0), resign_min_visits=50,
+    player = MctsPlayer(random.Random(0), playouts=60, evaluator=Constant(0.0), resign=0.01, resign_min_visits=50,
                         prior_depth=-1, early_stop=False, resign_moves=3, reuse=False)
     answers = [player.select_move(board, Colour.WHITE, Budget()) for _ in range(2)]
     assert all(answer is not RESIGN for answer in answers)
@@ -152,15 +152,20 @@ def test_resignation_waits_for_several_low_moves_in_a_row_per_colour() -> None:
 def test_resignation_off_and_min_visits_hold_it_back() -> None:
     board = Board(Rules(size=5))
     off = MctsPlayer(random.Random(0), playouts=60, evaluator=Constant(0.0), resign=0, prior_depth=-1)
-    few = MctsPlayer(random.Random(0), playouts=60, evaluator=Constant(0.0), resign_min_visits=61, prior_depth=-1,
-                     early_stop=False)
+    few = MctsPlayer(random.Random(0), playouts=60, evaluator=Constant(0.0), resign=0.01, resign_min_visits=61,
+                     prior_depth=-1, early_stop=False)
     assert off.select_move(board, Colour.WHITE, Budget()) is not RESIGN
     assert few.select_move(board, Colour.WHITE, Budget()) is not RESIGN
 
 
-def test_default_resignation_is_on_and_conservative() -> None:
+def test_resignation_is_off_by_default_and_conservative_when_asked_for() -> None:
     player = make_player("mcts")
-    assert 0 < player.resign <= 0.05 and player.resign_min_visits >= 200 and player.resign_moves >= 2
+    assert player.resign == 0
+    board = Board(Rules(size=5))
+    hopeless = MctsPlayer(random.Random(0), playouts=60, evaluator=Constant(0.0), prior_depth=-1, early_stop=False)
+    assert all(hopeless.select_move(board, Colour.WHITE, Budget()) is not RESIGN for _ in range(5))
+    asked = make_player("mcts:resign=0.01")
+    assert asked.resign == 0.01 and asked.resign_min_visits == 400 and asked.resign_moves == 3
     assert make_player("mcts:resign_moves=1").resign_moves == 1
 
 
