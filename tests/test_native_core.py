@@ -385,9 +385,13 @@ def test_bad_arguments_raise_python_exceptions():
 
 
 @needs_native
-def test_mcts_bulk_call_evaluates_like_the_python_evaluators(both_cores):
-    """max_moves=0: the C leaf evaluation alone, against mcts.py's evaluators, exactly."""
+@pytest.mark.parametrize("ladder_depth", [0, 1, 4])
+def test_mcts_bulk_call_evaluates_like_the_python_evaluators(both_cores, monkeypatch, ladder_depth):
+    """max_moves=0: the C leaf evaluation alone, against mcts.py's evaluators, exactly,
+    with the ladder reading off and on."""
     from margo_gtp.players import mcts
+
+    monkeypatch.setattr(mcts, "LADDER_DEPTH", ladder_depth)
 
     rng = random.Random(11)
     for trial in range(120):
@@ -427,8 +431,12 @@ def test_mcts_simulations_are_the_same_on_both_cores(both_cores, playout_moves):
 
 
 @needs_native
-def test_mcts_search_is_the_same_on_both_cores(both_cores):
+@pytest.mark.parametrize("ladder_depth", [0, 4])
+def test_mcts_search_is_the_same_on_both_cores(both_cores, monkeypatch, ladder_depth):
+    from margo_gtp.players import mcts
     from margo_gtp.players.mcts import MctsPlayer
+
+    monkeypatch.setattr(mcts, "LADDER_DEPTH", ladder_depth)
 
     choices = []
     for board in both_cores(Rules(size=5)):

@@ -1840,7 +1840,7 @@ static double result_if_over(StateObject *s, double komi, int territory_scoring)
 
 typedef struct {
     int n;
-    int *size, *liberties, *last_liberty;
+    int *size, *liberties, *last_liberty, *first_ball;
 } GroupStats;
 
 static int stats_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
@@ -1850,46 +1850,100 @@ static int stats_cb(StateObject *s, int colour, const W *group, const W *freedom
     int last = -1;
     for (int w = 0; w < s->nw; w++) if (freedoms[w]) { last = w * 64 + __builtin_ctzll(freedoms[w]); break; }
     g->last_liberty[g->n] = last;
+    int first = -1;
+    for (int w = 0; w < s->nw; w++) if (group[w]) { first = w * 64 + __builtin_ctzll(group[w]); break; }
+    g->first_ball[g->n] = first;
     g->n++;
     return 0;
 }
 
+/* mcts._freedoms_through: the freedoms of colour's group holding the ball at i (into out);
+ * returns their number, or -1 when i holds no unburied ball of colour (it was taken). */
+static int freedoms_through(StateObject *s, int colour, int i, W *out) {
+    int nw = s->nw;
+    if (!TEST(BITS(s, colour), i) || TEST(BITS(s, B_BURIED), i)) return -1;
+    W mine[MAXW], group[MAXW], occ[MAXW], free[MAXW];
+    const Pt *pts = s->geo->pts;
+    for (int w = 0; w < nw; w++) {
+        mine[w] = BITS(s, colour)[w] & ~BITS(s, B_BURIED)[w];
+        occ[w] = BITS(s, 0)[w] | BITS(s, 1)[w];
+        out[w] = 0;
+    }
+    free_points(s, occ, BITS(s, B_SUPP), free);
+    probe(s, i, mine, BITS(s, colour ^ 1), NULL, group);
+    for (int w = 0; w < nw; w++) {
+        W x = group[w];
+        while (x) {
+            const Pt *p = &pts[w * 64 + __builtin_ctzll(x)];
+            x &= x - 1;
+            int n = s->all_freedoms ? p->nnb : p->npn;
+            const int *f = s->all_freedoms ? p->nb : p->pn;
+            for (int k = 0; k < n; k++) if (TEST(free, f[k])) SETB(out, f[k]);
+        }
+    }
+    return popcount_bits(out, nw);
+}
+
+static int ladder_captures(StateObject *s, int attacker, int ball, const W *liberties, int depth);
+
 /* mcts.can_escape: colour, to move, saves its group whose last freedom is point i by
- * playing there (legal and captures, or leaves the group two freedoms or more). */
-static int can_escape(StateObject *s, int colour, int i) {
+ * playing there: legal and captures, or leaves the group three freedoms or more, or two
+ * that a ladder of at most `depth` more ataris cannot take. 1 yes, 0 no, -1 memory error. */
+static int can_escape(StateObject *s, int colour, int i, int depth) {
     Res r;
     if (check_play(s, i, colour, &r)) return 0;
     long before = s->cap[colour];
     if (commit(s, i, colour, &r) < 0) return -1;
     int escaped = s->cap[colour] > before;
     if (!escaped) {
-        int nw = s->nw;
-        W mine[MAXW], group[MAXW], occ[MAXW], free[MAXW], freedoms[MAXW] = {0};
-        const Pt *pts = s->geo->pts;
-        for (int w = 0; w < nw; w++) {
-            mine[w] = BITS(s, colour)[w] & ~BITS(s, B_BURIED)[w];
-            occ[w] = BITS(s, 0)[w] | BITS(s, 1)[w];
+        W liberties[MAXW];
+        int count = freedoms_through(s, colour, i, liberties);
+        if (count >= 3 || (count == 2 && depth <= 0)) {
+            escaped = 1;
+        } else if (count == 2) {
+            int taken = ladder_captures(s, colour ^ 1, i, liberties, depth);
+            escaped = taken < 0 ? -1 : !taken;
         }
-        free_points(s, occ, BITS(s, B_SUPP), free);
-        probe(s, i, mine, BITS(s, colour ^ 1), NULL, group);
-        for (int w = 0; w < nw; w++) {
-            W x = group[w];
-            while (x) {
-                const Pt *p = &pts[w * 64 + __builtin_ctzll(x)];
-                x &= x - 1;
-                int n = s->all_freedoms ? p->nnb : p->npn;
-                const int *f = s->all_freedoms ? p->nb : p->pn;
-                for (int k = 0; k < n; k++) if (TEST(free, f[k])) SETB(freedoms, f[k]);
-            }
-        }
-        escaped = popcount_bits(freedoms, nw) >= 2;
     }
     undo(s);
     return escaped;
 }
 
+/* mcts.ladder_captures: attacker, to move, takes the group holding `ball`, whose two
+ * freedoms are `liberties`, by an atari on one of them that the group cannot escape
+ * (can_escape with depth - 1). 1 yes, 0 no, -1 memory error. */
+static int ladder_captures(StateObject *s, int attacker, int ball, const W *liberties, int depth) {
+    int nw = s->nw, defender = attacker ^ 1;
+    for (int w = 0; w < nw; w++) {
+        W x = liberties[w];
+        while (x) {
+            int i = w * 64 + __builtin_ctzll(x);
+            x &= x - 1;
+            Res r;
+            if (check_play(s, i, attacker, &r)) continue;
+            if (commit(s, i, attacker, &r) < 0) return -1;
+            W left[MAXW];
+            int count = freedoms_through(s, defender, ball, left);
+            int taken = count <= 0;
+            if (count == 1) {
+                int last = -1;
+                for (int v = 0; v < nw; v++) if (left[v]) { last = v * 64 + __builtin_ctzll(left[v]); break; }
+                int escapes = can_escape(s, defender, last, depth - 1);
+                if (escapes < 0) {
+                    undo(s);
+                    return -1;
+                }
+                taken = !escapes;
+            }
+            undo(s);
+            if (taken) return 1;
+        }
+    }
+    return 0;
+}
+
 /* mcts.heuristic_evaluator; prm = (scale_min, scale_per_point, freedom_value,
- * short_of_freedoms_loss, group_cost). Returns -2 on a memory error. */
+ * short_of_freedoms_loss, group_cost, ladder_depth). Returns -2 on a memory error. */
 /* One group walk per colour serves both the zombie mask of the territory score and the
  * group statistics (the position does not change in between: can_escape runs after). */
 typedef struct {
@@ -1903,19 +1957,21 @@ static int eval_cb(StateObject *s, int colour, const W *group, const W *freedoms
     return stats_cb(s, colour, group, freedoms, &e->stats[colour]);
 }
 
-static double heuristic(StateObject *s, double komi, const double prm[5]) {
+static double heuristic(StateObject *s, double komi, const double prm[6]) {
     int nw = s->nw;
     GroupStats stats[2];
-    int *buf = PyMem_Malloc(6 * (s->count + 1) * sizeof(int));
+    int *buf = PyMem_Malloc(8 * (s->count + 1) * sizeof(int));
+    int ladder_depth = (int)prm[5];
     if (!buf) {
         PyErr_NoMemory();
         return -2.0;
     }
     for (int colour = 0; colour < 2; colour++) {
         stats[colour].n = 0;
-        stats[colour].size = buf + 3 * colour * (s->count + 1);
+        stats[colour].size = buf + 4 * colour * (s->count + 1);
         stats[colour].liberties = stats[colour].size + s->count + 1;
         stats[colour].last_liberty = stats[colour].liberties + s->count + 1;
+        stats[colour].first_ball = stats[colour].last_liberty + s->count + 1;
     }
     W z[MAXW], t[2][MAXW];
     memset(z, 0, nw * sizeof(W));
@@ -1941,14 +1997,24 @@ static double heuristic(StateObject *s, double komi, const double prm[5]) {
             int count = g->liberties[k];
             freedoms += count;
             if (count == 1) {
-                int escapes = colour == mover ? can_escape(s, colour, g->last_liberty[k]) : 0;
+                int escapes = colour == mover ? can_escape(s, colour, g->last_liberty[k], ladder_depth) : 0;
                 if (escapes < 0) {
                     PyMem_Free(buf);
                     return -2.0;
                 }
                 if (!escapes) margin -= sign * g->size[k];
             } else if (count == 2) {
-                margin -= sign * prm[3] * g->size[k];
+                int taken = 0;
+                if (colour != mover && ladder_depth > 0) {
+                    W liberties[MAXW];
+                    freedoms_through(s, colour, g->first_ball[k], liberties);
+                    taken = ladder_captures(s, mover, g->first_ball[k], liberties, ladder_depth);
+                    if (taken < 0) {
+                        PyMem_Free(buf);
+                        return -2.0;
+                    }
+                }
+                margin -= sign * (taken ? 1.0 : prm[3]) * g->size[k];
             }
         }
         margin += sign * (prm[2] * freedoms - prm[4] * g->n);
@@ -1968,9 +2034,9 @@ static PyObject *State_simulate(StateObject *s, PyObject *args) {
     long max_moves;
     double komi;
     int territory_scoring, evaluator;
-    double prm[5];
-    if (!PyArg_ParseTuple(args, "Kldpi(ddddd)", &seed, &max_moves, &komi, &territory_scoring, &evaluator, &prm[0],
-                          &prm[1], &prm[2], &prm[3], &prm[4]))
+    double prm[6];
+    if (!PyArg_ParseTuple(args, "Kldpi(dddddd)", &seed, &max_moves, &komi, &territory_scoring, &evaluator, &prm[0],
+                          &prm[1], &prm[2], &prm[3], &prm[4], &prm[5]))
         return NULL;
     if (evaluator != 0 && evaluator != 1) return PyErr_Format(PyExc_ValueError, "evaluator must be 0 or 1");
     if (max_moves > 0) {

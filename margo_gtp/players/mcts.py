@@ -81,6 +81,10 @@ EVAL_SCALE_PER_POINT = 0.15   # ... plus this per empty board-plane point (early
 FREEDOM_VALUE = 0.3           # balls' worth of one freedom in the heuristic margin
 SHORT_OF_FREEDOMS_LOSS = 0.25 # share of a group with two freedoms counted as lost (weak shape)
 GROUP_COST = 0.5              # balls' worth of each separate group (connected shape is stronger)
+MAX_LADDER_DEPTH = 8          # the deepest ladder reading a spec may ask for (ladder=N; the
+                              # attacker tries both freedoms, so the work can double per atari)
+LADDER_DEPTH = 0              # ataris the evaluator reads ahead to judge a group down to one or two
+                              # freedoms (0: only the escape move itself, see can_escape)
 PRIOR_DEPTH = 1               # heuristic priors for nodes this deep (0 = root only, -1 = none)
 PRIOR_HEURISTIC_VISITS = 10   # virtual visits of a heuristic prior
 PRIOR_TEMPERATURE = 4.0       # heuristic score gap (a capture is 10) that divides the prior by e
@@ -174,12 +178,23 @@ def territory_evaluator(board: Board) -> float:
     return 1.0 if white > black else 0.0
 
 
-def can_escape(board: Board, colour: int, freedom: int) -> bool:
-    """True if ``colour``, to move, saves its group whose last freedom is the bit
-    ``freedom`` by playing there: the move is legal and captures, or leaves the group
-    with two freedoms or more (a one-move ladder check; ``board`` is unchanged)."""
+def _freedoms_through(board: Board, colour: int, ball: int) -> int | None:
+    """The freedoms (bit set) of ``colour``'s group holding the ball at bit ``ball``;
+    None when no group of ``colour`` holds it (the ball was taken, or is buried)."""
     from margo_gtp.players.heuristic import groups_with_freedoms
 
+    for group, liberties in groups_with_freedoms(board, colour):
+        if group & ball:
+            return liberties
+    return None
+
+
+def can_escape(board: Board, colour: int, freedom: int, depth: int = 0) -> bool:
+    """True if ``colour``, to move, saves its group whose last freedom is the bit
+    ``freedom`` by playing there: the move is legal and captures, or leaves the group
+    with three freedoms or more, or with two that the opponent cannot take by a ladder of
+    at most ``depth`` more ataris (:func:`ladder_captures`; ``depth`` 0: two freedoms are
+    safe, the one-move check). ``board`` is unchanged."""
     i = freedom.bit_length() - 1
     move = Move(board.geometry.points[i])
     if not board.is_legal(move, Colour(colour)):
@@ -189,26 +204,57 @@ def can_escape(board: Board, colour: int, freedom: int) -> bool:
     try:
         if board.captured[Colour(colour)] > captured:
             return True
-        return any(group & freedom and liberties.bit_count() >= 2
-                   for group, liberties in groups_with_freedoms(board, colour))
+        liberties = _freedoms_through(board, colour, freedom)
+        count = 0 if liberties is None else liberties.bit_count()
+        if count >= 3 or (count == 2 and depth <= 0):
+            return True
+        return count == 2 and not ladder_captures(board, colour ^ 1, freedom, liberties, depth)  # type: ignore[arg-type]
     finally:
         board.pop()
 
 
-def heuristic_evaluator(board: Board) -> float:
+def ladder_captures(board: Board, attacker: int, ball: int, liberties: int, depth: int) -> bool:
+    """True if ``attacker``, to move, takes the group holding the ball at bit ``ball``,
+    whose two freedoms are ``liberties``, by an atari on one of them that the group cannot
+    escape (:func:`can_escape` with ``depth - 1``): a ladder read to ``depth`` ataris.
+    Both freedoms are tried, so nets count as well as ladders. ``board`` is unchanged."""
+    defender = attacker ^ 1
+    rest = liberties
+    while rest:
+        point = rest & -rest
+        rest ^= point
+        move = Move(board.geometry.points[point.bit_length() - 1])
+        if not board.is_legal(move, Colour(attacker)):
+            continue
+        board.push(move, Colour(attacker))
+        try:
+            left = _freedoms_through(board, defender, ball)
+            count = 0 if left is None else left.bit_count()
+            if count == 0 or (count == 1 and not can_escape(board, defender, left, depth - 1)):  # type: ignore[arg-type]
+                return True
+        finally:
+            board.pop()
+    return False
+
+
+def heuristic_evaluator(board: Board, ladder_depth: int | None = None) -> float:
     """White's winning chance from a static reading of the position, squashed by a logistic.
 
     The margin (White minus Black) is the R19 territory count (balls plus the pyramids
     each side's walls can still hold; komi included), corrected for groups down to one
     freedom: those of the side *not* to move are counted as lost (the mover takes them);
     those of the mover too unless playing on the last freedom saves them
-    (:func:`can_escape`); a share of every group down to two freedoms; plus the freedom
+    (:func:`can_escape`, reading ladders ``ladder_depth`` ataris deep; None:
+    ``LADDER_DEPTH``). Groups down to two freedoms: those of the side not to move that the
+    mover takes by a ladder (:func:`ladder_captures`) are counted as lost, the others
+    lose a share (``SHORT_OF_FREEDOMS_LOSS``). Plus the freedom
     difference and a cost per group (connected shape, as the heuristic player judges). The logistic's
     scale shrinks as the board plane fills (``EVAL_SCALE_MIN`` + ``EVAL_SCALE_PER_POINT``
     per empty board-plane point): an early lead is less certain than a late one.
     """
     from margo_gtp.players.heuristic import groups_with_freedoms
 
+    depth = LADDER_DEPTH if ladder_depth is None else ladder_depth
     white, black = board.score("territory")
     margin = white - black
     mover = int(board.to_move)
@@ -218,10 +264,11 @@ def heuristic_evaluator(board: Board) -> float:
         for group, liberties in groups:
             count = liberties.bit_count()
             freedoms += count
-            if count == 1 and (colour != mover or not can_escape(board, colour, liberties)):
+            if count == 1 and (colour != mover or not can_escape(board, colour, liberties, depth)):
                 margin -= sign * group.bit_count()
             elif count == 2:
-                margin -= sign * SHORT_OF_FREEDOMS_LOSS * group.bit_count()
+                taken = colour != mover and depth > 0 and ladder_captures(board, mover, group & -group, liberties, depth)
+                margin -= sign * (1.0 if taken else SHORT_OF_FREEDOMS_LOSS) * group.bit_count()
         margin += sign * (FREEDOM_VALUE * freedoms - GROUP_COST * len(groups))
     occupied = board.ball_mask(Colour.WHITE) | board.ball_mask(Colour.BLACK)
     empty = (board.geometry.board_plane & ~occupied).bit_count()
@@ -237,7 +284,7 @@ EVALUATORS: dict[str, Callable[[Board], float]] = {
 
 def playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
             evaluator: Callable[[Board], float] = heuristic_evaluator,
-            policy: PlayoutPolicy | None = None) -> float:
+            policy: PlayoutPolicy | None = None, ladder_depth: int | None = None) -> float:
     """Play random moves on ``board`` (changing it) and return White's result in [0, 1].
 
     At most ``max_moves`` moves (0: none, just evaluate; a negative number: to the end,
@@ -252,21 +299,25 @@ def playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
             board.random_playout(rng, max_moves=limit)
         else:
             policy.play(board, rng, limit)
-    return _result(board, evaluator)
+    return _result(board, evaluator, ladder_depth)
 
 
-def _result(board: Board, evaluator: Callable[[Board], float]) -> float:
-    """White's result: exact if the game is over, else ``evaluator(board)``."""
+def _result(board: Board, evaluator: Callable[[Board], float], ladder_depth: int | None = None) -> float:
+    """White's result: exact if the game is over, else ``evaluator(board)`` (the
+    heuristic evaluator reads ladders ``ladder_depth`` deep; None: ``LADDER_DEPTH``)."""
     outcome = board.outcome()
     if outcome is not None:
         if outcome.winner is None:
             return 0.5
         return 1.0 if outcome.winner is Colour.WHITE else 0.0
+    if evaluator is heuristic_evaluator:
+        return heuristic_evaluator(board, ladder_depth)
     return evaluator(board)
 
 
 def seeded_playout(board: Board, seed: int, max_moves: int = PLAYOUT_MOVES,
-                   evaluator: Callable[[Board], float] = heuristic_evaluator) -> float:
+                   evaluator: Callable[[Board], float] = heuristic_evaluator,
+                   ladder_depth: int | None = None) -> float:
     """:func:`playout` with the random moves drawn from splitmix64 seeded by ``seed``
     (:meth:`Board.seeded_playout`), so a seeded search plays the same simulations on both
     rules cores. On the native core with a built-in evaluator, the playout and the
@@ -277,11 +328,12 @@ def seeded_playout(board: Board, seed: int, max_moves: int = PLAYOUT_MOVES,
     simulate = getattr(board, "simulate", None)
     code = _NATIVE_EVALUATORS.get(evaluator)
     if simulate is not None and code is not None:
-        params = (EVAL_SCALE_MIN, EVAL_SCALE_PER_POINT, FREEDOM_VALUE, SHORT_OF_FREEDOMS_LOSS, GROUP_COST)
+        params = (EVAL_SCALE_MIN, EVAL_SCALE_PER_POINT, FREEDOM_VALUE, SHORT_OF_FREEDOMS_LOSS, GROUP_COST,
+                  LADDER_DEPTH if ladder_depth is None else ladder_depth)
         return simulate(seed, max_moves if max_moves >= 0 else PLAYOUT_CAP, code, params)
     if max_moves:
         board.seeded_playout(seed, max_moves=max_moves if max_moves > 0 else PLAYOUT_CAP)
-    return _result(board, evaluator)
+    return _result(board, evaluator, ladder_depth)
 
 
 _NATIVE_EVALUATORS = {heuristic_evaluator: 0, territory_evaluator: 1}
@@ -325,6 +377,7 @@ class MctsPlayer:
         evaluator: Callable[[Board], float] | str = EVALUATOR,
         playout_policy: str = PLAYOUT_POLICY,
         heavy_tactics: float = HEAVY_TACTICS,
+        ladder_depth: int | None = None,
         expand_visits: int = EXPAND_VISITS,
         prior_depth: int = PRIOR_DEPTH,
         prior_visits: int = PRIOR_HEURISTIC_VISITS,
@@ -342,7 +395,7 @@ class MctsPlayer:
         self.options = {
             "seconds": seconds, "playouts": playouts, "uct_c": uct_c, "rave_k": rave_k,
             "playout_moves": playout_moves, "evaluator": evaluator, "playout_policy": playout_policy,
-            "heavy_tactics": heavy_tactics, "expand_visits": expand_visits, "prior_depth": prior_depth,
+            "heavy_tactics": heavy_tactics, "ladder_depth": ladder_depth, "expand_visits": expand_visits, "prior_depth": prior_depth,
             "prior_visits": prior_visits, "prior_temp": prior_temp, "resign": resign,
             "resign_min_visits": resign_min_visits, "resign_moves": resign_moves, "reuse": reuse,
             "early_stop": early_stop,
@@ -357,6 +410,7 @@ class MctsPlayer:
         self.evaluator = EVALUATORS[evaluator] if isinstance(evaluator, str) else evaluator
         # None = the light policy on the core's fast path (no extra call per playout).
         self.policy: PlayoutPolicy | None = HeavyPolicy(heavy_tactics) if playout_policy == "heavy" else None
+        self.ladder_depth = ladder_depth  # None: the module's LADDER_DEPTH at each evaluation
         self.expand_visits = max(1, expand_visits)
         self.prior_depth = prior_depth
         self.prior_visits = prior_visits
@@ -557,9 +611,10 @@ class MctsPlayer:
         path, to_move = self._descend(root, work, colour)
         start = work.ply  # moves after this index were played by the playout
         if self.policy is None:  # light: the core's seeded playout (one native call on the C core)
-            result = seeded_playout(work, self.rng.getrandbits(64), self.playout_moves, self.evaluator)
+            result = seeded_playout(work, self.rng.getrandbits(64), self.playout_moves, self.evaluator,
+                                    self.ladder_depth)
         else:  # heavy: the Python policy over the Board API (either core)
-            result = playout(work, self.rng, self.playout_moves, self.evaluator, self.policy)
+            result = playout(work, self.rng, self.playout_moves, self.evaluator, self.policy, self.ladder_depth)
         self._backup(path, result, work, start)
 
     # Step 1
@@ -744,6 +799,15 @@ def _parse_workers(value: str, key: str) -> int:
     return count
 
 
+def _parse_ladder(value: str, key: str) -> int:
+    from margo_gtp.players import PlayerSpecError
+
+    depth = _parse_int(value, key)
+    if not 0 <= depth <= MAX_LADDER_DEPTH:
+        raise PlayerSpecError(f"player option {key} must be between 0 and {MAX_LADDER_DEPTH}: {value!r}")
+    return depth
+
+
 def _parse_switch(value: str, key: str) -> bool:
     from margo_gtp.players import PlayerSpecError
 
@@ -763,6 +827,7 @@ OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "eval": ("evaluator", _parse_evaluator),
     "policy": ("playout_policy", _parse_policy),
     "tactics": ("heavy_tactics", _parse_probability),
+    "ladder": ("ladder_depth", _parse_ladder),
     "expand": ("expand_visits", _parse_count),
     "prior_depth": ("prior_depth", _parse_int),
     "prior_visits": ("prior_visits", _parse_count),
