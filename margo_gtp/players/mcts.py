@@ -66,7 +66,8 @@ __all__ = [
 # ---------------------------------------------------------------------------------------
 # Tunables (one block; each can be overridden per player, see MctsPlayer.__init__)
 DEFAULT_SECONDS = 1.0         # thinking time per move when neither spec nor budget sets one
-UCT_C = 0.4                   # exploration constant of the UCT term c * sqrt(ln N / n)
+UCT_C = 0.2                   # exploration constant of the UCT term c * sqrt(ln N / n) (0.4 until
+                              # the 9x9 runs of docs/strength.md: the search was too flat to read tactics)
 RAVE_EQUIVALENCE = 300        # visits at which UCT and AMAF values weigh equally (Gelly-Silver k)
 PRIOR_VISITS = 1              # virtual visits each new child starts with ...
 PRIOR_VALUE = 0.5             # ... at this win rate (keeps unvisited children comparable)
