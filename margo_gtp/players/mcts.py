@@ -209,7 +209,9 @@ def can_escape(board: Board, colour: int, freedom: int, depth: int = 0) -> bool:
         count = 0 if liberties is None else liberties.bit_count()
         if count >= 3 or (count == 2 and depth <= 0):
             return True
-        return count == 2 and not ladder_captures(board, colour ^ 1, freedom, liberties, depth)  # type: ignore[arg-type]
+        if count < 2:
+            return False
+        return not ladder_captures(board, colour ^ 1, freedom, liberties, depth)  # type: ignore[arg-type]
     finally:
         board.pop()
 
@@ -231,7 +233,9 @@ def ladder_captures(board: Board, attacker: int, ball: int, liberties: int, dept
         try:
             left = _freedoms_through(board, defender, ball)
             count = 0 if left is None else left.bit_count()
-            if count == 0 or (count == 1 and not can_escape(board, defender, left, depth - 1)):  # type: ignore[arg-type]
+            if count == 0:
+                return True  # taken by the atari itself
+            if count == 1 and not can_escape(board, defender, left, depth - 1):  # type: ignore[arg-type]
                 return True
         finally:
             board.pop()
@@ -268,7 +272,8 @@ def heuristic_evaluator(board: Board, ladder_depth: int | None = None) -> float:
             if count == 1 and (colour != mover or not can_escape(board, colour, liberties, depth)):
                 margin -= sign * group.bit_count()
             elif count == 2:
-                taken = colour != mover and depth > 0 and ladder_captures(board, mover, group & -group, liberties, depth)
+                taken = (colour != mover and depth > 0
+                         and ladder_captures(board, mover, group & -group, liberties, depth))
                 margin -= sign * (1.0 if taken else SHORT_OF_FREEDOMS_LOSS) * group.bit_count()
         margin += sign * (FREEDOM_VALUE * freedoms - GROUP_COST * len(groups))
     occupied = board.ball_mask(Colour.WHITE) | board.ball_mask(Colour.BLACK)
@@ -396,8 +401,8 @@ class MctsPlayer:
         self.options = {
             "seconds": seconds, "playouts": playouts, "uct_c": uct_c, "rave_k": rave_k,
             "playout_moves": playout_moves, "evaluator": evaluator, "playout_policy": playout_policy,
-            "heavy_tactics": heavy_tactics, "ladder_depth": ladder_depth, "expand_visits": expand_visits, "prior_depth": prior_depth,
-            "prior_visits": prior_visits, "prior_temp": prior_temp, "resign": resign,
+            "heavy_tactics": heavy_tactics, "ladder_depth": ladder_depth, "expand_visits": expand_visits,
+            "prior_depth": prior_depth, "prior_visits": prior_visits, "prior_temp": prior_temp, "resign": resign,
             "resign_min_visits": resign_min_visits, "resign_moves": resign_moves, "reuse": reuse,
             "early_stop": early_stop,
         }
