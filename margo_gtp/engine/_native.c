@@ -1590,6 +1590,22 @@ static PyObject *State_seeded_playout(StateObject *s, PyObject *args) {
 /* For every group of colour c (ascending by lowest ball): group and freedoms. Calls fn. */
 typedef int (*group_fn)(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx);
 
+/* The freedoms (points of `free` next to a ball, R12) of the balls of `group`, into out. */
+static void group_freedoms(const StateObject *s, const W *group, const W *free, W *out) {
+    const Pt *pts = s->geo->pts;
+    memset(out, 0, s->nw * sizeof(W));
+    for (int v = 0; v < s->nw; v++) {
+        W x = group[v];
+        while (x) {
+            const Pt *p = &pts[v * 64 + __builtin_ctzll(x)];
+            x &= x - 1;
+            int n = s->all_freedoms ? p->nnb : p->npn;
+            const int *f = s->all_freedoms ? p->nb : p->pn;
+            for (int k = 0; k < n; k++) if (TEST(free, f[k])) SETB(out, f[k]);
+        }
+    }
+}
+
 static int each_group(StateObject *s, int colour, group_fn fn, void *ctx) {
     int nw = s->nw;
     const W *buried = BITS(s, B_BURIED);
@@ -1599,23 +1615,12 @@ static int each_group(StateObject *s, int colour, group_fn fn, void *ctx) {
     const W *theirs = BITS(s, colour ^ 1);
     for (int w = 0; w < nw; w++) mine[w] = BITS(s, colour)[w] & ~buried[w];
     memcpy(todo, mine, nw * sizeof(W));
-    const Pt *pts = s->geo->pts;
     for (int w = 0; w < nw; w++) {
         while (todo[w]) {
             int q = w * 64 + __builtin_ctzll(todo[w]);
             probe(s, q, mine, theirs, NULL, group);
-            memset(freedoms, 0, nw * sizeof(W));
-            for (int v = 0; v < nw; v++) {
-                todo[v] &= ~group[v];
-                W x = group[v];
-                while (x) {
-                    const Pt *p = &pts[v * 64 + __builtin_ctzll(x)];
-                    x &= x - 1;
-                    int n = s->all_freedoms ? p->nnb : p->npn;
-                    const int *f = s->all_freedoms ? p->nb : p->pn;
-                    for (int k = 0; k < n; k++) if (TEST(free, f[k])) SETB(freedoms, f[k]);
-                }
-            }
+            for (int v = 0; v < nw; v++) todo[v] &= ~group[v];
+            group_freedoms(s, group, free, freedoms);
             if (fn(s, colour, group, freedoms, ctx) < 0) return -1;
         }
     }
@@ -1863,24 +1868,13 @@ static int freedoms_through(StateObject *s, int colour, int i, W *out) {
     int nw = s->nw;
     if (!TEST(BITS(s, colour), i) || TEST(BITS(s, B_BURIED), i)) return -1;
     W mine[MAXW], group[MAXW], occ[MAXW], free[MAXW];
-    const Pt *pts = s->geo->pts;
     for (int w = 0; w < nw; w++) {
         mine[w] = BITS(s, colour)[w] & ~BITS(s, B_BURIED)[w];
         occ[w] = BITS(s, 0)[w] | BITS(s, 1)[w];
-        out[w] = 0;
     }
     free_points(s, occ, BITS(s, B_SUPP), free);
     probe(s, i, mine, BITS(s, colour ^ 1), NULL, group);
-    for (int w = 0; w < nw; w++) {
-        W x = group[w];
-        while (x) {
-            const Pt *p = &pts[w * 64 + __builtin_ctzll(x)];
-            x &= x - 1;
-            int n = s->all_freedoms ? p->nnb : p->npn;
-            const int *f = s->all_freedoms ? p->nb : p->pn;
-            for (int k = 0; k < n; k++) if (TEST(free, f[k])) SETB(out, f[k]);
-        }
-    }
+    group_freedoms(s, group, free, out);
     return popcount_bits(out, nw);
 }
 
