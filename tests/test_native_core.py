@@ -461,6 +461,64 @@ def test_native_boards_pickle_and_deepcopy(both_cores):
 
 
 
+@needs_native
+@native_settings
+@given(rules=random_rules(), seed=st.integers(0, 2**32 - 1), setup_points=st.integers(0, 6))
+def test_board_on_core_gives_the_same_board_on_the_other_core(rules, seed, setup_points):
+    """core.board_on_core: the same root (a set-up position), history and state, so undo
+    and repetition carry over; the board itself when it is on that core already."""
+    board = Board(rules)
+    rng = random.Random(seed)
+    geometry = board.geometry
+    plane = [point for point in geometry.points if point.level == 0]
+    board.setup({point: rng.choice(list(Colour)) for point in rng.sample(plane, min(setup_points, len(plane)))})
+    board.random_playout(rng, max_moves=rng.randrange(0, 40))
+    own = core.board_core(board)
+    assert core.board_on_core(board, own) is board
+    for name in ("python", "native"):
+        other = core.board_on_core(core.board_on_core(board, name), own)  # there and back
+        if name != own:
+            assert core.board_core(core.board_on_core(board, name)) == name
+        assert core.board_core(other) == own
+        assert other == board and state_of(other) == state_of(board)
+        assert other.legal_moves() == board.legal_moves()
+        if other.ply and other is not board:
+            other.pop()
+            assert other.ply == board.ply - 1  # a separate board
+
+
+def test_board_on_core_rejects_unknown_names():
+    with pytest.raises(ValueError, match=r"^invalid core: 'fortran' \(allowed native, python\)$"):
+        core.board_on_core(Board(Rules(size=3)), "fortran")
+
+
+@needs_native
+@pytest.mark.parametrize("search_core", ["python", "native"])
+def test_mcts_core_option_searches_on_that_core(both_cores, monkeypatch, search_core):
+    """``mcts:core=...`` searches a copy on the named core, whatever core the game board is
+    on: a seeded search builds the same tree either way (the cores play the same
+    simulations), and every board the search plays on is on that core."""
+    from margo_gtp.engine.native import NativeBoard
+    from margo_gtp.players import make_player, mcts
+
+    seen_types = set()
+    real_seeded_playout = mcts.seeded_playout
+
+    def spy(board, *args, **kwargs):
+        seen_types.add(type(board))
+        return real_seeded_playout(board, *args, **kwargs)
+
+    monkeypatch.setattr(mcts, "seeded_playout", spy)
+    trees = []
+    for board in both_cores(Rules(size=5)):
+        board.seeded_playout(11, 8)
+        player = make_player(f"mcts:playouts=120,core={search_core},reuse=off,early_stop=off", seed=4)
+        root = player.search(board, board.to_move, playouts=120)
+        trees.append([(child.move, child.n, child.w, child.rave_n) for child in root.children])
+    assert trees[0] == trees[1]
+    assert seen_types == {NativeBoard if search_core == "native" else PythonBoard}
+
+
 # -- the MCTS selection step in C (_native.uct_select) -------------------------------------
 
 _stat_counts = st.integers(min_value=0, max_value=400)

@@ -126,6 +126,7 @@ def test_player_plays_whole_games_legally(spec: str, options: dict[str, str]) ->
         ("mcts:reuse=maybe", "player option reuse must be on or off: 'maybe'"),
         ("mcts:eval=oracle", "player option eval must be one of heuristic, territory: 'oracle'"),
         ("mcts:playout_moves=1.5", "player option playout_moves must be an integer: '1.5'"),
+        ("mcts:core=fortran", "player option core must be one of native, python: 'fortran'"),
     ],
 )
 def test_bad_options_are_quoted(spec: str, message: str) -> None:

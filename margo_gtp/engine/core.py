@@ -78,6 +78,35 @@ def set_core(name: str) -> None:
     _board._native_board = _NativeBoard if name == "native" else None
 
 
+def board_core(board: _board.Board) -> str:
+    """The core ``board`` runs on (fixed when it was made): ``"native"`` or ``"python"``."""
+    return "native" if _NativeBoard is not None and isinstance(board, _NativeBoard) else "python"
+
+
+def board_on_core(board: _board.Board, name: str) -> _board.Board:
+    """``board`` itself if it runs on core ``name``, else an equal board on that core: the
+    same rules, root position, side to move there and moves since (replayed, so undo and
+    repetition carry over). This lets one process pit the cores against each other
+    (``mcts:core=python``). Raises ValueError as :func:`set_core` does."""
+    if name not in CORES:
+        raise ValueError(f"invalid core: {name!r} (allowed native, python)")
+    if board_core(board) == name:
+        return board
+    if name == "native":
+        if _NativeBoard is None:
+            raise ValueError(f"the native core is not built: {_native_error}")
+        other = _NativeBoard(board.rules)
+    else:
+        other = object.__new__(_board.Board)  # Board(...) would build the selected core's
+        other.__init__(board.rules)
+    white, black, to_move = board._root
+    other._load(white, black)
+    other._set_root(_board.Colour(to_move))
+    for colour, move in board.history:
+        other.push(move, colour)
+    return other
+
+
 def _select_from_environment() -> None:
     """Apply ``MARGO_CORE``; a bad or unbuildable choice falls back with one stderr line."""
     global _warned

@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.engine.core import native_uct_select
+from margo_gtp.engine.core import CORES, board_core, board_on_core, native_available, native_uct_select
 from margo_gtp.players.base import RESIGN, Budget, Resign
 from margo_gtp.players.playout_policy import POLICIES, HeavyPolicy, PlayoutPolicy
 from margo_gtp.vertex import Point, parse_decimal
@@ -394,6 +394,7 @@ class MctsPlayer:
         reuse: bool = True,
         early_stop: bool = EARLY_STOP,
         workers: int = 1,
+        core: str | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.rng = rng if rng is not None else random.Random()
@@ -404,7 +405,7 @@ class MctsPlayer:
             "heavy_tactics": heavy_tactics, "ladder_depth": ladder_depth, "expand_visits": expand_visits,
             "prior_depth": prior_depth, "prior_visits": prior_visits, "prior_temp": prior_temp, "resign": resign,
             "resign_min_visits": resign_min_visits, "resign_moves": resign_moves, "reuse": reuse,
-            "early_stop": early_stop,
+            "early_stop": early_stop, "core": core,
         }
         self.workers = max(1, workers)
         self._helpers: list = []  # margo_gtp.players.parallel.Helper, started on first use
@@ -427,6 +428,9 @@ class MctsPlayer:
         self._low_streak = [0, 0]  # the colours' own moves in a row below the resign threshold
         self.reuse = reuse
         self.early_stop = early_stop
+        # None: search on the board's own core; "native"/"python": on a copy on that core
+        # (so one process can pit the cores against each other, docs/strength.md).
+        self.core = core
         self.clock = clock
         self.root: Node | None = None
         self._root_key: tuple[int, int, int] | None = None  # (zobrist, moves, colour to move)
@@ -569,6 +573,8 @@ class MctsPlayer:
         """
         if playouts is None and deadline is None and stop is None:
             deadline = self.clock() + DEFAULT_SECONDS
+        if self.core is not None:
+            board = board_on_core(board, self.core)
         root = self._root_for(board, colour)
         if root.children is None:
             self._expand(root, board, int(colour), depth=0)
@@ -633,7 +639,7 @@ class MctsPlayer:
         uct_c, rave_k = self.uct_c, self.rave_k
         prior_w = PRIOR_VALUE * PRIOR_VISITS
         sqrt = math.sqrt
-        native_select = native_uct_select()
+        native_select = native_uct_select() if board_core(board) == "native" else None
         while native_select is not None and node.children:
             # The same loop in C (margo_gtp/engine/_native.c): same floats, same choice.
             node = native_select(node.children, math.log(node.n + 1), uct_c, rave_k, PRIOR_VISITS, prior_w)
@@ -814,6 +820,16 @@ def _parse_ladder(value: str, key: str) -> int:
     return depth
 
 
+def _parse_core(value: str, key: str) -> str:
+    from margo_gtp.players import PlayerSpecError
+
+    if value not in CORES:
+        raise PlayerSpecError(f"player option {key} must be one of {', '.join(CORES)}: {value!r}")
+    if value == "native" and not native_available():
+        raise PlayerSpecError(f"player option {key}=native: the native core is not built")
+    return value
+
+
 def _parse_switch(value: str, key: str) -> bool:
     from margo_gtp.players import PlayerSpecError
 
@@ -844,6 +860,7 @@ OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "reuse": ("reuse", _parse_switch),
     "early_stop": ("early_stop", _parse_switch),
     "workers": ("workers", _parse_workers),
+    "core": ("core", _parse_core),
 }
 
 
