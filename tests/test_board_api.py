@@ -320,3 +320,36 @@ def test_random_playout_is_seeded_and_legal():
         assert replay.is_legal(move, colour)
         replay.push(move, colour)
     assert replay.balls() == a.balls() and replay.is_game_over()
+
+
+@pytest.mark.parametrize("seed, size, all_freedoms, cutting", [(1, 5, False, True), (2, 6, True, True),
+                                                               (3, 7, False, False), (4, 5, True, False)])
+def test_group_at_is_the_group_and_freedoms_of_group_freedoms(seed, size, all_freedoms, cutting):
+    """Board.group_at walks one group: the same bit sets as group_freedoms lists for every
+    ball of every group (freedoms following all_freedoms), None on an empty point or a
+    buried ball; the same on both cores (the rules_core fixture)."""
+    board = Board(Rules(size=size, all_freedoms=all_freedoms, bridge_cutting=cutting))
+    rng = random.Random(seed)
+    checked = buried_seen = 0
+    for _ in range(6):
+        board.random_playout(rng, max_moves=25)
+        owner = {}
+        for colour in Colour:
+            for group, freedoms in board.group_freedoms(colour):
+                for index in range(board.geometry.count):
+                    if group >> index & 1:
+                        owner[index] = (group, freedoms)
+        for index in range(board.geometry.count):
+            assert board.group_at(index) == owner.get(index)
+            checked += index in owner
+            buried_seen += bool(board.buried_mask() >> index & 1)
+        if board.is_game_over():
+            break
+    assert checked > 20 and buried_seen > 0  # groups and buried balls were both met
+
+
+def test_group_at_refuses_indices_off_the_board():
+    board = Board(Rules(size=3))
+    for index in (-1, board.geometry.count):
+        with pytest.raises(IndexError, match="^point index out of range$"):
+            board.group_at(index)

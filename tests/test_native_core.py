@@ -374,6 +374,10 @@ def test_bad_arguments_raise_python_exceptions():
         state.random_playout((2**33,) * 625, 10)
     with pytest.raises(IndexError):
         state.get(14)
+    with pytest.raises(IndexError, match="^point index out of range$"):
+        state.group_at(-1)
+    with pytest.raises(TypeError):
+        state.group_at("A1")
     with pytest.raises(ValueError):
         state.mask(7)
     with pytest.raises(ValueError, match="negative"):

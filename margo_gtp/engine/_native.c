@@ -1606,6 +1606,22 @@ static void group_freedoms(const StateObject *s, const W *group, const W *free, 
     }
 }
 
+/* The group of `colour` holding the ball at i (into group) and its freedoms (into
+ * freedoms): the number of freedoms, or -1 when i holds no non-buried ball of `colour`. */
+static int group_at(StateObject *s, int colour, int i, W *group, W *freedoms) {
+    int nw = s->nw;
+    if (!TEST(BITS(s, colour), i) || TEST(BITS(s, B_BURIED), i)) return -1;
+    W mine[MAXW], occ[MAXW], free[MAXW];
+    for (int w = 0; w < nw; w++) {
+        mine[w] = BITS(s, colour)[w] & ~BITS(s, B_BURIED)[w];
+        occ[w] = BITS(s, 0)[w] | BITS(s, 1)[w];
+    }
+    free_points(s, occ, BITS(s, B_SUPP), free);
+    probe(s, i, mine, BITS(s, colour ^ 1), NULL, group);
+    group_freedoms(s, group, free, freedoms);
+    return popcount_bits(freedoms, nw);
+}
+
 static int each_group(StateObject *s, int colour, group_fn fn, void *ctx) {
     int nw = s->nw;
     const W *buried = BITS(s, B_BURIED);
@@ -1865,17 +1881,8 @@ static int stats_cb(StateObject *s, int colour, const W *group, const W *freedom
 /* mcts._freedoms_through: the freedoms of colour's group holding the ball at i (into out);
  * returns their number, or -1 when i holds no unburied ball of colour (it was taken). */
 static int freedoms_through(StateObject *s, int colour, int i, W *out) {
-    int nw = s->nw;
-    if (!TEST(BITS(s, colour), i) || TEST(BITS(s, B_BURIED), i)) return -1;
-    W mine[MAXW], group[MAXW], occ[MAXW], free[MAXW];
-    for (int w = 0; w < nw; w++) {
-        mine[w] = BITS(s, colour)[w] & ~BITS(s, B_BURIED)[w];
-        occ[w] = BITS(s, 0)[w] | BITS(s, 1)[w];
-    }
-    free_points(s, occ, BITS(s, B_SUPP), free);
-    probe(s, i, mine, BITS(s, colour ^ 1), NULL, group);
-    group_freedoms(s, group, free, out);
-    return popcount_bits(out, nw);
+    W group[MAXW];
+    return group_at(s, colour, i, group, out);
 }
 
 static int ladder_captures(StateObject *s, int attacker, int ball, const W *liberties, int depth);
@@ -2124,6 +2131,17 @@ static PyObject *State_get(StateObject *s, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
+/* group_at(index) -> (group, freedoms) of the non-buried ball there, or None (Board.group_at) */
+static PyObject *State_group_at(StateObject *s, PyObject *arg) {
+    long i = PyLong_AsLong(arg);
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    if (i < 0 || i >= s->count) return PyErr_Format(PyExc_IndexError, "point index out of range");
+    W group[MAXW], freedoms[MAXW];
+    int colour = TEST(BITS(s, 0), i) ? 0 : 1;
+    if (group_at(s, colour, (int)i, group, freedoms) < 0) Py_RETURN_NONE; /* empty or buried */
+    return Py_BuildValue("(NN)", bits_to_int(group, s->nw), bits_to_int(freedoms, s->nw));
+}
+
 static PyObject *State_counts(StateObject *s, PyObject *unused) {
     return Py_BuildValue("(ii)", popcount_bits(BITS(s, 0), s->nw), popcount_bits(BITS(s, 1), s->nw));
 }
@@ -2170,6 +2188,7 @@ static PyMethodDef State_methods[] = {
     {"mask", (PyCFunction)State_mask, METH_O, "mask(k): 0 white, 1 black, 2 buried, 3 supported empty, 4 unsettled"},
     {"root_mask", (PyCFunction)State_root_mask, METH_O, "root_mask(colour)"},
     {"get", (PyCFunction)State_get, METH_O, "get(index) -> 0, 1 or None"},
+    {"group_at", (PyCFunction)State_group_at, METH_O, "group_at(index) -> (group, freedoms) or None"},
     {"counts", (PyCFunction)State_counts, METH_NOARGS, "(white balls, black balls)"},
     {"info", (PyCFunction)State_info, METH_NOARGS, "the scalar state as a tuple"},
     {NULL, NULL, 0, NULL},

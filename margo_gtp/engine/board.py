@@ -497,6 +497,23 @@ class Board:
         balls belong to none; freedoms follow ``all_freedoms``."""
         return [(group, freedoms) for _, group, freedoms in self._each_group((int(colour),))]
 
+    def group_at(self, index: int) -> tuple[int, int] | None:
+        """``(group, freedoms)`` bit sets of the group holding the ball at point ``index``
+        (R11; freedoms follow ``all_freedoms`` as in :meth:`group_freedoms`), or None when
+        the point is empty or its ball is buried (it belongs to no group). One group is
+        walked, not every group of the colour. Raises IndexError for an index off the board."""
+        if not 0 <= index < self._g.count:
+            raise IndexError("point index out of range")
+        bit = 1 << index
+        colour = 0 if self._balls[0] & bit else 1 if self._balls[1] & bit else None
+        if colour is None or self._buried & bit:
+            return None
+        occ = self._balls[0] | self._balls[1]
+        mine = self._balls[colour] & ~self._buried
+        # With no freedom to find, the probe walks the whole group and returns it.
+        group = self._probe(index, mine, self._balls[colour ^ 1], 0)
+        return group, self._freedoms_of(group, self._free_points(occ, self._supported_empty))
+
     def moves_since(self, ply: int) -> list[tuple[int, Move]]:
         """``(colour as int, move)`` for the moves after the first ``ply`` of the history
         (cheap for the tail of a long game, unlike :attr:`history`)."""

@@ -249,6 +249,9 @@ class NativeBoard(Board):
     def group_freedoms(self, colour: Colour) -> list[tuple[int, int]]:
         return [(group, freedoms) for _, group, freedoms in self._core.groups(int(colour))]
 
+    def group_at(self, index: int) -> tuple[int, int] | None:
+        return self._core.group_at(index)
+
     def _zombie_mask(self) -> int:
         return self._core.zombie_mask()
 

@@ -182,12 +182,11 @@ def territory_evaluator(board: Board) -> float:
 def _freedoms_through(board: Board, colour: int, ball: int) -> int | None:
     """The freedoms (bit set) of ``colour``'s group holding the ball at bit ``ball``;
     None when no group of ``colour`` holds it (the ball was taken, or is buried)."""
-    from margo_gtp.players.heuristic import groups_with_freedoms
-
-    for group, liberties in groups_with_freedoms(board, colour):
-        if group & ball:
-            return liberties
-    return None
+    index = ball.bit_length() - 1
+    if not board.ball_mask(_COLOURS[colour]) & ball:
+        return None
+    found = board.group_at(index)  # None: buried
+    return None if found is None else found[1]
 
 
 def can_escape(board: Board, colour: int, freedom: int, depth: int = 0) -> bool:

@@ -69,39 +69,12 @@ class LightPolicy:
 
 def group_at(board: Board, start: int, colour: int) -> tuple[int, int]:
     """``(group, freedoms)`` bit sets of ``colour``'s group holding the ball at point
-    ``start`` (which must be a non-buried ball of ``colour``): R9 contacts (vertical ones
-    always, same-level ones unless cut by R10) and R12 freedoms (empty board-plane
-    points next to the group's level-0 balls)."""
-    g = board.geometry
-    buried = board.buried_mask()
-    mine = board.ball_mask(Colour(colour)) & ~buried
-    theirs = board.ball_mask(Colour(colour ^ 1))
-    cutting = board.rules.bridge_cutting
-    vertical, neighbours, links, crossings_near = g.vertical, g.neighbours, g.links, g.crossings_near
-    seen = frontier = 1 << start
-    while frontier:
-        low = frontier & -frontier
-        frontier ^= low
-        i = low.bit_length() - 1
-        unseen = mine & ~seen
-        grow = vertical[i] & unseen
-        side = neighbours[i] & unseen
-        if cutting and side and theirs & crossings_near[i]:
-            for bit, crossing in links[i]:
-                if side & bit and theirs & crossing == crossing:
-                    side ^= bit
-        grow |= side
-        seen |= grow
-        frontier |= grow
-    empty = g.board_plane & ~(mine | theirs | buried)
-    plane = g.plane_neighbours
-    freedoms = 0
-    m = seen & g.board_plane
-    while m:
-        low = m & -m
-        m ^= low
-        freedoms |= plane[low.bit_length() - 1] & empty
-    return seen, freedoms
+    ``start`` (which must be a non-buried ball of ``colour``): :meth:`Board.group_at`, one
+    group walked by the rules core (in C on the native core)."""
+    found = board.group_at(start)
+    if found is None or not board.ball_mask(Colour(colour)) >> start & 1:
+        raise ValueError(f"no group of colour {colour} at point index {start}")
+    return found
 
 
 def _legal_at(board: Board, i: int, colour: int) -> Move | None:
