@@ -260,6 +260,42 @@ def test_other_generators_drive_the_same_game(both_cores, make_rng):
 
 
 @needs_native
+@native_settings
+@given(rules=random_rules(), seed=st.integers(0, 2**32 - 1), prefix=st.integers(0, 60),
+       max_moves=st.integers(0, 400), tactics=st.sampled_from([0.0, 0.5, 0.9, 1.0]))
+def test_heavy_playouts_are_the_same_game(both_cores, rules, seed, prefix, max_moves, tactics):
+    """The heavy playout policy in C (NativeBoard.heavy_playout) plays the game of the
+    Python policy (playout_policy.HeavyPolicy on the Python core): same moves, same count,
+    the generator left in the same state, after a random opening under random rules."""
+    from margo_gtp.players.playout_policy import HeavyPolicy
+
+    python_board, native_board = both_cores(rules)
+    results = []
+    for board in (python_board, native_board):
+        rng = random.Random(seed)
+        board.random_playout(rng, max_moves=prefix)
+        played = HeavyPolicy(tactics).play(board, rng, max_moves)
+        results.append((played, board.history, rng.getstate()))
+    assert results[0] == results[1]
+    assert state_of(native_board) == state_of(python_board)
+
+
+@needs_native
+@pytest.mark.parametrize("make_rng", [_LinearCongruential, _Halves], ids=["not-Random", "Random-subclass"])
+def test_heavy_playouts_with_other_generators_run_the_python_loop(both_cores, make_rng):
+    from margo_gtp.players.playout_policy import HeavyPolicy
+
+    for seed in range(6):
+        python_board, native_board = both_cores(Rules(size=5))
+        assert native_board.heavy_playout(make_rng(seed), 10, 0.9) is None  # not for C
+        python_rng, native_rng = make_rng(seed), make_rng(seed)
+        assert (HeavyPolicy(0.9).play(native_board, native_rng, 80)
+                == HeavyPolicy(0.9).play(python_board, python_rng, 80))
+        assert native_board.history == python_board.history and native_board.ply > 0
+        assert vars(native_rng) == vars(python_rng)
+
+
+@needs_native
 def test_a_failing_generator_raises_and_keeps_the_moves_played(both_cores):
     class Failing:
         def __init__(self) -> None:
@@ -376,6 +412,10 @@ def test_bad_arguments_raise_python_exceptions():
         state.get(14)
     with pytest.raises(IndexError, match="^point index out of range$"):
         state.group_at(-1)
+    with pytest.raises(ValueError, match="625"):
+        state.heavy_playout((1, 2, 3), 10, 0.9)
+    with pytest.raises(TypeError):
+        state.heavy_playout(random.Random(1).getstate()[1], 10, "often")
     with pytest.raises(TypeError):
         state.group_at("A1")
     with pytest.raises(ValueError):

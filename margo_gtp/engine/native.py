@@ -282,6 +282,18 @@ class NativeBoard(Board):
             return played
         return self._core.callback_playout(rng.random, max_moves)
 
+    def heavy_playout(self, rng: _random.Random, max_moves: int, tactics: float) -> int | None:
+        """``playout_policy.HeavyPolicy(tactics).play(self, rng, max_moves)`` in one C call:
+        the same moves from the same draws of ``rng`` (a :class:`random.Random` whose state
+        goes in and comes back, as in :meth:`random_playout`). None, with nothing played,
+        when ``rng`` is another generator: the Python policy then plays."""
+        if not _uses_mersenne_twister(rng):
+            return None
+        version, internal, gauss = rng.getstate()
+        played, internal = self._core.heavy_playout(internal, max_moves, tactics)
+        rng.setstate((version, internal, gauss))
+        return played
+
     def seeded_playout(self, seed: int, max_moves: int = 2000) -> int:
         """As :meth:`Board.seeded_playout` (the same splitmix64 draws, the same game)."""
         return self._core.seeded_playout(seed & 0xFFFFFFFFFFFFFFFF, max_moves)

@@ -310,6 +310,10 @@ def playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
 def _result(board: Board, evaluator: Callable[[Board], float], ladder_depth: int | None = None) -> float:
     """White's result: exact if the game is over, else ``evaluator(board)`` (the
     heuristic evaluator reads ladders ``ladder_depth`` deep; None: ``LADDER_DEPTH``)."""
+    simulate = getattr(board, "simulate", None)
+    code = _NATIVE_EVALUATORS.get(evaluator)
+    if simulate is not None and code is not None:  # the same evaluation in C, no moves played
+        return simulate(0, 0, code, _native_params(ladder_depth))
     outcome = board.outcome()
     if outcome is not None:
         if outcome.winner is None:
@@ -333,15 +337,20 @@ def seeded_playout(board: Board, seed: int, max_moves: int = PLAYOUT_MOVES,
     simulate = getattr(board, "simulate", None)
     code = _NATIVE_EVALUATORS.get(evaluator)
     if simulate is not None and code is not None:
-        params = (EVAL_SCALE_MIN, EVAL_SCALE_PER_POINT, FREEDOM_VALUE, SHORT_OF_FREEDOMS_LOSS, GROUP_COST,
-                  LADDER_DEPTH if ladder_depth is None else ladder_depth)
-        return simulate(seed, max_moves if max_moves >= 0 else PLAYOUT_CAP, code, params)
+        return simulate(seed, max_moves if max_moves >= 0 else PLAYOUT_CAP, code, _native_params(ladder_depth))
     if max_moves:
         board.seeded_playout(seed, max_moves=max_moves if max_moves > 0 else PLAYOUT_CAP)
     return _result(board, evaluator, ladder_depth)
 
 
 _NATIVE_EVALUATORS = {heuristic_evaluator: 0, territory_evaluator: 1}
+
+
+def _native_params(ladder_depth: int | None) -> tuple[float, ...]:
+    """The tunables of the C evaluators, read from this module at each call (so tests and
+    scripts/tune may change them)."""
+    return (EVAL_SCALE_MIN, EVAL_SCALE_PER_POINT, FREEDOM_VALUE, SHORT_OF_FREEDOMS_LOSS, GROUP_COST,
+            LADDER_DEPTH if ladder_depth is None else ladder_depth)
 
 
 # ---------------------------------------------------------------------------------------

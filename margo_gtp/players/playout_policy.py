@@ -22,18 +22,17 @@ random         otherwise a uniformly random legal move (the light policy's move)
 
 Only the neighbourhood of the last move is read (the balls next to it, on its level and
 above/below it), so a move costs a few small flood fills, not a scan of the board.
-Groups and freedoms are read from the board's public bit-set views
-(:meth:`Board.ball_mask`, :meth:`Board.buried_mask`, :attr:`Board.geometry`) with the same
-connection rules as the core (R9, R10); freedoms are the empty board-plane points (R12).
-With ``all_freedoms=on`` raised points can be freedoms too, which this policy does not
-see: it then undercounts freedoms, which only makes its tactics less precise -- every
-move it plays is still checked by the rules core (``Board.is_legal``), never assumed.
+Groups and freedoms are the rules core's (:meth:`Board.group_at`: R9-R12, freedoms
+following ``all_freedoms``), and every move the policy plays is checked by the rules
+core (``Board.is_legal``), never assumed.
 
-The seam for a native core: a policy is an object with ``name`` and
-``play(board, rng, max_moves) -> moves played``. The light policy delegates to
-``Board.random_playout``; a native heavy policy can replace :class:`HeavyPolicy` with the
-same name and the same four rules, and :func:`margo_gtp.players.mcts.playout` will not
-notice. Both are deterministic for a seeded ``rng``.
+A policy is an object with ``name`` and ``play(board, rng, max_moves) -> moves played``.
+The light policy delegates to ``Board.random_playout``. On the native core the heavy
+policy is one C call (``NativeBoard.heavy_playout``, a move-for-move port of
+:func:`local_reply` and :meth:`HeavyPolicy.play`): the same draws of the same
+Mersenne Twister, so the same game as this Python loop, which stays the reference (and
+plays on the Python core, or with any other generator). Both are deterministic for a
+seeded ``rng``.
 """
 
 from __future__ import annotations
@@ -183,6 +182,11 @@ class HeavyPolicy:
         self.tactics = tactics
 
     def play(self, board: Board, rng: random.Random, max_moves: int) -> int:
+        native = getattr(board, "heavy_playout", None)  # the same loop in C (NativeBoard)
+        if native is not None:
+            played = native(rng, max_moves, self.tactics)
+            if played is not None:
+                return played
         played = 0
         while played < max_moves:
             move = None
