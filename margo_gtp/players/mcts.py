@@ -953,8 +953,8 @@ def benchmark(seconds: float = 2.0) -> dict:
     with the board's move cache only in part, so they are counted too)."""
     from margo_gtp.engine.positions import midgame_positions
 
-    def rate(board: Board, budget_seconds: float) -> tuple[float, Node]:
-        player = MctsPlayer(random.Random(1), reuse=False, early_stop=False)
+    def rate(board: Board, budget_seconds: float, policy: str = PLAYOUT_POLICY) -> tuple[float, Node]:
+        player = MctsPlayer(random.Random(1), reuse=False, early_stop=False, playout_policy=policy)
         start = time.perf_counter()
         root = player.search(board, board.to_move, deadline=start + budget_seconds)
         return player.last_simulations / (time.perf_counter() - start), root
@@ -963,12 +963,15 @@ def benchmark(seconds: float = 2.0) -> dict:
     positions = midgame_positions()
     per = max(seconds / max(len(positions), 1), 0.2)
     mid_rates = sorted(rate(board, per)[0] for board in positions)
+    heavy_rates = sorted(rate(board, per, "heavy")[0] for board in positions)
     nodes = list(_nodes(root))
     moves_bytes = sum(sys.getsizeof(node.move) + sys.getsizeof(node.move.point) for node in nodes if node.move)
     bytes_per_node = (sum(_deep_size(node) for node in nodes) + moves_bytes) / len(nodes)
     return {
         "mcts_sims_per_s_9x9_empty": round(empty_rate, 1),
         "mcts_sims_per_s_9x9_midgame": round(mid_rates[len(mid_rates) // 2], 1) if mid_rates else None,
+        # the heavy playout policy (mcts:policy=heavy) on the same positions: its cost in speed
+        "mcts_sims_per_s_9x9_midgame_heavy": round(heavy_rates[len(heavy_rates) // 2], 1) if heavy_rates else None,
         "mcts_bytes_per_node": round(bytes_per_node, 1),
         "mcts_tree_nodes_measured": len(nodes),
         "mcts_playout_moves": PLAYOUT_MOVES,
