@@ -49,6 +49,11 @@ def wait_for_held_game(gate: Path, timeout: float = 60.0) -> None:
         time.sleep(0.05)
 
 
+def default_sigint() -> None:
+    """In the child before exec: SIGINT back to its default, as a terminal gives it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def results(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
 
@@ -132,7 +137,10 @@ def test_ctrl_c_stops_cleanly_keeps_finished_games_and_resumes(tmp_path):
         "--games", "5", "--size", "3", "--out", str(out), "--json", "--no-progress",
     ]
     (gate / "closed").touch()
-    referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C at a terminal: the referee starts with SIGINT at its default even when this
+    # suite was launched with it ignored (nohup, `cmd &` in a script), which Python and
+    # every child would otherwise inherit -- and an ignored SIGINT cannot stop anything.
+    referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     wait_for_held_game(gate)  # game 1 is written, game 2 is being played
     referee.send_signal(signal.SIGINT)
     stdout, stderr = referee.communicate(timeout=60)
