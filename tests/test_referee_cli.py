@@ -49,11 +49,6 @@ def wait_for_held_game(gate: Path, timeout: float = 60.0) -> None:
         time.sleep(0.05)
 
 
-def default_sigint() -> None:
-    """In the child before exec: SIGINT back to its default, as a terminal gives it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def results(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
 
@@ -129,7 +124,20 @@ def results_tolerant(out: Path) -> list[dict]:
     return records
 
 
-def test_ctrl_c_stops_cleanly_keeps_finished_games_and_resumes(tmp_path):
+@pytest.mark.parametrize(
+    ("stop_signal", "sigint_at_start"),
+    [
+        # Ctrl-C at a terminal: SIGINT at its default in the referee even when this suite
+        # was launched with it ignored (nohup, `cmd &` in a script), which Python and every
+        # child would otherwise inherit -- and an ignored SIGINT cannot stop anything.
+        (signal.SIGINT, signal.SIG_DFL),
+        # Under nohup SIGINT stays ignored, as in any Unix program; SIGTERM stops the
+        # match the same clean way (docs/referee.md).
+        (signal.SIGTERM, signal.SIG_IGN),
+    ],
+    ids=["ctrl-c", "sigterm-under-nohup"],
+)
+def test_ctrl_c_stops_cleanly_keeps_finished_games_and_resumes(tmp_path, stop_signal, sigint_at_start):
     out = tmp_path / "out"
     gate = tmp_path / "gate"
     command = [
@@ -137,12 +145,12 @@ def test_ctrl_c_stops_cleanly_keeps_finished_games_and_resumes(tmp_path):
         "--games", "5", "--size", "3", "--out", str(out), "--json", "--no-progress",
     ]
     (gate / "closed").touch()
-    # Ctrl-C at a terminal: the referee starts with SIGINT at its default even when this
-    # suite was launched with it ignored (nohup, `cmd &` in a script), which Python and
-    # every child would otherwise inherit -- and an ignored SIGINT cannot stop anything.
-    referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
+    referee = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint_at_start),
+    )
     wait_for_held_game(gate)  # game 1 is written, game 2 is being played
-    referee.send_signal(signal.SIGINT)
+    referee.send_signal(stop_signal)
     stdout, stderr = referee.communicate(timeout=60)
     assert referee.returncode == 130
     summary = json.loads(stdout)
