@@ -16,6 +16,7 @@ above this module in the house, so it is run, not imported.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import random
@@ -164,15 +165,30 @@ def _load_average() -> list[float] | None:
 
 
 app = typer.Typer(add_completion=False, help=__doc__)
+SECTIONS = ("core", "gtp", "mcts", "web")
+
+
+def _positive(value: float) -> float:
+    if not 0 < value < math.inf:  # also refuses nan
+        raise typer.BadParameter(f"must be a positive, finite number of seconds: {value!r}")
+    return value
+
+
+def _known_sections(values: list[str]) -> list[str]:
+    unknown = [value for value in values if value not in SECTIONS]
+    if unknown:  # a typo must not run nothing and exit 0
+        raise typer.BadParameter(f"unknown section {unknown[0]!r} (choose from {', '.join(SECTIONS)})")
+    return values
 
 
 @app.command()
 def main(
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
     repeats: int = typer.Option(5, min=5, help="Repetitions per figure (the median is reported)."),
-    seconds: float = typer.Option(2.0, help="Minimum seconds per playout repetition."),
-    only: list[str] = typer.Option([], help="Sections to run: core, gtp, mcts, web (default: core, gtp, mcts)."),
-    gtp_commands: int = typer.Option(1000, help="Round trips per GTP command for the latency figures."),
+    seconds: float = typer.Option(2.0, callback=_positive, help="Minimum seconds per playout repetition."),
+    only: list[str] = typer.Option([], callback=_known_sections,
+                                   help=f"Sections to run: {', '.join(SECTIONS)} (default: core, gtp, mcts)."),
+    gtp_commands: int = typer.Option(1000, min=1, help="Round trips per GTP command for the latency figures."),
 ) -> None:
     """Measure the rules core, GTP latency and MCTS speed; e.g. ``scripts/bench --json``."""
     from rich.console import Console

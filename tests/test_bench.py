@@ -4,8 +4,11 @@ No figure is checked here (speed is measured by the bench, never asserted in tes
 """
 
 import json
+import os
 import subprocess
 import sys
+
+import pytest
 
 from margo_gtp.bench import playout_figures
 from margo_gtp.engine import core_name
@@ -39,3 +42,19 @@ def test_json_on_stdout_progress_on_stderr():
     assert {"python", "git_sha", "load_average"} <= set(result)
     assert result["core"] == core_name()  # the core in use is named (MARGO_CORE or the default)
     assert "GTP round trips over a pipe: done" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--only", "nonsense"], "Invalid value for '--only': unknown section 'nonsense' (choose from core, gtp, mcts, web)"),
+        (["--seconds", "-1"], "Invalid value for '--seconds': must be a positive, finite number of seconds: -1.0"),
+        (["--seconds", "inf"], "Invalid value for '--seconds': must be a positive, finite number of seconds: inf"),
+        (["--gtp-commands", "0"], "Invalid value for '--gtp-commands'"),
+    ],
+)
+def test_bad_options_are_refused_before_measuring(option, message):
+    done = subprocess.run([sys.executable, "-m", "margo_gtp.bench", "--json", *option], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "COLUMNS": "200"})
+    assert (done.returncode, done.stdout) == (2, "")
+    assert message in done.stderr and "Traceback" not in done.stderr

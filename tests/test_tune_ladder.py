@@ -4,7 +4,10 @@ tournament on a tiny board, written into a page with a PNG plot, hand-written pa
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -64,3 +67,62 @@ def test_ladder_writes_the_page_and_the_plot(tmp_path: Path) -> None:
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     config = (tmp_path / "ladder" / "size-3" / "tournament.toml").read_text()
     assert 'command = "' in config and "--player mcts:seconds=0.01" in config
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        (["--games", "0"], "--games and --parallel must be at least 1"),
+        (["--times", "0.1,inf"], "sizes must be 2..19 and times positive"),
+        (["--times", "1,1.0"], "--sizes and --times must not repeat a value: '7,9', '1,1.0'"),
+        (["--sizes", "7,7"], "--sizes and --times must not repeat a value: '7,7', None"),
+        (["--out", "/proc/no/such"], "--out: cannot create the directory '/proc/no/such': No such file or directory"),
+        (["--doc", "/proc/no/strength.md"], "--doc: cannot write in the directory '/proc/no': No such file or directory"),
+    ],
+)
+def test_ladder_refuses_bad_options_before_playing(tmp_path: Path, options: list[str], error: str) -> None:
+    defaults = {"--out": str(tmp_path / "ladder"), "--doc": str(tmp_path / "strength.md")}
+    for option in options[::2]:
+        defaults.pop(option, None)
+    args = [*options, *(item for pair in defaults.items() for item in pair)]
+    done = subprocess.run([str(SCRIPTS / "ladder"), *args], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == f"ladder: error: {error}"
+    assert not (tmp_path / "ladder").exists() and not (tmp_path / "strength.md").exists()  # nothing played
+
+
+def test_ladder_report_only_refuses_a_damaged_run_record(tmp_path: Path) -> None:
+    (tmp_path / "ladder").mkdir()
+    (tmp_path / "ladder" / "ladder.json").write_text('{"command": "scripts/ladder"}\n')
+    done = subprocess.run([str(SCRIPTS / "ladder"), "--report-only", "--sizes", "3", "--out", str(tmp_path / "ladder"),
+                           "--doc", str(tmp_path / "strength.md")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"ladder: error: {tmp_path / 'ladder' / 'ladder.json'}: not a ladder record (KeyError: 'started'); "
+        "delete it to write the page without the run's command and load")
+    assert not (tmp_path / "strength.md").exists()
+
+
+def test_ctrl_c_stops_the_ladder_and_keeps_its_games(tmp_path: Path) -> None:
+    out, doc = tmp_path / "ladder", tmp_path / "strength.md"
+    # Ctrl-C at a terminal reaches the whole foreground process group (the ladder, the
+    # tournament and its engines), with SIGINT at its default disposition.
+    ladder = subprocess.Popen(
+        [str(SCRIPTS / "ladder"), "--sizes", "3", "--times", "0.01", "--games", "200", "--out", str(out), "--doc", str(doc)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    first_pairing = out / "size-3" / "games" / "01-random-vs-heuristic" / "results.jsonl"
+    deadline = time.monotonic() + 120
+    while not (first_pairing.exists() and first_pairing.read_text().count("\n") >= 2):
+        assert time.monotonic() < deadline and ladder.poll() is None, "no game finished"
+        time.sleep(0.05)
+    os.killpg(ladder.pid, signal.SIGINT)
+    stdout, stderr = ladder.communicate(timeout=60)
+    assert ladder.returncode == 130
+    assert stderr.splitlines()[-1] == (f"ladder: stopped; the finished games are kept under {out}: "
+                                       "run the same command to continue")
+    assert "Traceback" not in stderr
+    kept = [json.loads(line) for line in first_pairing.read_text().splitlines()]
+    assert len(kept) >= 2 and len({record["game"] for record in kept}) == len(kept)
+    assert not doc.exists() and not (out / "ladder.json").exists()  # no page from a half-played ladder
