@@ -126,3 +126,54 @@ def test_ctrl_c_stops_the_ladder_and_keeps_its_games(tmp_path: Path) -> None:
     kept = [json.loads(line) for line in first_pairing.read_text().splitlines()]
     assert len(kept) >= 2 and len({record["game"] for record in kept}) == len(kept)
     assert not doc.exists() and not (out / "ladder.json").exists()  # no page from a half-played ladder
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        (["--size", "1"], "invalid value for size: '1' (allowed 2..19)"),
+        (["--params", ","], "--params names no parameter (known: c, rave, prior_visits, prior_temp, playout_moves, expand, tactics)"),
+        (["--rule", "swap"], "--rule takes NAME=VALUE: 'swap'"),
+        (["--rule", "colour=green"], "unknown rule option: 'colour'"),
+        (["--base", "heuristic"], "--base must be an mcts spec (the tuned parameters are its options): 'heuristic'"),
+        (["--base", "mcts:playouts=x"], "player option playouts must be a whole number >= 0: 'x'"),
+        (["--max-moves", "0"], "--iterations, --playouts and --max-moves must be at least 1, --rate positive"),
+        (["--rate", "nan"], "--iterations, --playouts and --max-moves must be at least 1, --rate positive"),
+        (["--out", "/proc/no/tune.jsonl"], "--out: cannot write '/proc/no/tune.jsonl': No such file or directory"),
+    ],
+)
+def test_tune_refuses_bad_options_before_playing(options: list[str], error: str) -> None:
+    done = subprocess.run([str(SCRIPTS / "tune"), *options], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == f"tune: error: {error}"
+
+
+def test_tune_refuses_to_resume_from_a_file_that_is_not_its_own(tmp_path: Path) -> None:
+    out = tmp_path / "t.jsonl"
+    out.write_text('{"start": "scripts/tune"}\nnot json\n')
+    done = subprocess.run([str(SCRIPTS / "tune"), "--out", str(out)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == f"tune: error: --out: cannot resume from '{out}': line 2 is not a JSON line"
+    assert out.read_text() == '{"start": "scripts/tune"}\nnot json\n'  # left as it was
+
+
+def test_ctrl_c_stops_tune_and_the_same_command_continues(tmp_path: Path) -> None:
+    out = tmp_path / "t.jsonl"
+    command = [str(SCRIPTS / "tune"), "--size", "3", "--playouts", "8", "--iterations", "400", "--seed", "4",
+               "--params", "c", "--out", str(out)]
+    tuning = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while not (out.exists() and out.read_text().count("\n") >= 3):  # the start line and two iterations
+        assert time.monotonic() < deadline and tuning.poll() is None, "no iteration finished"
+        time.sleep(0.05)
+    tuning.send_signal(signal.SIGINT)
+    _, stderr = tuning.communicate(timeout=60)
+    assert tuning.returncode == 130
+    assert stderr.splitlines()[-1] == f"tune: stopped; run the same command to continue from {out}"
+    kept = [json.loads(line) for line in out.read_text().splitlines()]
+    iterations = [line["iteration"] for line in kept[1:]]
+    assert iterations == list(range(1, len(iterations) + 1)) and len(iterations) >= 2
+    straight = tune("--iterations", str(len(iterations) + 1), "--seed", "4", "--params", "c")
+    resumed = tune("--iterations", str(len(iterations) + 1), "--seed", "4", "--params", "c", "--out", str(out))
+    assert resumed == straight[-2:]  # the next iteration and the spec, as in one go
