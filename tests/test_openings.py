@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from pathlib import Path
 
@@ -105,3 +106,39 @@ def test_scripts_openings_writes_a_book_margo_match_reads(tmp_path):
     assert len(openings) == 2
     comments = [sgf.loads(f"(;{game}").root_properties["GC"][0] for game in out.read_text().split("(;")[1:]]
     assert all(comment.startswith(f"opening {i}: mcts win rate ") for i, comment in enumerate(comments, 1))
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        (["--out", "/proc/no/book.sgf"], "--out: cannot write in the directory '/proc/no': No such file or directory"),
+        (["--out", "{tmp}"], "--out: is a directory: '{tmp}'"),
+        (["--out", "{tmp}/b.sgf", "--rule", "swap"], "--rule takes NAME=VALUE: 'swap'"),
+        (["--out", "{tmp}/b.sgf", "--size", "1"], "bad --size or --rule: invalid value for size: '1' (allowed 2..19)"),
+        (["--out", "{tmp}/b.sgf", "--count", "0"],
+         "--count, --moves and --playouts must be at least 1, --window between 0 and 0.5"),
+    ],
+)
+def test_scripts_openings_refuses_bad_options_before_searching(tmp_path, options, error):
+    options = [option.replace("{tmp}", str(tmp_path)) for option in options]
+    done = subprocess.run([str(SCRIPTS / "openings"), *options], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == "openings: error: " + error.replace("{tmp}", str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_stops_scripts_openings_without_a_half_book(tmp_path):
+    out = tmp_path / "book.sgf"
+    generating = subprocess.Popen(
+        [str(SCRIPTS / "openings"), "--size", "9", "--count", "500", "--playouts", "200", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert generating.stderr is not None
+    first = generating.stderr.readline()  # one line per accepted opening
+    assert first.startswith("opening (try "), first
+    generating.send_signal(signal.SIGINT)
+    _, rest = generating.communicate(timeout=60)
+    assert generating.returncode == 130
+    assert rest.splitlines()[-1] == f"openings: stopped; nothing written to {out}"
+    assert "Traceback" not in rest and not out.exists()
