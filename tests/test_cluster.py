@@ -30,6 +30,7 @@ BIN = Path(sys.executable).parent
 MARGO_MATCH = str(BIN / "margo-match")
 MARGO_TOURNAMENT = str(BIN / "margo-tournament")
 FAKES = Path(__file__).parent / "fake_engines"
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 GAME_FIELDS = ("game", "a_colour", "white", "black", "winner", "result", "reason", "forfeit", "balls", "move_count", "opening")
 
 
@@ -244,3 +245,31 @@ def test_actors_that_cannot_start_stop_the_match_instead_of_respawning_forever(r
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1].startswith("margo-match: Ray actors die before they can start: ")
     assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        (["--games", "0"], "--games, --slots, --node-games and --rounds must be at least 1"),
+        (["--size", "20"], "--size must be between 2 and 19: 20"),
+        (["--nodes", "1,two"], "--nodes takes comma-separated node counts: '1,two'"),
+        (["--nodes", "0"], "--nodes: every node count must be at least 1: '0'"),
+        (["--engine", ""], "--engine is empty"),
+        (["--node-engine", "'unclosed"], "--node-engine: No closing quotation: \"'unclosed\""),
+    ],
+)
+def test_cluster_bench_refuses_bad_options_before_starting_ray(tmp_path, options, error):
+    out = tmp_path / "bench"
+    done = subprocess.run([str(SCRIPTS / "cluster-bench"), "--out", str(out), *options],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == f"cluster-bench: error: {error}"
+    assert not out.exists()
+
+
+def test_cluster_bench_will_not_write_into_an_existing_directory(tmp_path):
+    done = subprocess.run([str(SCRIPTS / "cluster-bench"), "--out", str(tmp_path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"cluster-bench: error: --out: already exists (each run writes new match directories): '{tmp_path}'")

@@ -85,6 +85,32 @@ def test_resign_check_rejects_a_missing_file(tmp_path: Path) -> None:
     assert done.stderr.splitlines()[-1].endswith(f"error: no such file: {tmp_path / 'nope.jsonl'}")
 
 
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        (["--thresholds", "0.02,2"], "error: --thresholds: each is a win rate between 0 and 1: '0.02,2'"),
+        (["--min-visits", "-1"], "error: --min-visits must be at least 0, --consecutive and --max-moves at least 1"),
+        (["--consecutive", "0"], "error: --min-visits must be at least 0, --consecutive and --max-moves at least 1"),
+        (["--replay", "--out", "/proc/no/replays.jsonl"], "error: --out: cannot write '/proc/no/replays.jsonl': No such file or directory"),
+    ],
+)
+def test_resign_check_refuses_bad_options(tmp_path: Path, options: list[str], error: str) -> None:
+    run = tmp_path / "run.jsonl"
+    run.write_text("")
+    done = subprocess.run([str(SCRIPTS / "resign-check"), str(run), *options], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == f"resign-check: {error}"
+
+
+def test_resign_check_names_an_unreadable_run(tmp_path: Path) -> None:
+    run = tmp_path / "run.jsonl"
+    run.write_bytes(b"\xff\xfe not text")
+    done = subprocess.run([str(SCRIPTS / "resign-check"), str(run)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines()[-1] == (f"resign-check: {run}: cannot read: 'utf-8' codec can't decode byte 0xff "
+                                            "in position 0: invalid start byte")
+
+
 @pytest.mark.process
 def test_scripts_run_plays_through_the_referee_and_says_where_the_results_are(tmp_path: Path) -> None:
     import os
