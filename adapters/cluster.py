@@ -98,6 +98,27 @@ def _slot_class() -> Any:
     return _REMOTE_SLOT
 
 
+#: How long a HOST:PORT cluster address gets to accept a TCP connection before the match
+#: is refused. Without this check Ray itself waits minutes on an address where nothing
+#: listens, printing its own log lines.
+HEAD_PROBE_SECONDS = 5.0
+
+
+def probe_head(address: str) -> None:
+    """Raise :class:`ClusterError` at once if nothing accepts a TCP connection at a
+    ``HOST:PORT`` (or ``ray://HOST:PORT``) address; other forms (``auto``) are left to Ray."""
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not host or not port.isdigit():
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=HEAD_PROBE_SECONDS):
+            pass
+    except OSError as error:
+        reason = error.strerror or str(error) or type(error).__name__
+        raise ClusterError(f"cannot connect to the Ray cluster at {address!r}: nothing answers at {host}:{port} "
+                           f"({reason})") from None
+
+
 def connect(address: str, runtime_env: dict[str, Any] | None = None) -> bool:
     """Connect this process to Ray at ``address`` (``local``: start a private instance).
     Returns True when this call connected (and :func:`disconnect` will end the connection,
@@ -108,6 +129,8 @@ def connect(address: str, runtime_env: dict[str, Any] | None = None) -> bool:
         "log_to_driver": False, "include_dashboard": False, "runtime_env": runtime_env,
         "logging_level": logging.WARNING,  # Ray's "connecting to..." chatter is not the referee's output
     }
+    if address != LOCAL:
+        probe_head(address)
     try:
         if address == LOCAL:
             ray.init(address="local", **options)

@@ -197,6 +197,22 @@ def test_a_wrong_token_is_refused_by_the_cluster(ray_head, tmp_path):
     assert not (tmp_path / "results.jsonl").exists()
 
 
+def test_an_address_where_no_cluster_listens_is_refused_at_once(tmp_path):
+    """Ray alone waits minutes on a dead address, printing its own log lines."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # free again once closed: nothing listens there
+    done = subprocess.run(
+        [MARGO_MATCH, seeded(1), seeded(2), "--games", "2", "--size", "3", "--cluster", f"127.0.0.1:{port}",
+         "--out", str(tmp_path), "--no-progress"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (f"margo-match: cannot connect to the Ray cluster at '127.0.0.1:{port}': "
+                                            f"nothing answers at 127.0.0.1:{port} (Connection refused)")
+    assert not (tmp_path / "results.jsonl").exists()
+
+
 def test_cluster_local_starts_a_private_ray_for_the_match_and_stops_it(tmp_path):
     # RAY_TMPDIR: every process of this Ray names it on its command line. A short path:
     # Ray's socket paths under it must fit in 107 bytes.
