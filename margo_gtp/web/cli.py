@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import shlex
+import socket
 import sys
+import tempfile
 import threading
 import time
 import webbrowser
@@ -98,6 +100,15 @@ def serve(
     commands.update(parse_engine_options(engine or []))
     if watch is not None and not watch.is_dir():
         raise typer.BadParameter(f"not a folder: {str(watch)!r}", param_hint="--watch")
+    if games_dir is not None:  # finished games are saved there: find out now, not after a game
+        try:
+            games_dir.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=games_dir):
+                pass
+        except OSError as error:
+            raise typer.BadParameter(f"cannot write in {str(games_dir)!r}: {error.strerror or error}",
+                                     param_hint="--games-dir") from None
+    listening = _listen(host, port)  # bound here so that a busy port is our one-line error
     if host != LOCALHOST:
         typer.echo(f"margo-web: warning: binding {host}, not {LOCALHOST}: anyone who reaches this address "
                    "can start the engines of this server", err=True)
@@ -112,13 +123,32 @@ def serve(
             time.sleep(0.05)
         if server.should_exit:
             return
-        url = f"http://{host if host not in ('0.0.0.0', '::') else LOCALHOST}:{_bound_port(server, port)}/"
+        shown = LOCALHOST if host in ("0.0.0.0", "::") else f"[{host}]" if ":" in host else host  # IPv6 in brackets
+        url = f"http://{shown}:{_bound_port(server, port)}/"
         typer.echo(f"margo-web {__version__}: serving on {url} (Ctrl-C stops)", err=True)
         if not no_open:
             webbrowser.open(url)
 
     threading.Thread(target=announce, daemon=True).start()
-    server.run()
+    server.run(sockets=[listening])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` for uvicorn, or exit 2 with one line saying why not."""
+    try:
+        family, kind, protocol, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                                flags=socket.AI_PASSIVE)[0]
+        listening = socket.socket(family, kind, protocol)
+        try:
+            listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listening.bind(address)
+        except OSError:
+            listening.close()
+            raise
+    except OSError as error:
+        typer.echo(f"margo-web: cannot listen on {host}:{port}: {error.strerror or error}", err=True)
+        raise typer.Exit(2) from None
+    return listening
 
 
 def _bound_port(server, port: int) -> int:  # noqa: ANN001

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -59,6 +61,39 @@ def test_serves_and_warns_when_not_bound_to_localhost(tmp_path: Path) -> None:
         assert serving.startswith(f"margo-web {__version__}: serving on http://127.0.0.2:")
         url = serving.split(" on ")[1].split()[0]
         with urllib.request.urlopen(url, timeout=30) as response:
+            assert b"<title>margo-web</title>" in response.read()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_a_busy_port_and_an_unwritable_games_dir_are_one_line_errors(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([*MARGO_WEB, "--port", str(port), "--no-open", "--games-dir", str(tmp_path)],
+                              capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"margo-web: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    done = subprocess.run([*MARGO_WEB, "--port", "0", "--no-open", "--games-dir", "/proc/no/games"],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 2
+    assert "Invalid value for --games-dir: cannot write in '/proc/no/games': No such file or directory" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.process
+def test_an_ipv6_address_is_announced_as_a_url(tmp_path: Path) -> None:
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 on this machine")
+    process = subprocess.Popen([*MARGO_WEB, "--host", "::1", "--port", "0", "--no-open", "--games-dir", str(tmp_path)],
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        process.stderr.readline()  # the warning: ::1 is not 127.0.0.1
+        serving = process.stderr.readline()
+        assert serving.startswith(f"margo-web {__version__}: serving on http://[::1]:"), serving
+        with urllib.request.urlopen(serving.split(" on ")[1].split()[0], timeout=30) as response:
             assert b"<title>margo-web</title>" in response.read()
     finally:
         process.terminate()
