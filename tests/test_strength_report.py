@@ -119,3 +119,19 @@ def test_files_without_games_are_refused(tmp_path: Path) -> None:
     empty.write_text(json.dumps({"start": "scripts/strength random random", "rules": {"size": "5"}}) + "\n")
     done = report(str(empty))
     assert (done.returncode, done.stderr) == (2, "strength-report: no finished games in these files\n")
+
+
+def test_plot_draws_the_running_score_as_a_png(two_runs, tmp_path: Path) -> None:
+    picture = tmp_path / "score.png"
+    done = report(*map(str, two_runs), "--plot", str(picture))
+    assert done.returncode == 0, done.stderr
+    assert picture.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert done.stdout == report(*map(str, two_runs)).stdout  # the printed report is unchanged
+
+
+@pytest.mark.parametrize("name", ["score.svg", "missing/score.png"])
+def test_plot_refuses_a_file_it_cannot_write_before_reading(two_runs, tmp_path: Path, name: str) -> None:
+    done = report(str(two_runs[0]), "--plot", str(tmp_path / name))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == (
+        f"strength-report: error: --plot takes a .png file in an existing directory: '{tmp_path / name}'")
