@@ -215,6 +215,18 @@ class Clock:
         return self.period_left if self.in_byo_yomi else self.main_left
 
 
+def check_engine_command(command: str, spelled: str) -> None:
+    """ValueError naming ``spelled`` (the option or config key) if ``command`` cannot be a
+    command line: unbalanced quotes or nothing at all. Checked when the options are read,
+    not when the first game starts the engine."""
+    try:
+        words = shlex.split(command)
+    except ValueError as error:
+        raise ValueError(f"{spelled}: cannot split the engine command ({error}): {command!r}") from None
+    if not words:
+        raise ValueError(f"{spelled}: empty engine command: {command!r}")
+
+
 @dataclass(frozen=True)
 class EngineSpec:
     """One engine of a match: ``label`` ``A``/``B``, a display ``name``, its command line."""

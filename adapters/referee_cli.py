@@ -41,6 +41,7 @@ from margo_adapters.referee import (
     MatchConfig,
     MatchMismatch,
     TimeControl,
+    check_engine_command,
     check_limits,
     default_names,
     run_match,
@@ -212,6 +213,8 @@ def match_config_from_options(
 ) -> MatchConfig:
     """The :class:`MatchConfig` the ``margo-match`` options describe; ValueError quoting a bad one."""
     check_limits(move_timeout, command_timeout, max_moves, lambda key: "--" + key.replace("_", "-"))
+    check_engine_command(engine_a, "ENGINE_A")
+    check_engine_command(engine_b, "ENGINE_B")
     options: dict[str, str] = {}
     for pair in rules:
         key, sep, value = pair.partition("=")

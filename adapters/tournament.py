@@ -43,7 +43,7 @@ from typing import Any
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags
 
-from margo_adapters.referee import Backend, EngineSpec, check_limits, MatchConfig, MatchRun, TimeControl, load_records, run_match
+from margo_adapters.referee import Backend, EngineSpec, check_engine_command, check_limits, MatchConfig, MatchRun, TimeControl, load_records, run_match
 from margo_adapters.stats import RatingsUndefined, ml_ratings
 
 FORMATS = ("round-robin", "gauntlet")
@@ -101,6 +101,10 @@ class TournamentConfig:
         for number, entry in enumerate(engines_data, 1):
             if not isinstance(entry, Mapping) or set(entry) - {"name", "command"} or not isinstance(entry.get("command"), str):
                 raise TournamentConfigError(f"engine {number}: needs 'command' (a string) and optionally 'name', nothing else")
+            try:
+                check_engine_command(entry["command"], f"engine {number}")
+            except ValueError as error:
+                raise TournamentConfigError(str(error)) from None
             engines.append(Entrant(str(entry.get("name") or entry["command"]), entry["command"]))
         names = [engine.name for engine in engines]
         duplicates = sorted({name for name in names if names.count(name) > 1})

@@ -65,11 +65,18 @@ def run_cli(app, args: list[str]):
         (["--adjudicate", "moves=3"], "margo-match: --adjudicate takes margin=M moves=N: 'moves=3'"),
         (["--runtime-env", "[1]", "--cluster", "local"], "margo-match: --runtime-env must be a JSON object or @FILE: '[1]'"),
         (["--wire-log", "--cluster", "local"], "margo-match: --wire-log is not available with --cluster: the engines run on other machines"),
+        (["--engine-a", "margo-gtp 'mcts"], "margo-match: ENGINE_A: cannot split the engine command (No closing quotation): \"margo-gtp 'mcts\""),
+        (["--engine-b", "  "], "margo-match: ENGINE_B: empty engine command: '  '"),
     ],
 )
 def test_bad_limits_are_one_line_errors_with_exit_2(tmp_path, options, message):
     out = tmp_path / "out"
-    result = run_cli(match_app(), ["a", "b", "--out", str(out), *options])
+    engines = {"--engine-a": "a", "--engine-b": "b"}
+    for flag in engines:  # the two engine commands are positional: replace one by the case's
+        if flag in options:
+            at = options.index(flag)
+            engines[flag], options = options[at + 1], options[:at] + options[at + 2:]
+    result = run_cli(match_app(), [engines["--engine-a"], engines["--engine-b"], "--out", str(out), *options])
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [message]
     assert not out.exists()
