@@ -120,7 +120,12 @@ def test_player_plays_whole_games_legally(spec: str, options: dict[str, str]) ->
     [
         ("heuristic:depth=2", "unknown option(s) for player 'heuristic': depth"),
         ("mcts:depth=2", "unknown option for player 'mcts': 'depth'"),
-        ("mcts:playouts=x", "player option playouts must be a whole number >= 0: 'x'"),
+        ("mcts:playouts=x", "player option playouts must be a whole number >= 1: 'x'"),
+        ("mcts:playouts=0", "player option playouts must be a whole number >= 1: '0'"),
+        ("mcts:prior_temp=0", "player option prior_temp must be a finite number > 0: '0'"),
+        ("mcts:resign=2", "player option resign must be between 0 and 1: '2'"),
+        ("mcts:playout_moves=-5", "player option playout_moves must be -1 or a whole number >= 0: '-5'"),
+        ("mcts:prior_depth=-2", "player option prior_depth must be -1 or a whole number >= 0: '-2'"),
         ("mcts:seconds=-1", "player option seconds must be a finite number >= 0: '-1'"),
         ("mcts:seconds=nan", "player option seconds must be a finite number >= 0: 'nan'"),
         ("mcts:reuse=maybe", "player option reuse must be on or off: 'maybe'"),

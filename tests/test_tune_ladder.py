@@ -136,7 +136,7 @@ def test_ctrl_c_stops_the_ladder_and_keeps_its_games(tmp_path: Path) -> None:
         (["--rule", "swap"], "--rule takes NAME=VALUE: 'swap'"),
         (["--rule", "colour=green"], "unknown rule option: 'colour'"),
         (["--base", "heuristic"], "--base must be an mcts spec (the tuned parameters are its options): 'heuristic'"),
-        (["--base", "mcts:playouts=x"], "player option playouts must be a whole number >= 0: 'x'"),
+        (["--base", "mcts:playouts=x"], "player option playouts must be a whole number >= 1: 'x'"),
         (["--max-moves", "0"], "--iterations, --playouts and --max-moves must be at least 1, --rate positive"),
         (["--rate", "nan"], "--iterations, --playouts and --max-moves must be at least 1, --rate positive"),
         (["--out", "/proc/no/tune.jsonl"], "--out: cannot write '/proc/no/tune.jsonl': No such file or directory"),

@@ -785,6 +785,33 @@ def _parse_int(value: str, key: str) -> int:
         raise PlayerSpecError(f"player option {key} must be an integer: {value!r}") from None
 
 
+def _parse_depth(value: str, key: str) -> int:
+    """A count where -1 means "none" or "to the end" (``playout_moves``, ``prior_depth``)."""
+    from margo_gtp.players import PlayerSpecError
+
+    number = _parse_int(value, key)
+    if number < -1:
+        raise PlayerSpecError(f"player option {key} must be -1 or a whole number >= 0: {value!r}")
+    return number
+
+
+def _parse_positive_count(value: str, key: str) -> int:
+    from margo_gtp.players import PlayerSpecError
+
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:  # zero: a move chosen by no search
+        raise PlayerSpecError(f"player option {key} must be a whole number >= 1: {value!r}")
+    return int(value)
+
+
+def _parse_positive(value: str, key: str) -> float:
+    from margo_gtp.players import PlayerSpecError
+
+    number = _parse_float(value, key)
+    if number == 0:  # a divisor: prior_temp scales the heuristic's scores
+        raise PlayerSpecError(f"player option {key} must be a finite number > 0: {value!r}")
+    return number
+
+
 def _parse_evaluator(value: str, key: str) -> str:
     from margo_gtp.players import PlayerSpecError
 
@@ -850,19 +877,19 @@ def _parse_switch(value: str, key: str) -> bool:
 #: Spec options of ``mcts`` -> (MctsPlayer keyword, parser).
 OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "seconds": ("seconds", _parse_float),
-    "playouts": ("playouts", _parse_count),
+    "playouts": ("playouts", _parse_positive_count),
     "c": ("uct_c", _parse_float),
     "rave": ("rave_k", _parse_float),
-    "playout_moves": ("playout_moves", _parse_int),
+    "playout_moves": ("playout_moves", _parse_depth),
     "eval": ("evaluator", _parse_evaluator),
     "policy": ("playout_policy", _parse_policy),
     "tactics": ("heavy_tactics", _parse_probability),
     "ladder": ("ladder_depth", _parse_ladder),
     "expand": ("expand_visits", _parse_count),
-    "prior_depth": ("prior_depth", _parse_int),
+    "prior_depth": ("prior_depth", _parse_depth),
     "prior_visits": ("prior_visits", _parse_count),
-    "prior_temp": ("prior_temp", _parse_float),
-    "resign": ("resign", _parse_float),
+    "prior_temp": ("prior_temp", _parse_positive),
+    "resign": ("resign", _parse_probability),
     "resign_visits": ("resign_min_visits", _parse_count),
     "resign_moves": ("resign_moves", _parse_count),
     "reuse": ("reuse", _parse_switch),
