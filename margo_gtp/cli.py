@@ -7,7 +7,9 @@ and a log, builds player -> session -> engine with
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import sys
 from pathlib import Path
 from typing import IO, Annotated, Optional
@@ -122,7 +124,7 @@ def gtp(
     from margo_gtp.engine.rules import merge_option_flags
     from margo_gtp.players import PlayerSpecError, make_player
     from margo_gtp.protocol.analysis import install as install_analysis
-    from margo_gtp.protocol.gtp import run_gtp_session
+    from margo_gtp.protocol.gtp import GtpOutputClosed, run_gtp_session
     from margo_gtp.protocol.ponder import make_ponderer
     from margo_gtp.protocol.session import make_gtp_engine
 
@@ -148,21 +150,41 @@ def gtp(
             log_file = log.open("a", encoding="utf-8")
         except OSError as error:
             raise typer.BadParameter(f"cannot open {str(log)!r} for appending: {error.strerror or error}", param_hint="--log") from None
+    exit_code = None
     try:
         idle = make_ponderer(engine.session) if ponder else None
-        run_gtp_session(engine, src, dst, log=_wire_logger(log_file) if log_file else None, idle=idle)
-    except (BrokenPipeError, KeyboardInterrupt):
+        run_gtp_session(engine, src, dst, log=_wire_logger(log_file, log) if log_file else None, idle=idle)
+    except KeyboardInterrupt:
         pass
+    except GtpOutputClosed as closed:
+        if not isinstance(closed.__cause__, BrokenPipeError):  # a closed pipe is the controller leaving
+            sys.stderr.write(f"margo-gtp: cannot write the answers: {closed.__cause__.strerror or closed}\n")
+        exit_code = 0 if isinstance(closed.__cause__, BrokenPipeError) else 1
     finally:
         if log_file is not None:
-            log_file.close()
+            with contextlib.suppress(OSError):
+                log_file.close()
+    if exit_code is not None:
+        # The output is gone: leave without the interpreter's own flush of stdout (one more
+        # error) and without waiting on a reader thread still blocked on stdin (which
+        # aborts the interpreter at shutdown).
+        sys.stderr.flush()
+        os._exit(exit_code)
 
 
-def _wire_logger(log_file: IO[str]):  # noqa: ANN202
+def _wire_logger(log_file: IO[str], path: Path):  # noqa: ANN202
     def log(direction: str, text: str) -> None:
-        for line in text.rstrip("\n").split("\n") if text.strip("\n") else [""]:
-            log_file.write(f"{direction} {line}\n")
-        log_file.flush()
+        if log_file.closed:
+            return
+        try:
+            for line in text.rstrip("\n").split("\n") if text.strip("\n") else [""]:
+                log_file.write(f"{direction} {line}\n")
+            log_file.flush()
+        except OSError as error:  # the log is a help, never a reason to lose the game
+            sys.stderr.write(f"margo-gtp: --log: cannot write {str(path)!r} ({error.strerror or error}); "
+                             "logging stops, the session goes on\n")
+            with contextlib.suppress(OSError):
+                log_file.close()
 
     return log
 

@@ -252,6 +252,40 @@ def test_cli_wire_log(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a device that is always full)")
+def test_a_log_that_cannot_be_written_stops_logging_not_the_session() -> None:
+    result = run_pipe("1 name\n2 version\n", "--log", "/dev/full")
+    assert (result.returncode, result.stdout) == (0, b"=1 margo-gtp\n\n=2 0.1.0\n\n")
+    assert result.stderr == (b"margo-gtp: --log: cannot write '/dev/full' (No space left on device); "
+                             b"logging stops, the session goes on\n")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a device that is always full)")
+def test_answers_that_cannot_be_written_end_the_session_with_one_line() -> None:
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([MARGO_GTP], input=b"name\n", stdout=full, stderr=subprocess.PIPE, timeout=60)
+    assert (result.returncode, result.stderr) == (1, b"margo-gtp: cannot write the answers: No space left on device\n")
+
+
+def test_a_controller_that_leaves_during_analysis_ends_the_engine_quietly() -> None:
+    """A GUI closed while margo-analyze streams: the next write finds the pipe closed; the
+    engine must exit at once with no traceback (and not abort on its reader thread)."""
+    engine = subprocess.Popen([MARGO_GTP], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert engine.stdin is not None and engine.stdout is not None
+    engine.stdin.write(b"boardsize 5\nmargo-analyze w 5\n")
+    engine.stdin.flush()
+    assert engine.stdout.readline() == b"=\n"  # boardsize
+    engine.stdout.readline()
+    assert engine.stdout.readline().startswith(b"=")  # the stream has begun
+    engine.stdout.close()  # the controller stops reading; stdin stays open, as a GUI's pipe may
+    try:
+        assert engine.wait(timeout=60) == 0
+        assert engine.stderr.read() == b""
+    finally:
+        engine.stdin.close()
+        engine.kill()
+
+
 def test_measure_roundtrips_reports_each_command() -> None:
     report = measure_roundtrips([MARGO_GTP], 20)
     assert report["n"] == 20 and report["position"].startswith("margo-setup ")

@@ -46,6 +46,7 @@ __all__ = [
     "GtpEngine",
     "GtpError",
     "GtpFatalError",
+    "GtpOutputClosed",
     "GtpQuit",
     "GtpStream",
     "Handler",
@@ -80,6 +81,11 @@ class GtpQuit(Exception):
     def __init__(self, result: str = "") -> None:
         super().__init__(result)
         self.result = result
+
+
+class GtpOutputClosed(Exception):
+    """The answers cannot be written any more (the controller closed the pipe, the disk is
+    full): the session ends. The ``OSError`` is the ``__cause__``."""
 
 
 @runtime_checkable
@@ -346,7 +352,8 @@ def run_gtp_session(
     idle: Idle | None = None,
 ) -> None:
     """Read commands from ``src`` and write responses to ``dst`` until ``quit``, a fatal
-    error or EOF (which ends the session cleanly, like ``quit``).
+    error or EOF (which ends the session cleanly, like ``quit``). Raises
+    :class:`GtpOutputClosed` when ``dst`` cannot be written.
 
     ``log(direction, text)`` (optional) sees every raw line read (direction ``">>"``)
     and every response written (``"<<"``). ``idle`` (optional, e.g. pondering) is
@@ -378,8 +385,11 @@ def run_gtp_session(
 
 
 def _write(dst: IO[str], text: str, log: Callable[[str, str], None] | None) -> None:
-    dst.write(text)
-    dst.flush()
+    try:
+        dst.write(text)
+        dst.flush()
+    except OSError as error:
+        raise GtpOutputClosed(str(error)) from error
     if log is not None:
         log("<<", text)
 
@@ -404,6 +414,8 @@ def _run_stream(
     stop = reader.line_waiting if getattr(stream, "stop_at_eof", True) else reader.command_waiting
     try:
         stream.run(write, stop)
+    except GtpOutputClosed:
+        raise  # nobody reads the rest: not the stream's fault
     except Exception:  # noqa: BLE001 - a failing stream still ends its response
         (engine._stderr or sys.stderr).write(f"margo-gtp: internal error in stream:\n{traceback.format_exc()}")
     _write(dst, "\n", log)
