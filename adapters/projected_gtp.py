@@ -26,8 +26,9 @@ drift from the engine. Malformed input gets the canonical GTP errors and never s
 proxy; if the engine process ends, every command that needs it answers
 ``? engine is not running`` and ``quit`` still works.
 
-Not representable in 2-D: the swap move (a ``swap`` genmove answer is passed through as
-the word ``swap``) and ``margo-analyze`` (a streaming command; not offered through the proxy).
+Not representable in 2-D: the swap move (passed through as the word ``swap``, both in a
+genmove answer and in ``play COLOUR swap``, so two proxies can relay it to each other) and
+``margo-analyze`` (a streaming command; not offered through the proxy).
 """
 
 from __future__ import annotations
@@ -415,6 +416,9 @@ class ProjectedSession:
             if self.view().over:
                 return  # a 2-D referee echoing the end-of-game passes
             self.ask(f"play {colour} pass")
+            return
+        if args[1].lower() == "swap":  # no 2-D point: relayed as the word, as genmove answers it
+            self.ask(f"play {colour} swap")
             return
         view = self.view()
         try:

@@ -150,7 +150,7 @@ def test_illegal_and_impossible_points() -> None:
     with proxy() as engine:
         engine.do_command("boardsize", 5)
         for vertex, error in [("B1", "illegal move"), ("B2", "illegal move"), ("K1", "syntax error"),
-                              ("A10", "syntax error"), ("A1:1", "syntax error"), ("swap", "syntax error")]:
+                              ("A10", "syntax error"), ("A1:1", "syntax error"), ("swap", "illegal move")]:
             with pytest.raises(EngineCommandError) as failure:
                 engine.do_command("play", "w", vertex)
             assert failure.value.message == error, vertex
@@ -166,6 +166,22 @@ def test_illegal_and_impossible_points() -> None:
         assert json.loads(engine.do_command("margo-board"))["balls"]["A1:2"] == "W"
         assert engine.do_command("gogui-rules_board_gfx").splitlines()[0] == "LABEL B2 2"
         assert engine.do_command("final_status_list", "dead") == ""
+
+
+def test_a_swap_is_relayed_as_the_word_both_ways() -> None:
+    """Two proxies under gogui-twogtp: one's genmove answer `swap` is the other's `play`."""
+    with proxy("--rule swap=on --seed 1") as first, proxy("--rule swap=on --seed 1") as second:
+        for engine in (first, second):
+            engine.do_command("boardsize", 5)
+            engine.do_command("play", "w", "C3")
+        second.do_command("play", "b", "swap")
+        boards = [json.loads(engine.do_command("margo-board")) for engine in (first, second)]
+        assert boards[0]["moves"] == 1 and boards[1]["moves"] == 2
+        first.do_command("play", "b", "swap")
+        assert json.loads(first.do_command("margo-board")) == json.loads(second.do_command("margo-board"))
+        with pytest.raises(EngineCommandError) as failure:
+            second.do_command("play", "w", "swap")  # only the second player, once
+        assert failure.value.message == "illegal move"
 
 
 TRANSCRIPT_IN = (
