@@ -834,6 +834,10 @@ def prepare_directory(config: MatchConfig, directory: Path) -> list[dict[str, An
             stored = json.loads(match_file.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError):
             stored = {"format": "unreadable"}
+        except OSError as error:  # a directory where the file belongs, no permission
+            raise MatchMismatch(f"{match_file}: cannot read: {error.strerror or error}; use another --out") from None
+        if not isinstance(stored, dict):  # JSON, but not a match description
+            stored = {"format": "unreadable"}
         differences = sorted(key for key in identity.keys() | stored.keys() if identity.get(key) != stored.get(key))
         if differences and finished:
             raise MatchMismatch(f"{directory} holds a different match (differs in: {', '.join(differences)}); use another --out")

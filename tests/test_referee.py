@@ -273,3 +273,21 @@ def test_prepare_directory_resumes_the_same_match_and_refuses_another(tmp_path: 
             MatchConfig(EngineSpec("A", "a", "engine-a"), EngineSpec("B", "b", "engine-b"), 3, Rules(size=4), max_moves=9),
             tmp_path,
         )
+
+
+@pytest.mark.parametrize("text", ["[1]", "null", '"match"', "not json"])
+def test_a_match_file_that_is_not_a_match_description(tmp_path: Path, text: str):
+    (tmp_path / "match.json").write_text(text)
+    assert prepare_directory(_config(), tmp_path) == []  # no game finished: described afresh
+    assert json.loads((tmp_path / "match.json").read_text()) == _config().identity()
+    (tmp_path / "match.json").write_text(text)
+    ResultsLog(tmp_path).append({"game": 1})
+    with pytest.raises(MatchMismatch, match=r"holds a different match \(differs in: "):
+        prepare_directory(_config(), tmp_path)  # finished games of an unknown match: refused
+
+
+def test_a_match_file_that_cannot_be_read_is_refused(tmp_path: Path):
+    (tmp_path / "match.json").mkdir()
+    with pytest.raises(MatchMismatch) as refused:
+        prepare_directory(_config(), tmp_path)
+    assert str(refused.value) == f"{tmp_path / 'match.json'}: cannot read: Is a directory; use another --out"
