@@ -106,9 +106,31 @@ def test_resign_check_names_an_unreadable_run(tmp_path: Path) -> None:
     run = tmp_path / "run.jsonl"
     run.write_bytes(b"\xff\xfe not text")
     done = subprocess.run([str(SCRIPTS / "resign-check"), str(run)], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stdout) == (1, "")
+    assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines()[-1] == (f"resign-check: {run}: cannot read: 'utf-8' codec can't decode byte 0xff "
                                             "in position 0: invalid start byte")
+
+
+@pytest.mark.parametrize(
+    ("files", "error"),
+    [
+        ({"run.jsonl": "5\n"}, "{tmp}/run.jsonl:1: not a game line of scripts/strength or margo-match"),
+        ({"run.jsonl": '{"record": ["A1:1"]}\n'}, "{tmp}/run.jsonl:1: a game line without the fields scripts/strength writes"),
+        ({"run.jsonl": ""}, "no finished games in these files"),
+        ({"run.jsonl": '{"engine_a": "x", "moves": [], "white": "a"}\n'},
+         "{tmp}/run.jsonl:1: a results line without the fields margo-match writes"),
+        ({"run.jsonl": '{"engine_a": "x", "moves": [], "white": "a \'b", "black": "c", "result": "W+1", "move_count": 0, "winner": "W"}\n'},
+         "{tmp}/run.jsonl:1: cannot split an engine command (No closing quotation)"),
+        ({"run.jsonl": '{"engine_a": "x", "moves": []}\n', "match.json": "[oops"}, "{tmp}/match.json: not a margo-match description"),
+    ],
+)
+def test_resign_check_names_the_file_and_line_it_cannot_use(tmp_path: Path, files: dict[str, str], error: str) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    done = subprocess.run([str(SCRIPTS / "resign-check"), str(tmp_path / "run.jsonl")], capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"resign-check: {error.replace('{tmp}', str(tmp_path))}\n"
 
 
 @pytest.mark.process
