@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import IO, Callable, Sequence
 
 import margo_gtp
+from margo_gtp.client import find_program
 from margo_gtp.protocol.gtp import GtpEngine, GtpError, GtpQuit, GtpStream, run_gtp_session
 from margo_gtp.vertex import (
     InvalidVertexError,
@@ -602,6 +603,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--engine: {error}")
     if not command:
         parser.error("--engine: empty command")
+    command = find_program(command)  # margo-gtp beside this Python: a venv that is not activated
     try:
         engine = NativeEngine(command, timeout=options.timeout, report=sys.stderr)
     except OSError as error:

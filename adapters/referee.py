@@ -58,9 +58,7 @@ import multiprocessing
 import os
 import queue
 import shlex
-import shutil
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -82,6 +80,7 @@ from margo_gtp.client import (
     EngineTerminatedError,
     EngineTimeoutError,
     SimpleEngine,
+    find_program,
 )
 
 RESULTS_FILE = "results.jsonl"
@@ -238,12 +237,7 @@ class EngineSpec:
     def argv(self) -> list[str]:
         """The command as an argument list. A program not found on PATH but installed
         beside the running Python (the project's venv, not activated) is taken from there."""
-        words = shlex.split(self.command)
-        if words and os.sep not in words[0] and shutil.which(words[0]) is None:
-            beside = Path(sys.executable).parent / words[0]
-            if beside.exists():
-                words[0] = str(beside)
-        return words
+        return find_program(shlex.split(self.command))
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,10 @@ import math
 import os
 import select
 import shlex
+import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -64,8 +66,36 @@ from margo_gtp.vertex import InvalidVertexError
 __all__ = [
     "AnalysisInfo", "AnalysisResult", "EngineCommandError", "EngineError", "EngineProtocolError",
     "EngineStartError", "EngineTerminatedError", "EngineTimeoutError", "IllegalEngineMoveError",
-    "DEFAULT_TIMEOUT", "Limit", "PlayResult", "READ_ONLY_COMMANDS", "SimpleEngine",
+    "DEFAULT_TIMEOUT", "Limit", "PlayResult", "READ_ONLY_COMMANDS", "SimpleEngine", "find_program",
+    "program_missing",
 ]
+
+
+def find_program(argv: Sequence[str]) -> list[str]:
+    """``argv`` with its program taken from beside the running Python when it is not on
+    ``PATH`` but installed there: ``margo-gtp`` of a project's virtualenv that is not
+    activated, started by that virtualenv's tools (margo-match, margo-gtp-2d, margo-web)."""
+    words = [str(word) for word in argv]
+    if words and os.sep not in words[0] and shutil.which(words[0]) is None:
+        beside = Path(sys.executable).parent / words[0]
+        if beside.exists():
+            words[0] = str(beside)
+    return words
+
+
+def program_missing(argv: Sequence[str]) -> str | None:
+    """Why ``argv``'s program cannot be started (not found, not executable), or None."""
+    program = find_program(argv)[0] if argv else ""
+    if not program:
+        return "empty engine command"
+    if os.sep in program:
+        if not Path(program).is_file():
+            return f"no such file: {program!r}"
+        if not os.access(program, os.X_OK):
+            return f"not executable: {program!r}"
+        return None
+    return None if shutil.which(program) else f"program not found: {program!r}"
+
 
 LOGGER = logging.getLogger("margo_gtp.client")
 

@@ -11,6 +11,7 @@ once legal_moves is empty.
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -166,6 +167,13 @@ def test_illegal_and_impossible_points() -> None:
         assert json.loads(engine.do_command("margo-board"))["balls"]["A1:2"] == "W"
         assert engine.do_command("gogui-rules_board_gfx").splitlines()[0] == "LABEL B2 2"
         assert engine.do_command("final_status_list", "dead") == ""
+
+
+def test_margo_gtp_is_found_beside_this_python_without_an_activated_venv() -> None:
+    """docs/adapters.md's example, `--engine "margo-gtp --seed 1"`, from a venv not on PATH."""
+    done = subprocess.run([str(MARGO_GTP_2D), "--engine", "margo-gtp --seed 1"], input="boardsize 5\nname\n",
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert (done.returncode, done.stdout) == (0, "=\n\n= margo-gtp\n\n")
 
 
 def test_a_swap_is_relayed_as_the_word_both_ways() -> None:

@@ -35,7 +35,10 @@ def default_engine_commands() -> dict[str, list[str]]:
 
 
 def parse_engine_options(pairs: list[str]) -> dict[str, list[str]]:
-    """``NAME=COMMAND`` pairs -> ``{name: argv}``; typer.BadParameter on a bad pair."""
+    """``NAME=COMMAND`` pairs -> ``{name: argv}``; typer.BadParameter on a bad pair or on a
+    program that cannot be found."""
+    from margo_gtp.client import find_program, program_missing
+
     engines: dict[str, list[str]] = {}
     for pair in pairs:
         name, equals, command = pair.partition("=")
@@ -46,9 +49,12 @@ def parse_engine_options(pairs: list[str]) -> dict[str, list[str]]:
             raise typer.BadParameter(f"invalid engine name: {name!r} (letters, digits, - _ . ; not 'human')",
                                      param_hint="--engine")
         try:
-            argv = shlex.split(command)
+            argv = find_program(shlex.split(command))  # margo-gtp beside this Python, venv not activated
         except ValueError as error:
             raise typer.BadParameter(f"cannot split command of {name!r}: {error}", param_hint="--engine") from None
+        missing = program_missing(argv)
+        if missing:  # found now, not when a page first picks the engine
+            raise typer.BadParameter(f"engine {name!r}: {missing}", param_hint="--engine")
         engines[name] = argv
     return engines
 

@@ -19,16 +19,25 @@ MARGO_WEB = [sys.executable, "-c", "from margo_gtp.web.cli import main; main()"]
 
 
 def test_engine_options_are_split_like_a_shell_never_run_by_one() -> None:
-    assert parse_engine_options(["strong=margo-gtp --player 'mcts:seconds=0.5'"]) == {
-        "strong": ["margo-gtp", "--player", "mcts:seconds=0.5"]}
+    assert parse_engine_options([f"strong={sys.executable} --player 'mcts:seconds=0.5'"]) == {
+        "strong": [sys.executable, "--player", "mcts:seconds=0.5"]}
     for bad, message in [("noequals", "expected NAME=COMMAND, got 'noequals'"),
                          ("=cmd", "expected NAME=COMMAND, got '=cmd'"),
                          ("human=x", "invalid engine name: 'human' (letters, digits, - _ . ; not 'human')"),
                          ("a b=x", "invalid engine name: 'a b' (letters, digits, - _ . ; not 'human')"),
-                         ("q=x 'open", "cannot split command of 'q': No closing quotation")]:
+                         ("q=x 'open", "cannot split command of 'q': No closing quotation"),
+                         ("q=no-such-program-here", "engine 'q': program not found: 'no-such-program-here'"),
+                         ("q=/no/such/engine", "engine 'q': no such file: '/no/such/engine'"),
+                         (f"q={__file__}", f"engine 'q': not executable: {__file__!r}")]:
         with pytest.raises(typer.BadParameter) as error:
             parse_engine_options([bad])
         assert error.value.message == message
+
+
+def test_margo_gtp_is_found_beside_this_python_without_an_activated_venv(monkeypatch) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # the venv's bin folder is not on it
+    assert parse_engine_options(["mine=margo-gtp --player random"]) == {
+        "mine": [str(Path(sys.executable).parent / "margo-gtp"), "--player", "random"]}
 
 
 def test_the_default_engines_are_this_installations_players() -> None:
