@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -28,6 +29,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from margo_gtp.cli import version_callback
+from margo_gtp.client import program_missing
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags
 
@@ -52,6 +54,7 @@ from margo_adapters.stats import elo_interval, match_statistics, model_counts, s
 from margo_adapters.tournament import (
     TournamentConfig,
     TournamentConfigError,
+    prepare_tournament_directory,
     run_tournament,
     tournament_report,
 )
@@ -457,6 +460,12 @@ def tournament(
     try:
         config = TournamentConfig.load(config_path)
         check_output_directory(config.out, "the tournament's out")
+        if not cluster:  # on a cluster the engines run on other machines: only they can tell
+            for entrant in config.engines:
+                missing = program_missing(shlex.split(entrant.command))
+                if missing:  # found now, not when the engine's first pairing comes up
+                    raise TournamentConfigError(f"engine {entrant.name!r}: {missing}")
+        prepare_tournament_directory(config)
         # 'parallel' in the configuration is the number of games at once on the cluster too.
         backend = cluster_backend(cluster, config.parallel, runtime_env, err) if cluster else None
     except OSError as error:

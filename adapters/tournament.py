@@ -33,6 +33,7 @@ error, as in margo-match).
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -43,7 +44,19 @@ from typing import Any
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags
 
-from margo_adapters.referee import Backend, EngineSpec, check_engine_command, check_limits, MatchConfig, MatchRun, TimeControl, load_records, run_match
+from margo_adapters.referee import (
+    Backend,
+    EngineSpec,
+    MatchConfig,
+    MatchMismatch,
+    MatchRun,
+    TimeControl,
+    check_engine_command,
+    check_limits,
+    load_records,
+    run_match,
+    write_atomically,
+)
 from margo_adapters.stats import RatingsUndefined, ml_ratings
 
 FORMATS = ("round-robin", "gauntlet")
@@ -183,6 +196,34 @@ class TournamentConfig:
 
     def pairing_directory(self, number: int, a: Entrant, b: Entrant) -> Path:
         return self.out / f"{number:02d}-{_slug(a.name)}-vs-{_slug(b.name)}"
+
+    def identity(self) -> dict[str, Any]:
+        """What a resumed tournament must share with the one in its out directory: who
+        plays whom. (Each pairing's own match.json guards its rules and limits.)"""
+        return {"engines": [[engine.name, engine.command] for engine in self.engines], "format": self.format,
+                "challenger": self.challenger}
+
+
+TOURNAMENT_FILE = "tournament.json"
+
+
+def prepare_tournament_directory(config: TournamentConfig) -> None:
+    """Create ``config.out`` or check that it holds this tournament; MatchMismatch when it
+    holds another one with finished games (two tournaments would mix in one crosstable)."""
+    config.out.mkdir(parents=True, exist_ok=True)
+    path = config.out / TOURNAMENT_FILE
+    identity = config.identity()
+    if path.exists():
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            stored = None
+        stored = stored if isinstance(stored, dict) else {}
+        if stored != identity and any(log.stat().st_size for log in config.out.glob("*/results.jsonl")):
+            differences = sorted(key for key in identity if identity[key] != stored.get(key))
+            raise MatchMismatch(f"{config.out} holds a different tournament (differs in: {', '.join(differences)}); "
+                                "use another 'out'")
+    write_atomically(path, json.dumps(identity, indent=2) + "\n")
 
 
 def _get(data: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:

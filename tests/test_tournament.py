@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from margo_adapters.referee import MatchMismatch
 from margo_adapters.stats import ELO_PER_NAT
 from margo_adapters.tournament import (
     TournamentConfig,
     TournamentConfigError,
     finished_records,
+    prepare_tournament_directory,
     run_tournament,
     tournament_report,
 )
@@ -124,7 +126,7 @@ def test_round_robin_plays_resumes_and_reports(tmp_path):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["crosstable"] == report["crosstable"]
     assert {pair: len(r) for pair, r in finished_records(config).items()} == {pair: 2 for pair in run.records}
-    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["01-one-vs-two", "02-one-vs-crasher", "03-two-vs-crasher", "summary.json"]
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["01-one-vs-two", "02-one-vs-crasher", "03-two-vs-crasher", "summary.json", "tournament.json"]
     tables = subprocess.run([MARGO_TOURNAMENT, str(config_file), "--no-progress"], capture_output=True, text=True, timeout=120)
     assert "Crosstable (6 games" in tables.stdout and "Maximum-likelihood Elo" in tables.stdout
 
@@ -136,3 +138,31 @@ def test_bad_configuration_file_exits_2_with_the_message(tmp_path):
     done = subprocess.run([MARGO_TOURNAMENT, str(config_file)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "margo-tournament: 'engines' must list at least two [[engines]] tables" in done.stderr
+
+
+def test_an_engine_whose_program_is_missing_is_named_before_any_game(tmp_path):
+    config_file = tmp_path / "t.toml"
+    config_file.write_text(f'games = 1\nsize = 3\n[[engines]]\nname = "a"\ncommand = "{faulty()}"\n'
+                           f'[[engines]]\nname = "b"\ncommand = "{faulty()}"\n'
+                           '[[engines]]\nname = "c"\ncommand = "no-such-engine-here --gtp"\n')
+    done = subprocess.run([MARGO_TOURNAMENT, str(config_file), "--no-progress"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == "margo-tournament: engine 'c': program not found: 'no-such-engine-here'"
+    assert not (tmp_path / "tournament").exists()  # no pairing was played
+
+
+def test_another_tournament_in_the_same_out_directory_is_refused_once_games_are_finished(tmp_path):
+    first = TournamentConfig.from_mapping({**BASE, "out": "t"}, tmp_path)
+    other = TournamentConfig.from_mapping({"engines": [{"name": "d", "command": "x"}, {"name": "e", "command": "y"}],
+                                           "out": "t"}, tmp_path)
+    prepare_tournament_directory(first)
+    prepare_tournament_directory(other)  # no game finished yet: the description is replaced
+    assert json.loads((tmp_path / "t" / "tournament.json").read_text()) == other.identity()
+    prepare_tournament_directory(first)
+    pairing = first.pairing_directory(1, *first.pairings()[0])
+    pairing.mkdir(parents=True)
+    (pairing / "results.jsonl").write_text('{"game": 1}\n')
+    prepare_tournament_directory(first)  # the same tournament resumes
+    with pytest.raises(MatchMismatch) as refused:
+        prepare_tournament_directory(other)
+    assert str(refused.value) == f"{tmp_path / 't'} holds a different tournament (differs in: engines); use another 'out'"
