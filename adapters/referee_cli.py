@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from margo_gtp.cli import version_callback
+from margo_gtp.cli import run_app, version_callback
 from margo_gtp.client import program_missing
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags
@@ -77,8 +77,8 @@ def _err_console() -> Console:
 
 
 def match(
-    engine_a: Annotated[str, typer.Argument(help="command line of engine A")],
-    engine_b: Annotated[str, typer.Argument(help="command line of engine B")],
+    engine_a: Annotated[str, typer.Argument(metavar="ENGINE_A", help="command line of engine A")],
+    engine_b: Annotated[str, typer.Argument(metavar="ENGINE_B", help="command line of engine B")],
     games: Annotated[int, typer.Option(min=1, help="number of games (the most, with --sprt)")] = 10,
     size: Annotated[Optional[int], typer.Option(help="board size N (default 9; same as --rule size=N)", show_default=False)] = None,
     rule: Annotated[Optional[list[str]], typer.Option("--rule", help="rule option K=V (rules.md section 9), repeatable")] = None,
@@ -435,7 +435,7 @@ def match_app() -> typer.Typer:
 
 
 def match_main() -> None:
-    match_app()()
+    run_app(match_app(), "margo-match")
 
 
 # ---------------------------------------------------------------------------------------
@@ -548,4 +548,4 @@ def tournament_app() -> typer.Typer:
 
 
 def tournament_main() -> None:
-    tournament_app()()
+    run_app(tournament_app(), "margo-tournament")

@@ -226,7 +226,9 @@ def main(
 
 
 def run() -> None:
-    app()
+    from margo_gtp.cli import run_app
+
+    run_app(app, "bench")
 
 
 if __name__ == "__main__":

@@ -189,7 +189,23 @@ def _wire_logger(log_file: IO[str], path: Path):  # noqa: ANN202
     return log
 
 
+def run_app(app: typer.Typer, program: str, args: list[str] | None = None) -> None:
+    """Run a console script's typer ``app`` with a bad command line reported in one line,
+    ``PROGRAM: MESSAGE (PROGRAM --help lists the options)``, and exit code 2, as the tools
+    of this project report every other bad input (typer would draw a boxed panel)."""
+    # typer raises the usage errors of the click it carries: found from its public BadParameter.
+    usage_error = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "UsageError")
+    try:
+        code = app(args=args, standalone_mode=False, prog_name=program)
+    except usage_error as error:  # a bad value, a missing argument, an unknown option
+        sys.stderr.write(f"{program}: {error.format_message()} ({program} --help lists the options)\n")
+        sys.exit(2)
+    except typer.Abort:  # Ctrl-C while typer itself was reading
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
 def main() -> None:
     """Console script ``margo-gtp``."""
-    app()
+    run_app(app, "margo-gtp")
 

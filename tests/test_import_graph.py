@@ -25,8 +25,8 @@ ROOMS = [
     "margo_gtp.sgf",
     "margo_gtp.protocol",
     "margo_gtp.client",
-    "margo_gtp.bench",
     "margo_gtp.cli",
+    "margo_gtp.bench",  # above cli: it runs through cli.run_app like every console script
     "margo_gtp.web",
     "margo_adapters",
 ]

@@ -165,4 +165,6 @@ def _bound_port(server, port: int) -> int:  # noqa: ANN001
 
 def main() -> None:
     """Console script ``margo-web``."""
-    app()
+    from margo_gtp.cli import run_app
+
+    run_app(app, "margo-web")

@@ -1,0 +1,39 @@
+"""Every console script reports a bad command line the same way: one line on stderr,
+``PROGRAM: MESSAGE (PROGRAM --help lists the options)``, exit code 2, nothing on stdout
+(margo_gtp.cli.run_app; typer alone would draw a boxed panel of several lines)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.mark.parametrize(
+    ("program", "args", "message"),
+    [
+        ("margo-gtp", ["--size", "abc"], "Invalid value for '--size': Input should be a valid integer, unable to parse string as an integer"),
+        ("margo-gtp", ["--threads", "3"], "No such option: --threads"),
+        ("margo-gtp", ["--player", "mcts:prior_temp=0"], "Invalid value for --player: player option prior_temp must be a finite number > 0: '0'"),
+        ("margo-match", ["a", "b", "--games", "0"], "Invalid value for '--games': Input should be greater than or equal to 1"),
+        ("margo-match", ["a"], "Missing argument 'ENGINE_B'."),
+        ("margo-tournament", [], "Missing argument 'CONFIG.toml'."),
+        ("margo-web", ["--port", "70000"], "Invalid value for '--port': Input should be less than or equal to 65535"),
+    ],
+)
+def test_a_bad_command_line_is_one_line_and_exit_2(program: str, args: list[str], message: str) -> None:
+    done = subprocess.run([str(BIN / program), *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"{program}: {message} ({program} --help lists the options)\n"
+
+
+def test_help_and_version_still_exit_0() -> None:
+    for program in ("margo-gtp", "margo-match", "margo-tournament", "margo-web"):
+        for flag in ("--help", "--version"):
+            done = subprocess.run([str(BIN / program), flag], capture_output=True, text=True, timeout=60)
+            assert done.returncode == 0, (program, flag, done.stderr)
+            assert done.stdout.strip(), (program, flag)
