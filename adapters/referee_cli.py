@@ -223,6 +223,8 @@ def match_config_from_options(
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"--rule must be K=V: {pair!r}")
+        if key.strip() in options:  # as margo-set_rules: each key once
+            raise ValueError(f"--rule {key.strip()} given twice")
         options[key.strip()] = value.strip()
     try:
         # --size/--komi and --rule size=/komi= must agree (rather than one silently winning)

@@ -66,6 +66,8 @@ def _parse_rule_pairs(pairs: list[str]) -> dict[str, str]:
         key, equals, value = pair.partition("=")
         if not equals or not key:
             raise typer.BadParameter(f"expected K=V, got {pair!r}", param_hint="--rule")
+        if key.strip() in options:  # as margo-set_rules: each key once
+            raise typer.BadParameter(f"{key.strip()} given twice", param_hint="--rule")
         options[key.strip()] = value.strip()
     return options
 

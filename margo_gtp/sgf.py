@@ -529,7 +529,8 @@ def replay(record: GameRecord, upto: int | None = None) -> Board:
         elif record.setup_to_move is not None:
             board.set_to_move(record.setup_to_move)
     except (IllegalMoveError, ValueError) as error:
-        raise SgfError(f"illegal setup: {error}") from None
+        text = str(error)  # the board's own words often begin "illegal setup:" already
+        raise SgfError(text if text.startswith("illegal setup") else f"illegal setup: {text}") from None
     for number, (colour, move) in enumerate(moves, start=1):
         if _is_idle_pass(board, colour, move):
             continue

@@ -19,6 +19,7 @@ BIN = Path(sys.executable).parent
         ("margo-gtp", ["--size", "abc"], "Invalid value for '--size': Input should be a valid integer, unable to parse string as an integer"),
         ("margo-gtp", ["--threads", "3"], "No such option: --threads"),
         ("margo-gtp", ["--player", "mcts:prior_temp=0"], "Invalid value for --player: player option prior_temp must be a finite number > 0: '0'"),
+        ("margo-gtp", ["--rule", "swap=on", "--rule", "swap=off"], "Invalid value for --rule: swap given twice"),
         ("margo-match", ["a", "b", "--games", "0"], "Invalid value for '--games': Input should be greater than or equal to 1"),
         ("margo-match", ["a"], "Missing argument 'ENGINE_B'."),
         ("margo-tournament", [], "Missing argument 'CONFIG.toml'."),

@@ -4,6 +4,7 @@ framing, error containment, session end, streaming, typed argument conversion.""
 from __future__ import annotations
 
 import io
+import random
 from collections.abc import Callable
 
 import pytest
@@ -18,7 +19,10 @@ from margo_gtp.protocol.gtp import (
     preprocess_line,
     run_gtp_session,
 )
-from margo_gtp.protocol.handlers import HandlerGroup, typed_handler
+from margo_gtp.engine import Rules
+from margo_gtp.players.random_player import RandomPlayer
+from margo_gtp.protocol.handlers import HandlerGroup, _count_words, typed_handler
+from margo_gtp.protocol.session import make_gtp_engine
 
 
 def _boom(args: list[str]) -> str:
@@ -286,3 +290,21 @@ def test_typed_handler_keeps_name_and_doc() -> None:
     toy = _Toy()
     handler = typed_handler(toy.cmd_add, toy.converters)
     assert handler.__name__ == "cmd_add"
+
+
+def test_a_failed_commands_explanation_is_bounded() -> None:
+    """A megabyte of garbage gets its answer and one bounded stderr line, not a megabyte."""
+    stderr = io.StringIO()
+    engine = make_gtp_engine(RandomPlayer(random.Random(1)), Rules(size=3), stderr=stderr)
+    reply = engine.handle_line("play w " + "x" * 100_000 + "\n")
+    assert (reply.is_error, reply.text) == (True, "syntax error")
+    line = stderr.getvalue()
+    assert line.endswith("characters)\n") and line.count("\n") == 1 and len(line) < 500
+
+
+@pytest.mark.parametrize(("required", "fixed", "more", "words"), [
+    (1, 1, False, "1 argument"), (2, 2, False, "2 arguments"), (1, 2, False, "1 to 2 arguments"),
+    (1, 1, True, "at least 1 argument"), (2, 2, True, "at least 2 arguments"),
+])
+def test_argument_counts_are_said_in_english(required: int, fixed: int, more: bool, words: str) -> None:
+    assert _count_words(required, fixed, more) == words

@@ -67,6 +67,7 @@ def run_cli(app, args: list[str]):
         (["--wire-log", "--cluster", "local"], "margo-match: --wire-log is not available with --cluster: the engines run on other machines"),
         (["--engine-a", "margo-gtp 'mcts"], "margo-match: ENGINE_A: cannot split the engine command (No closing quotation): \"margo-gtp 'mcts\""),
         (["--engine-b", "  "], "margo-match: ENGINE_B: empty engine command: '  '"),
+        (["--rule", "swap=on", "--rule", "swap=off"], "margo-match: --rule swap given twice"),
     ],
 )
 def test_bad_limits_are_one_line_errors_with_exit_2(tmp_path, options, message):

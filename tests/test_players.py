@@ -122,6 +122,7 @@ def test_player_plays_whole_games_legally(spec: str, options: dict[str, str]) ->
         ("mcts:depth=2", "unknown option for player 'mcts': 'depth'"),
         ("mcts:playouts=x", "player option playouts must be a whole number >= 1: 'x'"),
         ("mcts:playouts=0", "player option playouts must be a whole number >= 1: '0'"),
+        ("random:seed=1,seed=2", "player option seed given twice in spec 'random:seed=1,seed=2'"),
         ("mcts:prior_temp=0", "player option prior_temp must be a finite number > 0: '0'"),
         ("mcts:resign=2", "player option resign must be between 0 and 1: '2'"),
         ("mcts:playout_moves=-5", "player option playout_moves must be -1 or a whole number >= 0: '-5'"),

@@ -232,6 +232,7 @@ def test_unplayable_records_fail_in_replay(text: str, message: str) -> None:
     with pytest.raises(SgfError) as error:
         sgf.replay(record)
     assert str(error.value).startswith(message)
+    assert str(error.value).count(message.strip()) == 1  # said once ("illegal setup: illegal setup: ..." was)
 
 
 def test_replay_beyond_the_record_is_an_error() -> None:

@@ -65,6 +65,8 @@ def parse_player_spec(spec: str) -> tuple[str, dict[str, str]]:
         key, equals, value = item.partition("=")
         if not equals or not key.strip():
             raise PlayerSpecError(f"player option must be key=value: {item!r} in spec {spec!r}")
+        if key.strip() in options:  # as margo-set_limit: a repeat is a mistake, not an override
+            raise PlayerSpecError(f"player option {key.strip()} given twice in spec {spec!r}")
         options[key.strip()] = value.strip()
     return name, options
 

@@ -59,6 +59,10 @@ __all__ = [
 ]
 
 
+#: The longest stderr explanation of a failed command (it quotes the command's input).
+EXPLAINED_LINE_CHARS = 400
+
+
 class GtpError(Exception):
     """Raised by a handler to answer ``? message``; the session goes on.
 
@@ -251,7 +255,10 @@ class GtpEngine:
             return
         reason = f": {error.detail}" if error.detail else ""
         stream = self._stderr or sys.stderr
-        stream.write(f"{self.program}: {error}: {' '.join([name, *args])!r}{reason}\n")
+        line = f"{self.program}: {error}: {' '.join([name, *args])!r}{reason}"
+        if len(line) > EXPLAINED_LINE_CHARS:  # a megabyte command is not echoed whole
+            line = f"{line[:EXPLAINED_LINE_CHARS]}... ({len(line)} characters)"
+        stream.write(line + "\n")
         stream.flush()
 
     def handle_line(self, raw_line: str) -> Reply | None:

@@ -79,7 +79,7 @@ def _count_words(required: int, fixed: int, more: bool) -> str:
         count = str(required)
     else:
         count = f"{required} to {fixed}"
-    return f"{count} argument" + ("" if count == "1" else "s")
+    return f"{count} argument" + ("" if count.endswith(" 1") or count == "1" else "s")
 
 
 def _parse_int(text: str) -> int:
