@@ -113,6 +113,10 @@ def match(
         check_output_directory(out, "--out")
         if cluster and wire_log:
             raise ValueError("--wire-log is not available with --cluster: the engines run on other machines")
+        if runtime_env is not None and not cluster:
+            raise ValueError("--runtime-env needs --cluster: it says what Ray ships to the cluster's workers")
+        if name_a is not None and name_a == name_b:
+            raise ValueError(f"--name-a and --name-b must differ (the tables tell the engines apart by name): {name_a!r}")
         backend = cluster_backend(cluster, parallel, runtime_env, err) if cluster else None
     except ValueError as error:
         _fail(err, "margo-match", error, EXIT_USAGE)
@@ -467,6 +471,8 @@ def tournament(
                 missing = program_missing(shlex.split(entrant.command))
                 if missing:  # found now, not when the engine's first pairing comes up
                     raise TournamentConfigError(f"engine {entrant.name!r}: {missing}")
+        if runtime_env is not None and not cluster:
+            raise ValueError("--runtime-env needs --cluster: it says what Ray ships to the cluster's workers")
         prepare_tournament_directory(config)
         # 'parallel' in the configuration is the number of games at once on the cluster too.
         backend = cluster_backend(cluster, config.parallel, runtime_env, err) if cluster else None
