@@ -86,6 +86,7 @@ def test_parallel_games_are_the_games_of_a_serial_run(tmp_path: Path) -> None:
     (["--rule", "ko_rule=bad"],
      "strength: error: invalid value for ko_rule: 'bad' (allowed situational, positional, simple, none)"),
     (["--out", "/nonexistent-dir/run.jsonl"], "strength: error: --out: no such directory: '/nonexistent-dir'"),
+    (["--size", "3", "--rule", "size=5"], "strength: error: --size 3 contradicts the rule size=5: give one of them"),
 ])
 def test_bad_command_lines_are_one_line_and_exit_2(arguments: list[str], message: str) -> None:
     result = subprocess.run([str(SCRIPT), "random", "random", *arguments], capture_output=True, text=True,

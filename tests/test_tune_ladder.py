@@ -135,6 +135,7 @@ def test_ctrl_c_stops_the_ladder_and_keeps_its_games(tmp_path: Path) -> None:
         (["--params", ","], "--params names no parameter (known: c, rave, prior_visits, prior_temp, playout_moves, expand, tactics)"),
         (["--rule", "swap"], "--rule takes NAME=VALUE: 'swap'"),
         (["--rule", "colour=green"], "unknown rule option: 'colour'"),
+        (["--size", "3", "--rule", "size=5"], "--size 3 contradicts the rule size=5: give one of them"),
         (["--base", "heuristic"], "--base must be an mcts spec (the tuned parameters are its options): 'heuristic'"),
         (["--base", "mcts:playouts=x"], "player option playouts must be a whole number >= 1: 'x'"),
         (["--max-moves", "0"], "--iterations, --playouts and --max-moves must be at least 1, --rate positive"),
