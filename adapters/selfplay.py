@@ -122,11 +122,21 @@ def summary(spec_a: str, spec_b: str, wins: int, draws: int, losses: int) -> dic
 
 
 def format_summary(s: dict[str, Any]) -> str:
+    """One line: W/D/L, score with its Wilson interval, Elo with its interval. A record
+    with no loss or no win has no finite Elo: it says so, as margo-match does; an
+    unbounded end of an interval is written with its sign (None in the JSON summary)."""
     elo = s["elo"]
 
-    def show(value: float | None) -> str:
-        return "inf" if value is None else f"{value:+.0f}"
+    def show(value: float | None, unbounded: str) -> str:
+        return unbounded if value is None else f"{value:+.0f}"
 
+    if s["wins"] + s["draws"] + s["losses"] and not s["losses"] and not s["draws"]:
+        elo_text = "n/a (no losses)"
+    elif s["wins"] + s["draws"] + s["losses"] and not s["wins"] and not s["draws"]:
+        elo_text = "n/a (no wins)"
+    else:
+        centre = "+inf" if (s["score"] or 0) >= 0.5 else "-inf"
+        elo_text = f"{show(elo['elo'], centre)} [{show(elo['low'], '-inf')}, {show(elo['high'], '+inf')}]"
     return (f"{s['a']} vs {s['b']}: W/D/L {s['wins']}/{s['draws']}/{s['losses']} of {s['games']}; "
             f"score {s['score']:.3f} (Wilson 95% {s['wilson95'][0]:.3f}-{s['wilson95'][1]:.3f}); "
-            f"Elo {show(elo['elo'])} [{show(elo['low'])}, {show(elo['high'])}]")
+            f"Elo {elo_text}")

@@ -28,8 +28,10 @@ def test_summary_figures_and_text() -> None:
     assert s["games"] == 10 and s["score"] == 0.8
     assert s["wilson95"] == pytest.approx([0.4902, 0.9433], abs=1e-4)
     assert strength.format_summary(s) == (
-        "a vs b: W/D/L 8/0/2 of 10; score 0.800 (Wilson 95% 0.490-0.943); Elo +241 [+36, inf]")
-    assert strength.format_summary(strength.summary("a", "b", 3, 0, 0)).endswith("Elo inf [inf, inf]")
+        "a vs b: W/D/L 8/0/2 of 10; score 0.800 (Wilson 95% 0.490-0.943); Elo +241 [+36, +inf]")
+    assert strength.format_summary(strength.summary("a", "b", 3, 0, 0)).endswith("Elo n/a (no losses)")
+    assert strength.format_summary(strength.summary("a", "b", 0, 0, 3)).endswith("Elo n/a (no wins)")
+    assert strength.format_summary(strength.summary("a", "b", 2, 0, 8)).endswith("Elo -241 [-inf, -36]")
 
 
 @pytest.mark.process
