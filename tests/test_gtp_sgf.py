@@ -123,3 +123,16 @@ def test_loadsgf_beyond_the_record_loads_it_all_and_a_binary_file_fails(tmp_path
     binary.write_bytes(b"\xff\xfe\x00(;")
     assert ask(engine, f"loadsgf {binary}") == "? cannot load file\n\n"
     assert ask(engine, f"loadsgf {tmp_path}") == "? cannot load file\n\n"
+
+
+def test_file_errors_are_explained_in_the_systems_words(tmp_path: Path) -> None:
+    stderr = io.StringIO()
+    engine = make_gtp_engine(make_player("random", 0), stderr=stderr)
+    assert ask(engine, f"loadsgf {tmp_path}") == "? cannot load file\n\n"
+    assert ask(engine, f"loadsgf {tmp_path / 'none.sgf'}") == "? cannot load file\n\n"
+    assert ask(engine, f"printsgf {tmp_path / 'no' / 'x.sgf'}") == "? cannot save file\n\n"
+    assert stderr.getvalue().splitlines() == [
+        f"margo-gtp: loadsgf '{tmp_path}': Is a directory",
+        f"margo-gtp: loadsgf '{tmp_path / 'none.sgf'}': No such file or directory",
+        f"margo-gtp: printsgf '{tmp_path / 'no' / 'x.sgf'}': No such file or directory",
+    ]

@@ -376,8 +376,11 @@ class GameSession(HandlerGroup):
             from margo_gtp import sgf
 
             _, board = sgf.load_board(sgf.read_file(filename), move_number)
+        except OSError as error:  # the file itself: say what the system said, not Python's class name
+            self._detail(f"loadsgf {filename!r}: {error.strerror or error}")
+            raise GtpError("cannot load file") from None
         except Exception as error:  # noqa: BLE001 - any failure is "cannot load file" (gtp.md)
-            self._detail(f"loadsgf {filename!r}: {type(error).__name__}: {error}")
+            self._detail(f"loadsgf {filename!r}: {error}")
             raise GtpError("cannot load file") from None
         self._replace_board(board)
 
@@ -396,7 +399,7 @@ class GameSession(HandlerGroup):
         try:
             Path(filename).write_text(text, encoding="utf-8")
         except OSError as error:
-            self._detail(f"printsgf {filename!r}: {error}")
+            self._detail(f"printsgf {filename!r}: {error.strerror or error}")
             raise GtpError("cannot save file") from None
         return None
 
