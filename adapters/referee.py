@@ -817,6 +817,22 @@ class MatchMismatch(ValueError):
     """Raised when the output directory holds a different match than the one asked for"""
 
 
+def read_description(path: Path) -> dict[str, Any]:
+    """The JSON object a ``match.json`` (or a tournament's ``tournament.json``) holds, or
+    ``{"format": "unreadable"}`` for anything else, which differs from every real
+    description. OSError when the file cannot be read at all (a directory, no permission)."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return {"format": "unreadable"}
+    return stored if isinstance(stored, dict) else {"format": "unreadable"}
+
+
+def differing_keys(identity: Mapping[str, Any], stored: Mapping[str, Any]) -> list[str]:
+    """The keys on which a description asked for and a stored one differ, sorted."""
+    return sorted(key for key in identity.keys() | stored.keys() if identity.get(key) != stored.get(key))
+
+
 def prepare_directory(config: MatchConfig, directory: Path) -> list[dict[str, Any]]:
     """Create or check ``directory``; return the records of the games already finished."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -825,14 +841,10 @@ def prepare_directory(config: MatchConfig, directory: Path) -> list[dict[str, An
     finished = ResultsLog(directory).load()
     if match_file.exists():
         try:
-            stored = json.loads(match_file.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            stored = {"format": "unreadable"}
+            stored = read_description(match_file)
         except OSError as error:  # a directory where the file belongs, no permission
             raise MatchMismatch(f"{match_file}: cannot read: {error.strerror or error}; use another --out") from None
-        if not isinstance(stored, dict):  # JSON, but not a match description
-            stored = {"format": "unreadable"}
-        differences = sorted(key for key in identity.keys() | stored.keys() if identity.get(key) != stored.get(key))
+        differences = differing_keys(identity, stored)
         if differences and finished:
             raise MatchMismatch(f"{directory} holds a different match (differs in: {', '.join(differences)}); use another --out")
         if not differences:

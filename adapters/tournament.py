@@ -53,7 +53,9 @@ from margo_adapters.referee import (
     TimeControl,
     check_engine_command,
     check_limits,
+    differing_keys,
     load_records,
+    read_description,
     run_match,
     write_atomically,
 )
@@ -215,12 +217,11 @@ def prepare_tournament_directory(config: TournamentConfig) -> None:
     identity = config.identity()
     if path.exists():
         try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
-            stored = None
-        stored = stored if isinstance(stored, dict) else {}
-        if stored != identity and any(log.stat().st_size for log in config.out.glob("*/results.jsonl")):
-            differences = sorted(key for key in identity if identity[key] != stored.get(key))
+            stored = read_description(path)
+        except OSError:  # rewritten below, like an unreadable one
+            stored = {"format": "unreadable"}
+        differences = differing_keys(identity, stored)
+        if differences and any(log.stat().st_size for log in config.out.glob("*/results.jsonl")):
             raise MatchMismatch(f"{config.out} holds a different tournament (differs in: {', '.join(differences)}); "
                                 "use another 'out'")
     write_atomically(path, json.dumps(identity, indent=2) + "\n")
