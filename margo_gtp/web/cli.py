@@ -130,7 +130,7 @@ def serve(
         if server.should_exit:
             return
         shown = LOCALHOST if host in ("0.0.0.0", "::") else f"[{host}]" if ":" in host else host  # IPv6 in brackets
-        url = f"http://{shown}:{_bound_port(server, port)}/"
+        url = f"http://{shown}:{listening.getsockname()[1]}/"  # the real port, with --port 0 too
         typer.echo(f"margo-web {__version__}: serving on {url} (Ctrl-C stops)", err=True)
         if not no_open:
             webbrowser.open(url)
@@ -155,12 +155,6 @@ def _listen(host: str, port: int) -> socket.socket:
         typer.echo(f"margo-web: cannot listen on {host}:{port}: {error.strerror or error}", err=True)
         raise typer.Exit(2) from None
     return listening
-
-
-def _bound_port(server, port: int) -> int:  # noqa: ANN001
-    for sock in (s for srv in getattr(server, "servers", []) for s in srv.sockets):
-        return sock.getsockname()[1]
-    return port
 
 
 def main() -> None:
