@@ -113,8 +113,7 @@ def match(
         check_output_directory(out, "--out")
         if cluster and wire_log:
             raise ValueError("--wire-log is not available with --cluster: the engines run on other machines")
-        if runtime_env is not None and not cluster:
-            raise ValueError("--runtime-env needs --cluster: it says what Ray ships to the cluster's workers")
+        check_runtime_env(cluster, runtime_env)
         if name_a is not None and name_a == name_b:
             raise ValueError(f"--name-a and --name-b must differ (the tables tell the engines apart by name): {name_a!r}")
         backend = cluster_backend(cluster, parallel, runtime_env, err) if cluster else None
@@ -183,6 +182,12 @@ def check_output_directory(path: Path, what: str) -> None:
                 detail = "is a file" if place == path else f"lies under {place}, which is a file"
                 raise ValueError(f"{what} {path} {detail}, not a directory")
             return
+
+
+def check_runtime_env(cluster: str | None, runtime_env: str | None) -> None:
+    """ValueError for --runtime-env without --cluster (margo-match and margo-tournament)."""
+    if runtime_env is not None and not cluster:
+        raise ValueError("--runtime-env needs --cluster: it says what Ray ships to the cluster's workers")
 
 
 def cluster_backend(address: str, parallel: int | None, runtime_env: str | None, err: Console) -> Backend:
@@ -471,8 +476,7 @@ def tournament(
                 missing = program_missing(shlex.split(entrant.command))
                 if missing:  # found now, not when the engine's first pairing comes up
                     raise TournamentConfigError(f"engine {entrant.name!r}: {missing}")
-        if runtime_env is not None and not cluster:
-            raise ValueError("--runtime-env needs --cluster: it says what Ray ships to the cluster's workers")
+        check_runtime_env(cluster, runtime_env)
         prepare_tournament_directory(config)
         # 'parallel' in the configuration is the number of games at once on the cluster too.
         backend = cluster_backend(cluster, config.parallel, runtime_env, err) if cluster else None
