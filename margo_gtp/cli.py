@@ -159,9 +159,9 @@ def gtp(
     except KeyboardInterrupt:
         pass
     except GtpOutputClosed as closed:
-        if not isinstance(closed.__cause__, BrokenPipeError):  # a closed pipe is the controller leaving
+        exit_code = 0 if isinstance(closed.__cause__, BrokenPipeError) else 1  # a closed pipe: the controller left
+        if exit_code:
             sys.stderr.write(f"margo-gtp: cannot write the answers: {closed.__cause__.strerror or closed}\n")
-        exit_code = 0 if isinstance(closed.__cause__, BrokenPipeError) else 1
     finally:
         if log_file is not None:
             with contextlib.suppress(OSError):
