@@ -31,7 +31,7 @@ from rich.table import Table
 from margo_gtp.cli import run_app, version_callback
 from margo_gtp.client import program_missing
 from margo_gtp.engine import Rules, RulesError
-from margo_gtp.engine.rules import merge_option_flags
+from margo_gtp.engine.rules import merge_option_flags, parse_rule_pairs
 
 from margo_adapters.openings import OpeningsError, load_openings
 from margo_adapters.referee import (
@@ -227,17 +227,9 @@ def match_config_from_options(
     check_limits(move_timeout, command_timeout, max_moves, lambda key: "--" + key.replace("_", "-"))
     check_engine_command(engine_a, "ENGINE_A")
     check_engine_command(engine_b, "ENGINE_B")
-    options: dict[str, str] = {}
-    for pair in rules:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--rule must be K=V: {pair!r}")
-        if key.strip() in options:  # as margo-set_rules: each key once
-            raise ValueError(f"--rule {key.strip()} given twice")
-        options[key.strip()] = value.strip()
     try:
         # --size/--komi and --rule size=/komi= must agree (rather than one silently winning)
-        options = merge_option_flags(options, {"size": ("--size", size), "komi": ("--komi", komi)})
+        options = merge_option_flags(parse_rule_pairs(rules), {"size": ("--size", size), "komi": ("--komi", komi)})
         rule_set = Rules().with_options(options)
     except RulesError as error:
         raise ValueError(str(error)) from None

@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from margo_gtp.engine import Board, Colour, Move, Rules, RulesError
-from margo_gtp.engine.rules import merge_option_flags
+from margo_gtp.engine.rules import RulePairError, merge_option_flags, parse_rule_pairs
 from margo_gtp.players import RESIGN, Budget, make_player
 
 from margo_adapters.stats import elo_interval, wilson_interval
@@ -27,22 +27,12 @@ from margo_adapters.stats import elo_interval, wilson_interval
 __all__ = ["RulePairError", "format_summary", "no_resign", "play_game", "rule_options", "summary"]
 
 
-class RulePairError(RulesError):
-    """Raised for a ``--rule`` value without ``=`` (syntax, not a rule's value)"""
-
-
 def rule_options(pairs: list[str], size: int | None, default_size: int) -> dict[str, str]:
     """The rule options of a script's ``--rule K=V`` values and ``--size``: RulePairError
-    for a value without ``=``; RulesError when ``--size`` and ``--rule size=N`` disagree
+    for a value that is not ``K=V`` or a key given twice (``parse_rule_pairs``); RulesError when ``--size`` and ``--rule size=N`` disagree
     (rather than one silently winning, as in margo-match). ``default_size`` when neither
     is given."""
-    options: dict[str, str] = {}
-    for pair in pairs:
-        name, equals, value = pair.partition("=")
-        if not equals:
-            raise RulePairError(f"--rule takes NAME=VALUE: {pair!r}")
-        options[name] = value
-    options = merge_option_flags(options, {"size": ("--size", size)})
+    options = merge_option_flags(parse_rule_pairs(pairs), {"size": ("--size", size)})
     options.setdefault("size", str(default_size))
     return options
 

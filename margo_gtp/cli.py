@@ -60,18 +60,6 @@ Examples:
 """
 
 
-def _parse_rule_pairs(pairs: list[str]) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for pair in pairs:
-        key, equals, value = pair.partition("=")
-        if not equals or not key:
-            raise typer.BadParameter(f"expected K=V, got {pair!r}", param_hint="--rule")
-        if key.strip() in options:  # as margo-set_rules: each key once
-            raise typer.BadParameter(f"{key.strip()} given twice", param_hint="--rule")
-        options[key.strip()] = value.strip()
-    return options
-
-
 @app.command(help=_HELP)
 def gtp(
     size: Annotated[
@@ -123,7 +111,7 @@ def gtp(
     ] = False,
 ) -> None:
     from margo_gtp.engine import Rules, RulesError
-    from margo_gtp.engine.rules import merge_option_flags
+    from margo_gtp.engine.rules import RulePairError, merge_option_flags, parse_rule_pairs
     from margo_gtp.players import PlayerSpecError, make_player
     from margo_gtp.protocol.analysis import install as install_analysis
     from margo_gtp.protocol.gtp import GtpOutputClosed, run_gtp_session
@@ -132,8 +120,10 @@ def gtp(
 
     try:
         # --size and --rule size=N must agree (rather than one silently winning)
-        options = merge_option_flags(_parse_rule_pairs(rule or []), {"size": ("--size", size)})
+        options = merge_option_flags(parse_rule_pairs(rule or []), {"size": ("--size", size)})
         rules = Rules().with_options(options)
+    except RulePairError as error:  # the message names --rule itself: no "Invalid value for" prefix
+        raise _USAGE_ERROR(str(error)) from None
     except RulesError as error:
         raise typer.BadParameter(str(error), param_hint="--size/--rule") from None
     try:
@@ -191,15 +181,17 @@ def _wire_logger(log_file: IO[str], path: Path):  # noqa: ANN202
     return log
 
 
+# typer raises the usage errors of the click it carries: found from its public BadParameter.
+_USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "UsageError")
+
+
 def run_app(app: typer.Typer, program: str, args: list[str] | None = None) -> None:
     """Run a console script's typer ``app`` with a bad command line reported in one line,
     ``PROGRAM: MESSAGE (PROGRAM --help lists the options)``, and exit code 2, as the tools
     of this project report every other bad input (typer would draw a boxed panel)."""
-    # typer raises the usage errors of the click it carries: found from its public BadParameter.
-    usage_error = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "UsageError")
     try:
         code = app(args=args, standalone_mode=False, prog_name=program)
-    except usage_error as error:  # a bad value, a missing argument, an unknown option
+    except _USAGE_ERROR as error:  # a bad value, a missing argument, an unknown option
         sys.stderr.write(f"{program}: {error.format_message()} ({program} --help lists the options)\n")
         sys.exit(2)
     except typer.Abort:  # Ctrl-C while typer itself was reading

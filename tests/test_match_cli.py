@@ -68,6 +68,7 @@ def run_cli(app, args: list[str]):
         (["--engine-a", "margo-gtp 'mcts"], "margo-match: ENGINE_A: cannot split the engine command (No closing quotation): \"margo-gtp 'mcts\""),
         (["--engine-b", "  "], "margo-match: ENGINE_B: empty engine command: '  '"),
         (["--rule", "swap=on", "--rule", "swap=off"], "margo-match: --rule swap given twice"),
+        (["--rule", "komi"], "margo-match: --rule takes K=V: 'komi'"),
         (["--runtime-env", "{}"], "margo-match: --runtime-env needs --cluster: it says what Ray ships to the cluster's workers"),
         (["--name-a", "x", "--name-b", "x"], "margo-match: --name-a and --name-b must differ (the tables tell the engines apart by name): 'x'"),
     ],

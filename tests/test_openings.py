@@ -113,7 +113,7 @@ def test_scripts_openings_writes_a_book_margo_match_reads(tmp_path):
     [
         (["--out", "/proc/no/book.sgf"], "--out: cannot write in the directory '/proc/no': No such file or directory"),
         (["--out", "{tmp}"], "--out: is a directory: '{tmp}'"),
-        (["--out", "{tmp}/b.sgf", "--rule", "swap"], "--rule takes NAME=VALUE: 'swap'"),
+        (["--out", "{tmp}/b.sgf", "--rule", "swap"], "--rule takes K=V: 'swap'"),
         (["--out", "{tmp}/b.sgf", "--size", "1"], "bad --size or --rule: invalid value for size: '1' (allowed 2..19)"),
         (["--out", "{tmp}/b.sgf", "--count", "0"],
          "--count, --moves and --playouts must be at least 1, --window between 0 and 0.5"),

@@ -215,7 +215,8 @@ def test_cli_seed_makes_genmove_reproducible() -> None:
     "args, message",
     [
         (["--rule", "colour=red"], "unknown rule option: 'colour'"),
-        (["--rule", "swap"], "expected K=V, got 'swap'"),
+        (["--rule", "swap"], "margo-gtp: --rule takes K=V: 'swap'"),
+        (["--rule", "swap=on", "--rule", " swap=off"], "margo-gtp: --rule swap given twice"),
         (["--size", "1"], "invalid value for size: '1' (allowed 2..19)"),
         (["--player", "nosuch"], "unknown player 'nosuch'"),
         (["--player", "random:depth=2"], "unknown option(s) for player 'random': depth"),

@@ -219,7 +219,8 @@ def test_a_different_match_in_the_same_directory_is_refused(tmp_path):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"rules": ["swap"]}, "--rule must be K=V: 'swap'"),
+        ({"rules": ["swap"]}, "--rule takes K=V: 'swap'"),
+        ({"rules": ["=on"]}, "--rule takes K=V: '=on'"),
         ({"rules": ["ko_rule=never"]}, "invalid value for ko_rule: 'never'"),
         ({"time_control": "1 2"}, "time control must be"),
         ({"size": 1}, "invalid value for size: '1'"),

@@ -133,7 +133,7 @@ def test_ctrl_c_stops_the_ladder_and_keeps_its_games(tmp_path: Path) -> None:
     [
         (["--size", "1"], "invalid value for size: '1' (allowed 2..19)"),
         (["--params", ","], "--params names no parameter (known: c, rave, prior_visits, prior_temp, playout_moves, expand, tactics)"),
-        (["--rule", "swap"], "--rule takes NAME=VALUE: 'swap'"),
+        (["--rule", "swap"], "--rule takes K=V: 'swap'"),
         (["--rule", "colour=green"], "unknown rule option: 'colour'"),
         (["--size", "3", "--rule", "size=5"], "--size 3 contradicts the rule size=5: give one of them"),
         (["--base", "heuristic"], "--base must be an mcts spec (the tuned parameters are its options): 'heuristic'"),

@@ -12,7 +12,7 @@ import dataclasses
 import enum
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from margo_gtp.vertex import MAX_SIZE, MIN_SIZE, parse_decimal, parse_integer
 
@@ -142,6 +142,29 @@ class Rules:
 
 
 OPTION_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
+
+
+class RulePairError(RulesError):
+    """A ``--rule`` value that is not ``K=V``, or names a key again: the syntax of the
+    command line, not a rule's value."""
+
+
+def parse_rule_pairs(pairs: Iterable[str]) -> dict[str, str]:
+    """The options of a tool's repeatable ``--rule K=V`` (margo-gtp, margo-match and the
+    scripts share it, so one mistake reads the same everywhere). Keys and values are
+    stripped; values are left for :meth:`Rules.with_options` to check. RulePairError for a
+    value without ``=`` or without a key, and for a key given twice: as in
+    ``margo-set_rules``, a repeat is a mistake, not an override."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        key = key.strip()
+        if not equals or not key:
+            raise RulePairError(f"--rule takes K=V: {pair!r}")
+        if key in options:
+            raise RulePairError(f"--rule {key} given twice")
+        options[key] = value.strip()
+    return options
 
 
 def merge_option_flags(options: Mapping[str, str], flags: Mapping[str, tuple[str, object]]) -> dict[str, str]:
