@@ -55,8 +55,38 @@ def test_the_combined_result_is_the_summary_of_every_game(two_runs) -> None:
     assert lines[2] == (f"all 2 files (size=5): {format_summary(expected)}; "
                         f"A won {sum(g['a_result'] == 'W' for g in white)}/{len(white)} as White, "
                         f"{sum(g['a_result'] == 'W' for g in black)}/{len(black)} as Black; "
-                        f"{mean_moves} moves a game")
+                        f"{mean_moves} moves a game; a move: A {spent(games, 'W', 'B')}, B {spent(games, 'B', 'W')}")
     assert (len(white), len(black)) == (4, 3)  # game k gives A White when k is even
+
+
+def spent(games: list[dict], colour_of_a: str, other: str) -> str:
+    """What the report should say one side spent a move, computed here from the raw lines:
+    the side is A's colour in each game, or the other one (plies alternate, White first)."""
+    seconds = moves = 0
+    visits = []
+    for game in games:
+        colour = colour_of_a if game["a_colour"] == "W" else other
+        count = len(game["record"][0 if colour == "W" else 1::2])
+        seconds += game["mean_move"][colour] * count
+        moves += count
+        visits += [entry[2] for entry in game["evals"] if entry is not None and entry[0] == colour]
+    text = f"{seconds / moves:.2f} s"
+    return text + (f" and {round(sum(visits) / len(visits)):,} root visits" if visits else "")
+
+
+def test_each_sides_time_and_root_visits_a_move(tmp_path: Path) -> None:
+    run = tmp_path / "mcts.jsonl"
+    strength("mcts:playouts=40", "random", "--games", "2", "--size", "4", "--seed", "3", "--out", str(run))
+    games = games_of(run)
+    done = report(str(run), "--json")
+    assert done.returncode == 0, done.stderr
+    combined = json.loads(done.stdout)
+    visits = [entry[2] for game in games for entry in game["evals"] if entry is not None]
+    assert visits  # only mcts reports its search
+    assert combined["a_move"]["visits"] == round(sum(visits) / len(visits))
+    assert combined["b_move"]["visits"] is None  # random does not search
+    line = report(str(run)).stdout.splitlines()[-1]
+    assert line.endswith(f"a move: A {spent(games, 'W', 'B')}, B {spent(games, 'B', 'W')}")
 
 
 def test_json_gives_the_same_figures(two_runs) -> None:
