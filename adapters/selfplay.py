@@ -18,23 +18,30 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from margo_gtp.engine import Board, Colour, Move, Rules, RulesError
+from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.engine.rules import RulePairError, merge_option_flags, parse_rule_pairs
 from margo_gtp.players import RESIGN, Budget, make_player
 
 from margo_adapters.stats import elo_interval, wilson_interval
 
-__all__ = ["RulePairError", "format_summary", "no_resign", "play_game", "rule_options", "summary"]
+__all__ = ["RulePairError", "format_summary", "moves_of", "no_resign", "play_game", "rule_options", "summary"]
 
 
 def rule_options(pairs: list[str], size: int | None, default_size: int) -> dict[str, str]:
     """The rule options of a script's ``--rule K=V`` values and ``--size``: RulePairError
-    for a value that is not ``K=V`` or a key given twice (``parse_rule_pairs``); RulesError when ``--size`` and ``--rule size=N`` disagree
-    (rather than one silently winning, as in margo-match). ``default_size`` when neither
+    for a value that is not ``K=V`` or a key given twice (``parse_rule_pairs``); RulesError
+    when ``--size`` and ``--rule size=N`` disagree (rather than one silently winning, as in
+    margo-match). ``default_size`` when neither
     is given."""
     options = merge_option_flags(parse_rule_pairs(pairs), {"size": ("--size", size)})
     options.setdefault("size", str(default_size))
     return options
+
+
+def moves_of(played: int, letter: str) -> int:
+    """How many of a game's ``played`` plies the colour ``letter`` made: White moves first.
+    A record's ``mean_move`` divides by it, and ``scripts/strength-report`` multiplies back."""
+    return (played + (letter == "W")) // 2
 
 
 def play_game(spec_white: str, spec_black: str, rules: Rules, seeds: tuple[int, int], max_moves: int,
@@ -107,7 +114,7 @@ def play_game(spec_white: str, spec_black: str, rules: Rules, seeds: tuple[int, 
         "result": how, "moves": played, "score": [white, black],
         "seconds": round(time.perf_counter() - started, 2),
         "longest_move": {"W": round(longest[Colour.WHITE], 3), "B": round(longest[Colour.BLACK], 3)},
-        "mean_move": {c.letter: round(thinking[c] / max(1, (played + (c is Colour.WHITE)) // 2), 4)
+        "mean_move": {c.letter: round(thinking[c] / max(1, moves_of(played, c.letter)), 4)
                       for c in (Colour.WHITE, Colour.BLACK)},
         "record": moves, "evals": evals,
     }
