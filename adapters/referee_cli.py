@@ -407,7 +407,9 @@ def print_match_summary(console: Console, summary: dict[str, Any]) -> None:
         else:  # a clean sweep has no Elo estimate; the Wilson interval above still bounds the score
             _say(console, f"Elo A - B: n/a (no {'losses' if elo.elo > 0 else 'wins'})")
         statistics = summary.get("statistics")
-        if statistics and "elo" in statistics:
+        if statistics and "no_estimate" in statistics:
+            _say(console, f"{statistics['model'].capitalize()} {statistics[statistics['model']]}: n/a ({statistics['no_estimate']})")
+        elif statistics and "elo" in statistics:
             counts = statistics[statistics["model"]]
             _say(console, (
                 f"{statistics['model'].capitalize()} {counts}: Elo {statistics['elo']:+.1f} +/- {statistics['elo_margin']:.1f}, "

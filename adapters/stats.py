@@ -343,14 +343,16 @@ def match_statistics(records: Sequence[Mapping[str, object]], paired: bool) -> d
     trinomial = trinomial_counts(score_of_a(record) for record in records)
     pentanomial = pentanomial_counts(pair_scores_of_a(records))
     counts = pentanomial if paired else trinomial
+    model = "pentanomial" if paired else "trinomial"
+    statistics: dict[str, object] = {"model": model, "trinomial": trinomial, "pentanomial": pentanomial, "pairs": sum(pentanomial)}
+    if sum(1 for count in counts if count) == 1:
+        # Every game (or pair) ended the same way: the variance is zero, and fishtest's
+        # figures for it (Elo +1199.8, nElo in the thousands) come only from the epsilon
+        # that regularizes the empty cells. Like the Elo of a clean sweep, it has no estimate.
+        statistics["no_estimate"] = f"every {'pair' if paired else 'game'} ended the same way"
+        return statistics
     found = estimate(counts)
-    return {
-        "model": "pentanomial" if paired else "trinomial",
-        "trinomial": trinomial,
-        "pentanomial": pentanomial,
-        "pairs": sum(pentanomial),
-        **(found.as_json() if found is not None else {}),
-    }
+    return {**statistics, **(found.as_json() if found is not None else {})}
 
 
 def model_counts(records: Sequence[Mapping[str, object]], paired: bool) -> list[int]:

@@ -270,3 +270,31 @@ def test_printed_summary_shows_signed_infinite_elo(winners, line):
     console = Console(record=True, width=200)
     print_match_summary(console, summarize_match(records, {"A": "a", "B": "b"}))
     assert line in console.export_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    "winners, paired, line",
+    [
+        (["A", "A"], False, "Trinomial [0, 0, 2]: n/a (every game ended the same way)"),
+        (["B", "B", "B"], False, "Trinomial [3, 0, 0]: n/a (every game ended the same way)"),
+        (["A", "B", "B", "A"], True, "Pentanomial [0, 0, 2, 0, 0]: n/a (every pair ended the same way)"),
+        (["A", "B", "A", "B"], False, "Trinomial [2, 0, 2]: Elo +0.0 +/- 796.0, LOS 50.0%, nElo +0.0 +/- 340.4"),
+    ],
+)
+def test_printed_statistics_have_no_estimate_when_every_game_ended_alike(winners, paired, line):
+    # Fishtest's regularized figures for [0, 0, 2] (Elo +1199.8, nElo +6944.9 +/- 177757.9)
+    # say nothing about two games; the line must say n/a, as the Elo line of a sweep does.
+    # [2, 0, 2]: sd 1/2 a game, so Elo +/- ~798 (logistic of 0.5 +/- 1.96 * 0.5 / 2, the
+    # epsilon draw cell trims it to 796.0) and nElo +/- 347.4 * 1.96 / 2 = 340.4.
+    from rich.console import Console
+
+    from margo_adapters.referee_cli import print_match_summary
+    from margo_adapters.stats import match_statistics, summarize_match
+
+    records = [{"game": i + 1, "winner": w, "a_colour_final": "W", "reason": "no legal move", "forfeit": None, "moves": []} for i, w in enumerate(winners)]
+    summary = summarize_match(records, {"A": "a", "B": "b"})
+    summary["statistics"] = match_statistics(records, paired)
+    console = Console(record=True, width=200)
+    print_match_summary(console, summary)
+    assert line in console.export_text().splitlines()
+    assert ("no_estimate" in summary["statistics"]) == ("n/a" in line)
