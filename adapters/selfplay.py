@@ -10,12 +10,15 @@ seeds, the winner (``"W"``, ``"B"`` or ``None``), how the game ended (``result``
 ``W+12``, ``B+R`` for a resignation, or ``capped``), the final score, the moves as GTP
 text, and for searching players the win rate and root visits behind each of their moves
 (``evals``: ``[colour letter, win rate, visits]`` or ``None`` per move), which is what
-the resignation analysis reads.
+the resignation analysis reads. :func:`read_json_lines` reads such files back, strictly,
+for the scripts that count them.
 """
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 from typing import Any
 
 from margo_gtp.engine import Board, Colour, Move, Rules
@@ -158,3 +161,36 @@ def format_summary(s: dict[str, Any]) -> str:
     return (f"{s['a']} vs {s['b']}: W/D/L {s['wins']}/{s['draws']}/{s['losses']} of {s['games']}; "
             f"score {s['score']:.3f} (Wilson 95% {s['wilson95'][0]:.3f}-{s['wilson95'][1]:.3f}); "
             f"Elo {elo_text}")
+
+
+class RunFileError(Exception):
+    """A JSON-lines file that cannot be read; the message names the file (and the line)."""
+
+
+def read_json_lines(path: Path) -> list[tuple[str, Any]]:
+    """``(where, value)`` for every non-blank line of a JSON-lines file (a ``--out`` file
+    of the strength tools, a margo-match ``results.jsonl``), ``where`` being ``path:line``.
+
+    Strict, because the scripts that read it count games and a count must not silently
+    drop one: an unreadable file or line raises :class:`RunFileError` with one of
+    ``PATH: no such file``, ``PATH: is a directory``, ``PATH: cannot read: REASON`` or
+    ``PATH:N: not a JSON line``. (The referee's resume and margo-web read live files,
+    whose last line may be half written, and skip such lines instead.) What a line must
+    hold is the caller's to check."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RunFileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise RunFileError(f"{path}: is a directory") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise RunFileError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    values = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            values.append((f"{path}:{number}", json.loads(line)))
+        except ValueError:  # JSONDecodeError, and the recursion limit's ValueError alike
+            raise RunFileError(f"{path}:{number}: not a JSON line") from None
+    return values

@@ -78,11 +78,15 @@ def test_resign_check_replays_resigned_games_and_tabulates_thresholds(tmp_path: 
     assert all(int(row.split()[1]) == 4 for row in table)  # every game's winner is known after the replay
 
 
-def test_resign_check_rejects_a_missing_file(tmp_path: Path) -> None:
-    done = subprocess.run([str(SCRIPTS / "resign-check"), str(tmp_path / "nope.jsonl")],
+@pytest.mark.parametrize("name", ["nope.jsonl", "folder"])
+def test_resign_check_rejects_a_missing_file_or_a_folder(tmp_path: Path, name: str) -> None:
+    (tmp_path / "folder").mkdir()
+    replays = tmp_path / "replays.jsonl"
+    done = subprocess.run([str(SCRIPTS / "resign-check"), str(tmp_path / name), "--out", str(replays)],
                           capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert done.stderr.splitlines()[-1].endswith(f"error: no such file: {tmp_path / 'nope.jsonl'}")
+    reason = "no such file" if name == "nope.jsonl" else "is a directory"  # the texts strength-report gives
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"resign-check: {tmp_path / name}: {reason}\n")
+    assert not replays.exists()
 
 
 @pytest.mark.parametrize(

@@ -149,13 +149,22 @@ def test_tune_refuses_bad_options_before_playing(options: list[str], error: str)
     assert done.stderr.splitlines()[-1] == f"tune: error: {error}"
 
 
-def test_tune_refuses_to_resume_from_a_file_that_is_not_its_own(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ('{"start": "scripts/tune"}\nnot json\n', "{out}:2: not a JSON line"),
+        ('{"start": "scripts/tune"}\n[1, 2]\n', "{out}:2: not a scripts/tune line"),
+        ('{"iteration": 3, "theta_after": 7}\n', "{out}: its last iteration line has no theta_after"),
+        (b"\xff", "{out}: cannot read: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
+    ],
+)
+def test_tune_refuses_to_resume_from_a_file_that_is_not_its_own(tmp_path: Path, text: str | bytes, error: str) -> None:
     out = tmp_path / "t.jsonl"
-    out.write_text('{"start": "scripts/tune"}\nnot json\n')
+    out.write_bytes(text if isinstance(text, bytes) else text.encode())
     done = subprocess.run([str(SCRIPTS / "tune"), "--out", str(out)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert done.stderr.splitlines()[-1] == f"tune: error: --out: cannot resume from '{out}': line 2 is not a JSON line"
-    assert out.read_text() == '{"start": "scripts/tune"}\nnot json\n'  # left as it was
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == "tune: error: --out: cannot resume: " + error.format(out=out)
+    assert out.read_bytes() == (text if isinstance(text, bytes) else text.encode())  # left as it was
 
 
 def test_ctrl_c_stops_tune_and_the_same_command_continues(tmp_path: Path) -> None:
