@@ -10,6 +10,8 @@ import pytest
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players import RESIGN, Budget, make_player
 from margo_gtp.players.mcts import (
+    PRIOR_HEURISTIC_VISITS,
+    PRIOR_VALUE,
     MctsPlayer,
     Node,
     estimate,
@@ -261,3 +263,34 @@ def test_benchmark_reports_the_bench_keys() -> None:
     figures = benchmark(seconds=0.05)
     assert figures["mcts_sims_per_s_9x9_empty"] > 0 and figures["mcts_sims_per_s_9x9_midgame"] > 0
     assert 100 < figures["mcts_bytes_per_node"] < 2000
+
+
+def test_a_reused_tree_gets_the_priors_a_fresh_search_gives() -> None:
+    # Priors go to nodes within prior_depth (1) of the root. A node two plies down was
+    # expanded without them; when tree reuse makes it the root, it must get them, or the
+    # reused search is weaker than a fresh one (it lost 3/0/14 at 0.25 s on 9x9).
+    board = Board(Rules(size=5))
+    player = MctsPlayer(random.Random(3), playouts=600, early_stop=False)
+    player.select_move(board, Colour.WHITE, Budget())
+    first = max(player.root.children, key=lambda child: child.n)
+    second = max(first.children, key=lambda child: child.n)
+    assert second.children and not second.primed
+    assert all(child.prior == PRIOR_VALUE for child in second.children)
+    own = {child.move: (child.n, child.w) for child in second.children}
+    for move, colour in ((first.move, Colour.WHITE), (second.move, Colour.BLACK)):
+        board.push(move)
+        player.notify(board, move, colour)
+    assert player.root is second
+    player.search(board, Colour.WHITE, playouts=0)  # no simulation: only the priming
+    fresh = MctsPlayer(random.Random(3)).search(board, Colour.WHITE, playouts=0)
+    priors = {child.move: child.prior for child in fresh.children}
+    assert len(priors) > 1 and len(set(priors.values())) > 1
+    assert {child.move: child.prior for child in second.children} == priors
+    for child in second.children:  # the prior's virtual visits are added to the child's own
+        n, w = own[child.move]
+        assert child.n == n + PRIOR_HEURISTIC_VISITS
+        assert child.w == pytest.approx(w + child.prior * PRIOR_HEURISTIC_VISITS)
+    deeper = [child for child in second.children if child.children]
+    assert deeper and all(child.primed for child in deeper)
+    assert all(grandchild.prior != PRIOR_VALUE for child in deeper if len(child.children) > 1 for grandchild in child.children)
+    assert not any(grandchild.primed for child in deeper for grandchild in child.children)  # depth 2: no priors

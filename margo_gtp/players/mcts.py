@@ -118,9 +118,10 @@ class Node:
     ``n``, ``w``  visits and wins for ``player`` (a draw counts half)
     ``rave_n``, ``rave_w``  AMAF visits and wins for ``player``: simulations through the
                   parent in which ``player`` played ``point`` later on
+    ``prior``     the heuristic prior win rate of ``move``; ``primed``: see __init__
     """
 
-    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w", "prior")
+    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w", "prior", "primed")
 
     def __init__(self, move: Move | None, player: int, point: int, parent: "Node | None") -> None:
         self.move = move
@@ -133,6 +134,10 @@ class Node:
         self.rave_n = 0
         self.rave_w = 0.0
         self.prior = PRIOR_VALUE  # the heuristic prior win rate given at expansion, if any
+        # True once the children have had their chance at priors (they get them only
+        # within prior_depth of the root): a node expanded deeper and later made the
+        # root, or a child of the root, by tree reuse is primed then (MctsPlayer._prime)
+        self.primed = False
 
     def win_rate(self) -> float:
         """Wins for ``player`` per visit (``PRIOR_VALUE`` when unvisited)."""
@@ -586,6 +591,8 @@ class MctsPlayer:
         root = self._root_for(board, colour)
         if root.children is None:
             self._expand(root, board, int(colour), depth=0)
+        else:  # a reused tree: its top was expanded deeper down, without the priors
+            self._prime(root, board, int(colour), depth=0)
         start_clock = self.clock() if deadline is not None else 0.0
         done = 0
         while True:
@@ -691,21 +698,49 @@ class MctsPlayer:
         moves = board.legal_moves(Colour(to_move))
         self.rng.shuffle(moves)  # seeded: ties between unvisited children break at random
         children = [Node(m, to_move, index[m.point] if m.point is not None else -1, node) for m in moves]
-        if depth <= self.prior_depth and self.prior_visits > 0 and len(children) > 1:
-            from margo_gtp.players.heuristic import HeuristicPlayer
-
-            judge = HeuristicPlayer(self.rng)
-            work = board.copy()
-            colour = Colour(to_move)
-            scores = [judge.evaluate(work, child.move, colour) for child in children]  # type: ignore[arg-type]
-            top = max(scores)
-            for child, score in zip(children, scores):
-                rate = PRIOR_LOW + (PRIOR_HIGH - PRIOR_LOW) * math.exp((score - top) / self.prior_temp)
-                child.n = self.prior_visits
-                child.w = rate * self.prior_visits
-                child.prior = rate
-            children.sort(key=lambda child: -child.w)  # stable: the shuffle still breaks ties
+        if depth <= self.prior_depth:
+            if self._give_priors(children, board, to_move):
+                children.sort(key=lambda child: -child.w)  # stable: the shuffle still breaks ties
+            node.primed = True
         node.children = children
+
+    def _give_priors(self, children: list[Node], board: Board, to_move: int) -> bool:
+        """Add ``prior_visits`` virtual visits at the heuristic's win rate to each child
+        (added, not set, so that a visited child of a reused tree keeps its own visits);
+        False when priors are off or there is no choice to bias."""
+        if self.prior_visits <= 0 or len(children) <= 1:
+            return False
+        from margo_gtp.players.heuristic import HeuristicPlayer
+
+        judge = HeuristicPlayer(self.rng)
+        work = board.copy()
+        colour = Colour(to_move)
+        scores = [judge.evaluate(work, child.move, colour) for child in children]  # type: ignore[arg-type]
+        top = max(scores)
+        for child, score in zip(children, scores):
+            rate = PRIOR_LOW + (PRIOR_HIGH - PRIOR_LOW) * math.exp((score - top) / self.prior_temp)
+            child.n += self.prior_visits
+            child.w += rate * self.prior_visits
+            child.prior = rate
+        return True
+
+    def _prime(self, node: Node, board: Board, to_move: int, depth: int) -> None:
+        """Give a reused tree the priors a fresh search would have given it: the nodes
+        within ``prior_depth`` of the new root that were expanded deeper down (so without
+        priors) get them now. Measured: without this, tree reuse lost 3/0/14 to
+        ``reuse=off`` at 0.25 s on 9x9 (docs/strength.md, Levers)."""
+        if depth > self.prior_depth or not node.children:
+            return
+        if not node.primed:
+            self._give_priors(node.children, board, to_move)
+            node.primed = True
+        if depth + 1 > self.prior_depth:
+            return
+        for child in node.children:
+            if child.children:
+                board.push(child.move, _COLOURS[to_move])
+                self._prime(child, board, int(board.to_move), depth + 1)
+                board.pop()
 
     # Step 3
     def _backup(self, path: list[Node], white_result: float, board: Board, start: int) -> None:
