@@ -23,7 +23,8 @@ One *simulation* is:
 The move played is the most visited root child (with ``workers=N``, summed over N
 independent searches in N processes: root parallelism, :mod:`.parallel`). The tree below that move and below the
 opponent's reply is kept between moves (:meth:`MctsPlayer.notify`), so earlier work is
-reused. With a playout budget (``mcts:playouts=N``) and a seed, the search is
+reused; its top two levels, expanded deeper down without priors, get them then
+(:meth:`MctsPlayer._prime`), so a reused search starts as a fresh one would. With a playout budget (``mcts:playouts=N``) and a seed, the search is
 deterministic: it reads no clock unless a time budget is set too.
 
 What is enforced: only legal moves are returned (children are the board's legal moves,
