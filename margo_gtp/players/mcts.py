@@ -23,9 +23,9 @@ One *simulation* is:
 The move played is the most visited root child (with ``workers=N``, summed over N
 independent searches in N processes: root parallelism, :mod:`.parallel`). The tree below that move and below the
 opponent's reply is kept between moves (:meth:`MctsPlayer.notify`), so earlier work is
-reused; its top two levels, expanded deeper down without priors, get them then
-(:meth:`MctsPlayer._prime`), so a reused search starts as a fresh one would. With a playout budget (``mcts:playouts=N``) and a seed, the search is
-deterministic: it reads no clock unless a time budget is set too.
+reused; its top levels (``prior_depth`` + 1), expanded deeper down without priors, get
+them then (:meth:`MctsPlayer._prime`), so a reused search starts as a fresh one would.
+With a playout budget (``mcts:playouts=N``) and a seed, the search is deterministic: it reads no clock unless a time budget is set too.
 
 What is enforced: only legal moves are returned (children are the board's legal moves,
 and terminal positions return ``Move.PASS``). What is not: the time budget is checked
@@ -728,8 +728,8 @@ class MctsPlayer:
     def _prime(self, node: Node, board: Board, to_move: int, depth: int) -> None:
         """Give a reused tree the priors a fresh search would have given it: the nodes
         within ``prior_depth`` of the new root that were expanded deeper down (so without
-        priors) get them now. Measured: without this, tree reuse lost 3/0/14 to
-        ``reuse=off`` at 0.25 s on 9x9 (docs/strength.md, Levers)."""
+        priors) get them now. Measured: without this, tree reuse lost 7/0/23 to
+        ``reuse=off`` at 0.25 s on 9x9 (docs/strength.md, "Tree reuse")."""
         if depth > self.prior_depth or not node.children:
             return
         if not node.primed:
