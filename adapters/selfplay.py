@@ -27,7 +27,10 @@ from margo_gtp.players import RESIGN, Budget, make_player
 
 from margo_adapters.stats import elo_interval, wilson_interval
 
-__all__ = ["RulePairError", "format_summary", "moves_of", "no_resign", "play_game", "rule_options", "summary"]
+__all__ = [
+    "RulePairError", "RunFileError", "format_summary", "moves_of", "no_resign", "play_game", "read_json_lines",
+    "rule_options", "summary",
+]
 
 
 def rule_options(pairs: list[str], size: int | None, default_size: int) -> dict[str, str]:

@@ -344,7 +344,9 @@ def match_statistics(records: Sequence[Mapping[str, object]], paired: bool) -> d
     pentanomial = pentanomial_counts(pair_scores_of_a(records))
     counts = pentanomial if paired else trinomial
     model = "pentanomial" if paired else "trinomial"
-    statistics: dict[str, object] = {"model": model, "trinomial": trinomial, "pentanomial": pentanomial, "pairs": sum(pentanomial)}
+    statistics: dict[str, object] = {
+        "model": model, "trinomial": trinomial, "pentanomial": pentanomial, "pairs": sum(pentanomial),
+    }
     if sum(1 for count in counts if count) == 1:
         # Every game (or pair) ended the same way: the variance is zero, and fishtest's
         # figures for it (Elo +1199.8, nElo in the thousands) come only from the epsilon

@@ -251,6 +251,12 @@ def test_margo_gtp_heuristic_against_mcts_with_swap_and_time_control(tmp_path):
         assert record["swapped"] == board.swapped
 
 
+def _records(winners: list[str | None]) -> list[dict]:
+    """results.jsonl records of games 1, 2, ... won by ``winners`` ("A", "B" or None)."""
+    return [{"game": number, "winner": winner, "a_colour_final": "W", "reason": "no legal move", "forfeit": None,
+             "moves": []} for number, winner in enumerate(winners, 1)]
+
+
 @pytest.mark.parametrize(
     "winners, line",
     [
@@ -266,7 +272,7 @@ def test_printed_summary_shows_signed_infinite_elo(winners, line):
     from margo_adapters.referee_cli import print_match_summary
     from margo_adapters.stats import summarize_match
 
-    records = [{"game": i, "winner": w, "a_colour_final": "W", "reason": "no legal move", "forfeit": None, "moves": []} for i, w in enumerate(winners)]
+    records = _records(winners)
     console = Console(record=True, width=200)
     print_match_summary(console, summarize_match(records, {"A": "a", "B": "b"}))
     assert line in console.export_text().splitlines()
@@ -291,7 +297,7 @@ def test_printed_statistics_have_no_estimate_when_every_game_ended_alike(winners
     from margo_adapters.referee_cli import print_match_summary
     from margo_adapters.stats import match_statistics, summarize_match
 
-    records = [{"game": i + 1, "winner": w, "a_colour_final": "W", "reason": "no legal move", "forfeit": None, "moves": []} for i, w in enumerate(winners)]
+    records = _records(winners)
     summary = summarize_match(records, {"A": "a", "B": "b"})
     summary["statistics"] = match_statistics(records, paired)
     console = Console(record=True, width=200)

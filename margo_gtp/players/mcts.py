@@ -25,7 +25,8 @@ independent searches in N processes: root parallelism, :mod:`.parallel`). The tr
 opponent's reply is kept between moves (:meth:`MctsPlayer.notify`), so earlier work is
 reused; its top levels (``prior_depth`` + 1), expanded deeper down without priors, get
 them then (:meth:`MctsPlayer._prime`), so a reused search starts as a fresh one would.
-With a playout budget (``mcts:playouts=N``) and a seed, the search is deterministic: it reads no clock unless a time budget is set too.
+With a playout budget (``mcts:playouts=N``) and a seed, the search is deterministic: it
+reads no clock unless a time budget is set too.
 
 What is enforced: only legal moves are returned (children are the board's legal moves,
 and terminal positions return ``Move.PASS``). What is not: the time budget is checked
