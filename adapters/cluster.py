@@ -50,7 +50,8 @@ from typing import Any
 import ray
 from ray.exceptions import RayActorError, RayTaskError
 
-from margo_adapters.referee import EngineFault, EngineStartError, GameRunner, MatchConfig
+from margo_adapters.referee import EngineFault, EngineStartError, GameRunner
+from margo_adapters.match_config import MatchConfig
 
 LOCAL = "local"
 

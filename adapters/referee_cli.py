@@ -36,18 +36,20 @@ from margo_gtp.engine.rules import merge_option_flags, parse_rule_pairs
 from margo_adapters.openings import OpeningsError, load_openings
 from margo_adapters.referee import (
     SUMMARY_FILE,
-    Adjudication,
     Backend,
-    EngineSpec,
     EngineStartError,
-    MatchConfig,
     MatchMismatch,
+    run_match,
+    write_atomically,
+)
+from margo_adapters.match_config import (
+    Adjudication,
+    EngineSpec,
+    MatchConfig,
     TimeControl,
     check_engine_command,
     check_limits,
     default_names,
-    run_match,
-    write_atomically,
 )
 from margo_adapters.sprt import SprtSpec
 from margo_adapters.stats import elo_interval, match_statistics, model_counts, summarize_match

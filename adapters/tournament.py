@@ -46,18 +46,20 @@ from margo_gtp.engine.rules import merge_option_flags
 
 from margo_adapters.referee import (
     Backend,
-    EngineSpec,
-    MatchConfig,
     MatchMismatch,
     MatchRun,
-    TimeControl,
-    check_engine_command,
-    check_limits,
     differing_keys,
     load_records,
     read_description,
     run_match,
     write_atomically,
+)
+from margo_adapters.match_config import (
+    EngineSpec,
+    MatchConfig,
+    TimeControl,
+    check_engine_command,
+    check_limits,
 )
 from margo_adapters.stats import RatingsUndefined, ml_ratings
 

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 from margo_gtp import sgf
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_adapters.referee import START_FAILED, CRASH, EngineSpec, MatchConfig, measure_parallel, run_match
+from margo_adapters.referee import START_FAILED, CRASH, measure_parallel, run_match
+from margo_adapters.match_config import EngineSpec, MatchConfig
 from margo_adapters.referee_cli import match_app, tournament_app
 from margo_adapters.sprt import SprtSpec
 from margo_adapters.stats import model_counts

@@ -23,20 +23,16 @@ from margo_adapters.referee import (
     REJECTED_MOVE,
     RESIGNATION,
     TIMEOUT,
-    Clock,
     EngineFault,
-    EngineSpec,
-    MatchConfig,
     MatchMismatch,
     ResultsLog,
-    TimeControl,
     colours_of_game,
-    default_names,
     judge,
     pending_games,
     play_game,
     prepare_directory,
 )
+from margo_adapters.match_config import Clock, EngineSpec, MatchConfig, TimeControl, default_names
 
 
 class ScriptedPlayer:

@@ -17,7 +17,8 @@ import pytest
 from margo_gtp.engine import Board, Colour, Move, Rules
 
 from margo_gtp import sgf
-from margo_adapters.referee import EngineSpec, EngineStartError, MatchConfig, TimeControl, run_match
+from margo_adapters.referee import EngineStartError, run_match
+from margo_adapters.match_config import EngineSpec, MatchConfig, TimeControl
 
 pytestmark = pytest.mark.process
 
