@@ -61,13 +61,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 TST_DIR = Path(__file__).parent / "gtp"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 _NUMBERED = re.compile(r"\s*([0-9]+)(?:\s|$)")
 _EXPECTATION = re.compile(r"#\?\s*\[(!?)(.*)\](\*?)\s*$")
-_RESPONSE_HEAD = re.compile(r"([=?])(\d*)")
 _DROPPED_CONTROLS = {code: None for code in list(range(32)) + [127] if code not in (9, 10)}
 
 
@@ -207,18 +207,33 @@ def parse_tst(text: str) -> list[Command]:
 
 
 def split_replies(output: str) -> list[Reply]:
-    """Engine output -> its replies in order."""
+    """Engine output -> its replies in order, read by the project's one GTP answer
+    reader (:mod:`margo_gtp.client.wire`, over the output at hand); ValueError for
+    output that is not GTP answers."""
+    wire_module = _wire()
+    # the final empty line ends a last reply whose engine stopped before writing its own
+    wire = wire_module.GtpWire(wire_module.BufferTransport((output + "\n\n").encode("utf-8")), ids=False)
     replies: list[Reply] = []
-    for block in output.split("\n\n"):
-        if not block.strip("\n"):
-            continue
-        block = block.lstrip("\n")
-        match = _RESPONSE_HEAD.match(block)
-        if match is None:
-            raise ValueError(f"not a GTP response: {block!r}")
-        sign, number = match.groups()
-        replies.append(Reply(sign == "=", number or None, block))
-    return replies
+    while True:
+        try:
+            answer = wire.read_answer()
+        except wire_module.WireClosed:
+            return replies
+        except wire_module.WireProtocolError as error:
+            raise ValueError(f"not a GTP response: {error.line or str(error)!r}") from None
+        number = None if answer.id is None else str(answer.id)
+        replies.append(Reply(answer.ok, number, "\n".join(answer.lines)))
+
+
+def _wire() -> Any:
+    """:mod:`margo_gtp.client.wire`, from this checkout when this Python has no
+    margo_gtp installed (it needs nothing beyond the standard library)."""
+    try:
+        from margo_gtp.client import wire
+    except ImportError:
+        sys.path.append(str(REPO_ROOT))
+        from margo_gtp.client import wire
+    return wire
 
 
 def split_answers(output: str) -> dict[str, str]:

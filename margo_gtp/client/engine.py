@@ -1,4 +1,4 @@
-"""A blocking Python client for MarGo GTP engines, modelled on python-chess's ``chess.engine``.
+"""The game layer of the client: :class:`SimpleEngine`, :class:`Limit` and the results.
 
 Play a game against ``margo-gtp`` from a script::
 
@@ -12,18 +12,20 @@ Play a game against ``margo-gtp`` from a script::
 
 Reading guide
 -------------
-Two layers in one class, as python-chess's ``SimpleEngine``:
+Two layers, as python-chess's ``SimpleEngine``:
 
-* **The wire** (:meth:`SimpleEngine.do_command`, gomill's ``do_command``): send one GTP
-  command with a numeric id, wait (with a timeout) for its answer, return the text or
-  raise. A ``?`` answer raises :class:`EngineCommandError` and the engine stays usable.
-  Anything else that goes wrong - the engine exits or closes its output
+* **The wire** (:mod:`margo_gtp.client.wire`, reached through
+  :meth:`SimpleEngine.do_command`, gomill's ``do_command``): send one GTP command with a
+  numeric id, wait (with a timeout) for its answer, return the text or raise. A ``?``
+  answer raises :class:`EngineCommandError` and the engine stays usable. Anything else
+  that goes wrong - the engine exits or closes its output
   (:class:`EngineTerminatedError`), writes something that is not a GTP answer
   (:class:`EngineProtocolError`), or does not answer in time
   (:class:`EngineTimeoutError`) - leaves the channel in an unknown state, so the engine is
   killed at once; every later call raises :class:`EngineTerminatedError` until
   :meth:`SimpleEngine.restart`. Every error carries the engine's last stderr lines
-  (``error.stderr``).
+  (``error.stderr``). The process itself is a
+  :class:`~margo_gtp.client.process.ProcessTransport`.
 * **The game** (:meth:`SimpleEngine.play`, :meth:`SimpleEngine.analyse`,
   :meth:`SimpleEngine.configure`): the caller owns the :class:`~margo_gtp.engine.Board`;
   the client brings the engine to it before every question (see :meth:`SimpleEngine.sync`)
@@ -45,63 +47,32 @@ from __future__ import annotations
 import logging
 import math
 import os
-import select
 import shlex
-import shutil
-import signal
-import subprocess
-import sys
 import threading
-import time
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from margo_gtp.client.errors import (
+    EngineCommandError, EngineError, EngineProtocolError, EngineStartError, EngineTerminatedError, EngineTimeoutError,
+    IllegalEngineMoveError,
+)
+from margo_gtp.client.process import ProcessTransport
+from margo_gtp.client.wire import MAX_TIMEOUT, GtpWire, WireClosed, WireProtocolError, WireTimeout, check_timeout
 from margo_gtp.engine import Board, Colour, Move, Point, Rules
 from margo_gtp.vertex import InvalidVertexError
 
 __all__ = [
-    "AnalysisInfo", "AnalysisResult", "EngineCommandError", "EngineError", "EngineProtocolError",
-    "EngineStartError", "EngineTerminatedError", "EngineTimeoutError", "IllegalEngineMoveError",
-    "DEFAULT_TIMEOUT", "Limit", "PlayResult", "READ_ONLY_COMMANDS", "SimpleEngine", "find_program",
-    "program_missing",
+    "AnalysisInfo", "AnalysisResult", "DEFAULT_TIMEOUT", "Limit", "PlayResult", "READ_ONLY_COMMANDS", "SimpleEngine",
 ]
-
-
-def find_program(argv: Sequence[str]) -> list[str]:
-    """``argv`` with its program taken from beside the running Python when it is not on
-    ``PATH`` but installed there: ``margo-gtp`` of a project's virtualenv that is not
-    activated, started by that virtualenv's tools (margo-match, margo-gtp-2d, margo-web)."""
-    words = [str(word) for word in argv]
-    if words and os.sep not in words[0] and shutil.which(words[0]) is None:
-        beside = Path(sys.executable).parent / words[0]
-        if beside.exists():
-            words[0] = str(beside)
-    return words
-
-
-def program_missing(argv: Sequence[str]) -> str | None:
-    """Why ``argv``'s program cannot be started (not found, not executable), or None."""
-    program = find_program(argv)[0] if argv else ""
-    if not program:
-        return "empty engine command"
-    if os.sep in program:
-        if not Path(program).is_file():
-            return f"no such file: {program!r}"
-        if not os.access(program, os.X_OK):
-            return f"not executable: {program!r}"
-        return None
-    return None if shutil.which(program) else f"program not found: {program!r}"
 
 
 LOGGER = logging.getLogger("margo_gtp.client")
 
 DEFAULT_TIMEOUT = 30.0   # seconds any command may take (plus Limit.seconds for play/analyse)
 QUIT_GRACE = 2.0         # seconds quit() waits for the engine to exit before killing it
-STDERR_LINES = 20        # how many of the engine's last stderr lines errors carry
 
 #: The default of every ``timeout`` parameter: the engine's own ``timeout``.
 _DEFAULT: Any = object()
@@ -117,65 +88,6 @@ READ_ONLY_COMMANDS = frozenset({
 
 
 # ---------------------------------------------------------------------------------------
-# Errors
-
-
-class EngineError(Exception):
-    """Raised when an engine misbehaves or cannot do what was asked.
-
-    ``stderr`` holds the engine's last lines of standard error (at most ``STDERR_LINES``)
-    at the time of the error: where a crashing engine usually says why.
-    """
-
-    def __init__(self, message: str, *, stderr: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.stderr: tuple[str, ...] = tuple(stderr)
-
-
-class EngineStartError(EngineError):
-    """Raised when the engine command cannot be started (not found, not executable)"""
-
-
-class EngineTerminatedError(EngineError):
-    """Raised when the engine exited, closed its output or was killed.
-
-    ``returncode`` is the exit code when the engine had exited by itself, else None.
-    """
-
-    def __init__(self, message: str, *, stderr: Sequence[str] = (), returncode: int | None = None) -> None:
-        super().__init__(message, stderr=stderr)
-        self.returncode = returncode
-
-
-class EngineTimeoutError(EngineError, TimeoutError):
-    """Raised when the engine did not answer within the timeout (it has been killed)"""
-
-
-class EngineProtocolError(EngineError):
-    """Raised when the engine wrote something that is not a GTP answer (it has been killed)"""
-
-
-class EngineCommandError(EngineError):
-    """Raised when the engine answered a command with a failure (``? message``); the
-    engine stays usable. ``command``, ``args`` and ``message`` are what was sent and said."""
-
-    def __init__(self, command: str, args: Sequence[str], message: str, *, stderr: Sequence[str] = ()) -> None:
-        self.command = command
-        self.args_sent = tuple(args)
-        self.message = message
-        shown = " ".join([command, *self.args_sent])
-        super().__init__(f"{shown!r} failed: {message!r}", stderr=stderr)
-
-
-class IllegalEngineMoveError(EngineError):
-    """Raised when ``genmove`` answered a malformed or illegal move; ``answer`` is its text"""
-
-    def __init__(self, message: str, answer: str, *, stderr: Sequence[str] = ()) -> None:
-        super().__init__(message, stderr=stderr)
-        self.answer = answer
-
-
-# ---------------------------------------------------------------------------------------
 # Values
 
 
@@ -186,6 +98,9 @@ class Limit:
 
     Sent to the engine with ``margo-set_limit`` (the engine applies the tighter of the
     limit and its clock). A player without a search (random, heuristic) ignores it.
+
+    ``seconds`` is at most :data:`~margo_gtp.client.wire.MAX_TIMEOUT` (11.6 days): the
+    client waits that long plus its timeout for the answer.
     """
 
     seconds: float | None = None
@@ -194,6 +109,8 @@ class Limit:
     def __post_init__(self) -> None:
         if self.seconds is not None and not (isinstance(self.seconds, (int, float)) and math.isfinite(self.seconds) and self.seconds >= 0):
             raise ValueError(f"invalid Limit seconds: {self.seconds!r} (a number >= 0)")
+        if self.seconds is not None and self.seconds > MAX_TIMEOUT:
+            raise ValueError(f"invalid Limit seconds: {self.seconds!r} (at most {MAX_TIMEOUT:g})")
         if self.playouts is not None and not (isinstance(self.playouts, int) and not isinstance(self.playouts, bool) and self.playouts >= 1):
             raise ValueError(f"invalid Limit playouts: {self.playouts!r} (an integer >= 1)")
 
@@ -288,20 +205,17 @@ class SimpleEngine:
         **popen_kwargs: Any,
     ) -> None:
         self.argv = list(argv)
-        self.timeout = timeout
+        self.timeout = check_timeout(timeout)
         self.name = name or (Path(self.argv[0]).name if self.argv else "engine")
         self.popen_kwargs = popen_kwargs
-        self._wire_lock = threading.Lock()
+        self._log_lock = threading.Lock()
         self._owns_wire_log = isinstance(wire_log, (str, os.PathLike))
-        self._wire: IO[str] | None = (
+        self._wire_log: IO[str] | None = (
             open(wire_log, "a", encoding="utf-8") if isinstance(wire_log, (str, os.PathLike)) else wire_log
         )
-        self._process: subprocess.Popen[bytes] | None = None
-        self._stderr_thread: threading.Thread | None = None
-        self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
-        self._lines: deque[str] = deque()  # complete lines read but not yet consumed
-        self._partial = b""  # bytes after the last line end
-        self._next_id = 1
+        self._transport: ProcessTransport | None = None
+        self._wire: GtpWire | None = None
+        self._next_id = 1  # ids go on counting across restarts
         self._broken: str | None = "not started"
         self._commands: frozenset[str] | None = None
         self._position: _Position | None = None
@@ -323,9 +237,18 @@ class SimpleEngine:
         line (split with :func:`shlex.split`, never run through a shell). ``popen_kwargs``
         go to :class:`subprocess.Popen` (e.g. ``cwd``, ``env``).
 
-        Raises :class:`EngineStartError` when the command cannot be started.
+        Raises :class:`EngineStartError` when the command cannot be started or split
+        (bad shell quoting), ValueError for a ``timeout`` that is not ``None`` or a
+        number of seconds from 0 to :data:`~margo_gtp.client.wire.MAX_TIMEOUT`.
         """
-        words = shlex.split(command) if isinstance(command, str) else [str(word) for word in command]
+        check_timeout(timeout)
+        if isinstance(command, str):
+            try:
+                words = shlex.split(command)
+            except ValueError as error:
+                raise EngineStartError(f"cannot split engine command {command!r}: {error}") from None
+        else:
+            words = [str(word) for word in command]
         if not words:
             raise EngineStartError(f"empty engine command: {command!r}")
         engine = cls(words, timeout=timeout, name=name, wire_log=wire_log, **popen_kwargs)
@@ -334,33 +257,25 @@ class SimpleEngine:
 
     def start(self) -> None:
         """Start (or start again) the engine process and the thread draining its stderr."""
-        if self._process is not None and self._process.poll() is None:
+        if self._transport is not None and self._transport.returncode is None:
             raise RuntimeError(f"engine {self.name!r} is already running")
-        self._lines = deque()
-        self._partial = b""
-        self._stderr = deque(maxlen=STDERR_LINES)
+        if self._wire is not None:
+            self._next_id = self._wire.next_id
+        self._wire = None
         self._commands = None
         self._position = None
         self._limit = None
         self._log("--", f"start {shlex.join(self.argv)}")
         try:
-            self._process = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                **self.popen_kwargs,
+            self._transport = ProcessTransport(
+                self.argv, on_stderr=lambda line: self._log("!!", line), **self.popen_kwargs
             )
         except OSError as error:
-            self._process = None
+            self._transport = None
             self._broken = "not started"
             raise EngineStartError(f"cannot start engine {self.name!r}: {error.strerror or error}: {self.argv[0]!r}") from error
+        self._wire = GtpWire(self._transport, next_id=self._next_id, log=self._log)
         self._broken = None
-        # stdout is read in the caller's thread with poll() (no thread hop per answer);
-        # stderr is drained by a thread so a chatty engine never blocks on a full pipe.
-        self._stderr_thread = threading.Thread(target=self._read_stderr, args=(self._process,), daemon=True)
-        self._stderr_thread.start()
 
     def restart(self) -> None:
         """Kill the engine (if running) and start a fresh one: the cure after an error."""
@@ -369,38 +284,28 @@ class SimpleEngine:
 
     def kill(self) -> None:
         """Kill the engine and its process group at once; never raises for a dead engine."""
-        process = self._process
-        if process is None:
+        if self._transport is None:
             return
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                process.kill()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
-            pass
-        self._close_pipes(process)
+        self._transport.kill()
         self._broken = self._broken or "engine was killed"
         self._position = None
-        self._log("--", f"killed (exit code {process.returncode})")
+        self._log("--", f"killed (exit code {self._transport.returncode})")
 
     def quit(self) -> None:
         """Say ``quit`` if the engine is healthy, wait briefly for it to exit, then make
         sure it is gone. Never raises; safe to call twice."""
-        process = self._process
-        if process is not None and process.poll() is None and self._broken is None:
+        transport = self._transport
+        if transport is not None and transport.returncode is None and self._broken is None:
             try:
                 self._command("quit", (), QUIT_GRACE)
-                process.wait(timeout=QUIT_GRACE)
-            except (EngineError, subprocess.TimeoutExpired):
+                transport.wait(QUIT_GRACE)
+            except EngineError:
                 pass
         self.kill()
         self._broken = "engine has quit"
-        if self._owns_wire_log and self._wire is not None:
-            self._wire.close()
-            self._wire = None
+        if self._owns_wire_log and self._wire_log is not None:
+            self._wire_log.close()
+            self._wire_log = None
 
     close = quit
 
@@ -417,22 +322,22 @@ class SimpleEngine:
 
     @property
     def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
+        return self._transport.pid if self._transport is not None else None
 
     @property
     def returncode(self) -> int | None:
         """The engine's exit code once it has ended, else None."""
-        return self._process.poll() if self._process is not None else None
+        return self._transport.returncode if self._transport is not None else None
 
     @property
     def is_usable(self) -> bool:
         """True when the engine runs and its channel is in a known state."""
-        return self._process is not None and self._process.poll() is None and self._broken is None
+        return self._transport is not None and self._transport.returncode is None and self._broken is None
 
     @property
     def stderr(self) -> list[str]:
-        """The engine's last lines of standard error (at most ``STDERR_LINES``)."""
-        return list(self._stderr)
+        """The engine's last lines of standard error (at most :data:`~margo_gtp.client.process.STDERR_LINES`)."""
+        return list(self._transport.stderr_tail) if self._transport is not None else []
 
     # -- the wire -----------------------------------------------------------------------
 
@@ -442,13 +347,17 @@ class SimpleEngine:
         A multi-line answer comes with its lines joined by ``\\n``. ``timeout`` bounds the
         wait (seconds; default the engine's; ``None`` waits for ever). Unless ``command``
         only reads state (:data:`READ_ONLY_COMMANDS`), the client forgets which position
-        the engine holds, so the next :meth:`play` sets it up again.
+        the engine holds, so the next :meth:`play` sets it up again. A command or
+        argument holding a line break or another control character raises
+        :class:`InvalidCommandError` and nothing is sent (GTP framing would split it and
+        every later answer would belong to the wrong command).
         """
+        wait = self.timeout if timeout is _DEFAULT else check_timeout(timeout)
         if command not in READ_ONLY_COMMANDS:
             self._position = None
         if command == "margo-set_limit":
             self._limit = None  # the next play() or analyse() sends its own limit again
-        return self._command(command, args, self.timeout if timeout is _DEFAULT else timeout)
+        return self._command(command, args, wait)
 
     def known_command(self, command: str) -> bool:
         """Whether the engine implements ``command`` (from ``list_commands``, asked once)."""
@@ -466,88 +375,35 @@ class SimpleEngine:
         return self._commands
 
     def _command(self, command: str, args: Sequence[object], timeout: float | None) -> str:
-        if self._broken is not None or self._process is None or self._process.stdin is None:
+        """One command through the wire; its wire errors become the client's."""
+        if self._broken is not None or self._wire is None:
             raise EngineTerminatedError(
                 f"engine {self.name!r} is not running: {self._broken or 'not started'}",
                 stderr=self.stderr, returncode=self.returncode,
             )
-        words = [str(arg) for arg in args]
-        command_id = self._next_id
-        self._next_id += 1
-        line = " ".join([str(command_id), command, *words])
-        self._log("<<", line)
         try:
-            self._process.stdin.write(line.encode("utf-8") + b"\n")
-            self._process.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise self._terminated(command, "input") from None
-        deadline = None if timeout is None else time.monotonic() + timeout
-        is_success, text = self._read_answer(command_id, command, deadline, timeout)
-        if not is_success:
-            raise EngineCommandError(command, words, text, stderr=self.stderr)
-        return text
-
-    def _read_answer(self, command_id: int, command: str, deadline: float | None, timeout: float | None) -> tuple[bool, str]:
-        while True:
-            first = self._next_line(command, deadline, timeout)
-            if first.strip():
-                break  # blank lines between answers are tolerated
-        if first[0] not in "=?":
-            raise self._fail(EngineProtocolError, f"engine {self.name!r} answered {command!r} with a line that is not a GTP answer: {first!r}")
-        answer_id, first_text = _split_id(first[1:])
-        body = [first_text]
-        while (line := self._next_line(command, deadline, timeout)).strip():
-            body.append(line)
-        if answer_id is not None and answer_id != command_id:
-            raise self._fail(EngineProtocolError, f"engine {self.name!r} answered {command!r} (id {command_id}) with id {answer_id}")
-        if len(body) > 1 and not body[0].strip():
-            body = body[1:]  # a multi-line answer may start on the line after "="
-        text = body[0].strip() if len(body) == 1 else "\n".join(body).rstrip()
-        return first[0] == "=", text
-
-    def _next_line(self, command: str, deadline: float | None, timeout: float | None) -> str:
-        while not self._lines:
-            self._fill(command, deadline, timeout)
-        return self._lines.popleft()
-
-    def _fill(self, command: str, deadline: float | None, timeout: float | None) -> None:
-        """Wait (until ``deadline``) for output and split it into lines."""
-        assert self._process is not None and self._process.stdout is not None
-        fd = self._process.stdout.fileno()
-        remaining = None if deadline is None else deadline - time.monotonic()
-        if remaining is not None and remaining <= 0:
-            raise self._fail(EngineTimeoutError, f"engine {self.name!r} did not answer {command!r} within {timeout:g} s")
-        # poll, not select: select() cannot watch descriptors above FD_SETSIZE (1024)
-        poller = select.poll()
-        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-        if not poller.poll(None if remaining is None else max(1, math.ceil(remaining * 1000))):
-            return  # _fill is called again and checks the deadline
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            if self._partial:  # a last line without its line end still counts
-                chunk, self._partial = self._partial + b"\n", b""
+            answer = self._wire.command(command, args, timeout=timeout)
+        except WireClosed as error:
+            raise self._terminated(command, error.stream) from None
+        except WireTimeout as error:
+            raise self._fail(EngineTimeoutError, f"engine {self.name!r} did not answer {command!r} within {error.timeout:g} s") from None
+        except WireProtocolError as error:
+            if error.reason == "garbage":
+                message = f"engine {self.name!r} answered {command!r} with a line that is not a GTP answer: {error.line!r}"
+            elif error.reason == "id":
+                message = f"engine {self.name!r} answered {command!r} (id {error.command_id}) with id {error.answer_id}"
             else:
-                raise self._terminated(command)
-        *complete, self._partial = (self._partial + chunk).split(b"\n")
-        for raw in complete:
-            line = _preprocess(raw.decode("utf-8", errors="replace"))
-            self._log(">>", line)
-            self._lines.append(line)
+                message = f"engine {self.name!r} answered {command!r} with {error}"
+            raise self._fail(EngineProtocolError, message) from None
+        if not answer.ok:
+            raise EngineCommandError(command, [str(arg) for arg in args], answer.text, stderr=self.stderr)
+        return answer.text
 
     def _terminated(self, command: str, stream: str = "output") -> EngineTerminatedError:
         """The error for a closed pipe: the exit code if the engine exits soon, else 'still
         running'."""
-        code = None
-        state = "still running"
-        if self._process is not None:
-            try:
-                code = self._process.wait(timeout=0.5)
-                state = f"exit code {code}"
-            except subprocess.TimeoutExpired:
-                code = None
+        code = self._transport.wait(0.5) if self._transport is not None else None
+        state = "still running" if code is None else f"exit code {code}"
         error = self._fail(EngineTerminatedError, f"engine {self.name!r} closed its {stream} during {command!r} ({state})")
         error.returncode = code
         return error
@@ -557,36 +413,17 @@ class SimpleEngine:
         self._broken = message
         self._log("--", f"broken: {message}")
         self.kill()
-        if self._stderr_thread is not None:  # the engine is gone: let the last stderr lines in
-            self._stderr_thread.join(timeout=1.0)
+        if self._transport is not None:  # the engine is gone: let the last stderr lines in
+            self._transport.join_stderr(timeout=1.0)
         return kind(message, stderr=self.stderr)
-
-    def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
-        assert process.stderr is not None
-        try:
-            for raw in process.stderr:
-                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-                self._stderr.append(line)
-                self._log("!!", line)
-        except (OSError, ValueError):
-            pass
-
-    @staticmethod
-    def _close_pipes(process: subprocess.Popen[bytes]) -> None:
-        for stream in (process.stdin, process.stdout):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
 
     def _log(self, direction: str, line: str) -> None:
         LOGGER.debug("%s %s %s", self.name, direction, line)
-        if self._wire is not None:
-            with self._wire_lock:
+        if self._wire_log is not None:
+            with self._log_lock:
                 try:
-                    self._wire.write(f"{self.name} {direction} {line}\n")
-                    self._wire.flush()
+                    self._wire_log.write(f"{self.name} {direction} {line}\n")
+                    self._wire_log.flush()
                 except (OSError, ValueError):
                     pass
 
@@ -609,7 +446,7 @@ class SimpleEngine:
         Moves are replayed rather than the current position set up, because repetition
         (ko) and captures depend on the history: replay is the exact way.
         """
-        wait = self.timeout if timeout is _DEFAULT else timeout
+        wait = self.timeout if timeout is _DEFAULT else check_timeout(timeout)
         target = _Position.of(board)
         known, self._position = self._position, None  # unknown until every command succeeded
         if known is not None and known.rules == target.rules and known.root == target.root and known.root_to_move == target.root_to_move:
@@ -653,7 +490,7 @@ class SimpleEngine:
 
     def _think_timeout(self, limit: Limit, timeout: float | None) -> float | None:
         if timeout is not _DEFAULT:
-            return timeout  # type: ignore[return-value]
+            return check_timeout(timeout)
         if self.timeout is None:
             return None
         return self.timeout + (limit.seconds or 0.0)
@@ -724,17 +561,3 @@ class SimpleEngine:
                 raise self._fail(EngineProtocolError, f"engine {self.name!r} answered 'margo-analyze_snapshot' with a bad info line: {line!r} ({error})") from None
         candidates.sort(key=lambda item: item[0])
         return AnalysisResult(colour, tuple(info for _, info in candidates))
-
-
-def _preprocess(line: str) -> str:
-    """Drop the line end, CR and control characters other than HT; HT becomes a space."""
-    line = line.rstrip("\n")
-    return "".join(" " if ch == "\t" else ch for ch in line if ch == "\t" or ch >= " " and ch != "\x7f")
-
-
-def _split_id(rest: str) -> tuple[int | None, str]:
-    """``'12 D4:1'`` -> ``(12, 'D4:1')``; ``' D4:1'`` -> ``(None, 'D4:1')``."""
-    digits = len(rest) - len(rest.lstrip("0123456789"))
-    if digits == 0:
-        return None, rest[1:] if rest.startswith(" ") else rest
-    return int(rest[:digits]), rest[digits + 1 :] if rest[digits : digits + 1] == " " else rest[digits:]
