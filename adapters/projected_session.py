@@ -1,6 +1,6 @@
 """The projected 2-D GTP session: the 2-D command handlers and the link to the native engine.
 
-Holds :class:`NativeEngine` (the native engine subprocess), :class:`ProjectedSession`
+Holds :class:`NativeEngine` (the native engine subprocess, on the client's GTP wire), :class:`ProjectedSession`
 (the 2-D handlers: ``boardsize``, ``play``, ``genmove``, the GoGui ruler commands...,
 each asking the engine what it needs) and :class:`ProxyEngine` (the GTP front end that
 answers ``engine is not running`` once the engine is gone). The maths is in
@@ -10,14 +10,12 @@ whose docstring is the reading guide.
 
 from __future__ import annotations
 
-import queue
 import shlex
-import subprocess
-import threading
-import time
 from typing import IO, Callable, Sequence
 
 from margo_adapters.projection import NativeView, board_rows, lift, project_vertex, top_view
+from margo_gtp.client.process import ProcessTransport
+from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout
 from margo_gtp.protocol.gtp import GtpEngine, GtpError, GtpQuit, GtpStream
 from margo_gtp.vertex import InvalidVertexError, format_point_2d, parse_point_2d, parse_vertex, project, projected_size
 
@@ -54,7 +52,10 @@ class EngineGone(Exception):
 
 
 class NativeEngine:
-    """A blocking line-by-line GTP client of the native engine subprocess.
+    """The proxy's link to the native engine subprocess, on the one GTP wire
+    (:class:`~margo_gtp.client.wire.GtpWire` over a
+    :class:`~margo_gtp.client.process.ProcessTransport`; commands go without ids, as the
+    proxy's own client sends them, and the engine's stderr goes to the proxy's).
 
     Every answer is awaited at most ``timeout`` seconds, except the answers to the
     thinking commands (:data:`UNTIMED_COMMANDS`), which take as long as the engine's
@@ -62,14 +63,13 @@ class NativeEngine:
     answer within ``timeout``). A silent engine, one that is not GTP (``cat``), or one
     that exits (``false``) is stopped and marked gone: from then on every command that
     needs it answers ``? engine is not running``, and :attr:`failure` says why (written
-    once on stderr by :func:`main`).
+    once to ``report``). Raises OSError when the engine cannot be started.
     """
 
     def __init__(
         self,
         argv: Sequence[str],
         *,
-        stderr: IO[str] | None = None,
         timeout: float | None = DEFAULT_TIMEOUT,
         report: IO[str] | None = None,
     ) -> None:
@@ -77,32 +77,12 @@ class NativeEngine:
         self.timeout = timeout
         self.failure: str | None = None
         self._report = report  # where the one line saying why the engine is gone goes
-        self._process = subprocess.Popen(
-            self.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            bufsize=1,
-        )
-        self._lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._pump, name="engine-reader", daemon=True).start()
-
-    def _pump(self) -> None:
-        stdout = self._process.stdout
-        assert stdout is not None
-        try:
-            for line in iter(stdout.readline, ""):
-                self._lines.put(line)
-        except (OSError, ValueError):
-            pass
-        self._lines.put("")  # end of output
+        self._transport = ProcessTransport(self.argv, capture_stderr=False)
+        self._wire = GtpWire(self._transport, ids=False)
 
     @property
     def running(self) -> bool:
-        return self.failure is None and self._process.poll() is None
+        return self.failure is None and self._transport.returncode is None
 
     def check(self) -> bool:
         """The start-up check: the engine answers ``protocol_version`` as a GTP engine."""
@@ -113,56 +93,36 @@ class NativeEngine:
         return True
 
     def send(self, command: str) -> tuple[bool, str]:
-        """Send one command line; returns ``(ok, result text)``. Raises EngineGone."""
-        process = self._process
-        if self.failure is not None or process.poll() is not None or process.stdin is None:
+        """Send one command line; returns ``(ok, result text)``, the text in the shape
+        the engine wrote it (a leading line break kept). Raises EngineGone."""
+        if self.failure is not None or self._transport.returncode is not None:
             raise EngineGone(self._gone(self.failure or self._end_reason()))
-        name = command.split()[0] if command.split() else ""
+        name, *args = command.split(" ")
         timeout = None if name in UNTIMED_COMMANDS else self.timeout
-        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            process.stdin.write(command + "\n")
-            process.stdin.flush()
-        except (OSError, ValueError):
+            answer = self._wire.command(name, args, timeout=timeout)
+        except WireClosed:
             raise EngineGone(self._gone(self._end_reason())) from None
-        first = self._line(command, deadline)
-        while first.strip() == "":
-            first = self._line(command, deadline)
-        head = first.rstrip("\n")
-        if head[0] not in "=?":
-            raise EngineGone(self._gone(f"it is not a GTP engine: it answered {command!r} with {head[:80]!r}"))
-        body = []
-        while (line := self._line(command, deadline)).strip():
-            body.append(line.rstrip("\n"))
-        ok = head[0] == "="
-        first_text = head[1:].lstrip("0123456789")
-        first_text = first_text[1:] if first_text.startswith(" ") else first_text
-        text = "\n".join(([first_text] if first_text or not body else [""]) + body)
-        return ok, text
-
-    def _line(self, command: str, deadline: float | None) -> str:
-        try:
-            line = self._lines.get(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
+        except WireTimeout:
             raise EngineGone(self._gone(f"no answer to {command!r} within {self.timeout:g} s")) from None
-        if line == "":
-            self._lines.put("")  # keep the end visible to later reads
-            raise EngineGone(self._gone(self._end_reason()))
-        return line
+        except WireProtocolError as error:
+            if error.reason == "garbage":
+                reason = f"it is not a GTP engine: it answered {command!r} with {error.line[:80]!r}"
+            else:
+                reason = f"it answered {command!r} with {error}"
+            raise EngineGone(self._gone(reason)) from None
+        return answer.ok, answer.verbatim
 
     def _end_reason(self) -> str:
         """Why a process that stopped talking did: its exit code, or a closed output."""
-        try:
-            return f"it exited with code {self._process.wait(timeout=5)}"
-        except subprocess.TimeoutExpired:
-            return "it closed its output"
+        code = self._transport.wait(5)
+        return "it closed its output" if code is None else f"it exited with code {code}"
 
     def _gone(self, reason: str) -> str:
         """Record why the engine is unusable (the first reason), stop it; the error text."""
         if self.failure is None:
             self.failure = reason
-            if self._process.poll() is None:
-                self._process.kill()
+            self._transport.kill()
             if self._report is not None:
                 self._report.write(f"margo-gtp-2d: engine {shlex.join(self.argv)!r} is not usable: {reason}\n")
                 self._report.flush()
@@ -170,25 +130,15 @@ class NativeEngine:
 
     def close(self) -> None:
         """Ask the engine to quit, then wait for it (killing it if it hangs)."""
-        process = self._process
-        if process.poll() is None:
+        if self._transport.returncode is None:
             if self.failure is None:
                 try:
                     self.send("quit")
                 except EngineGone:
                     pass
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-
+            if self._transport.wait(10) is None:
+                self._transport.kill()
+        self._transport.close_pipes()
 
 
 # ---------------------------------------------------------------------------------------
