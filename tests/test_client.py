@@ -22,6 +22,7 @@ from margo_gtp.client import (
     EngineTerminatedError,
     EngineTimeoutError,
     IllegalEngineMoveError,
+    InvalidCommandError,
     Limit,
     PlayResult,
     SimpleEngine,
@@ -490,3 +491,17 @@ def test_quit_sends_quit_the_engine_exits_cleanly_and_later_calls_fail():
     with pytest.raises(EngineTerminatedError) as info:
         engine.do_command("echo", "x")
     assert str(info.value) == "engine 'echo' is not running: engine has quit"
+
+
+def test_a_newline_inside_a_command_is_refused_and_the_client_stays_in_step():
+    """Issue #27: 'name\\nversion' was sent as two commands, and every later answer
+    belonged to the command before it."""
+    with SimpleEngine.popen([MARGO_GTP], timeout=30, name="m") as engine:
+        with pytest.raises(InvalidCommandError) as info:
+            engine.do_command("name\nversion")
+        assert str(info.value) == ("invalid GTP command 'name\\nversion': the command name contains the control "
+                                   "character '\\n' (GTP framing would split or change it); nothing sent")
+        with pytest.raises(InvalidCommandError):
+            engine.do_command("play", "b", "b2\rquit")
+        assert engine.do_command("name") == "margo-gtp"
+        assert engine.do_command("protocol_version") == "2"

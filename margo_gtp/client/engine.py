@@ -59,7 +59,7 @@ from margo_gtp.client.errors import (
     EngineCommandError, EngineError, EngineProtocolError, EngineStartError, EngineTerminatedError, EngineTimeoutError,
     IllegalEngineMoveError,
 )
-from margo_gtp.client.process import ProcessTransport
+from margo_gtp.client.process import EngineTransport, ProcessTransport
 from margo_gtp.client.wire import MAX_TIMEOUT, GtpWire, WireClosed, WireProtocolError, WireTimeout, check_timeout
 from margo_gtp.engine import Board, Colour, Move, Point, Rules
 from margo_gtp.vertex import InvalidVertexError
@@ -213,7 +213,7 @@ class SimpleEngine:
         self._wire_log: IO[str] | None = (
             open(wire_log, "a", encoding="utf-8") if isinstance(wire_log, (str, os.PathLike)) else wire_log
         )
-        self._transport: ProcessTransport | None = None
+        self._transport: EngineTransport | None = None
         self._wire: GtpWire | None = None
         self._next_id = 1  # ids go on counting across restarts
         self._broken: str | None = "not started"
@@ -255,8 +255,28 @@ class SimpleEngine:
         engine.start()
         return engine
 
+    @classmethod
+    def connect(
+        cls,
+        transport: EngineTransport,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        name: str = "engine",
+        wire_log: str | os.PathLike[str] | IO[str] | None = None,
+    ) -> "SimpleEngine":
+        """Drive an engine already behind ``transport`` (no process is started, and
+        :meth:`restart` cannot start one): how the tests drive the client against a
+        scripted mock transport, as python-chess tests ``chess.engine``."""
+        engine = cls([], timeout=timeout, name=name, wire_log=wire_log)
+        engine._transport = transport
+        engine._wire = GtpWire(transport, log=engine._log)
+        engine._broken = None
+        return engine
+
     def start(self) -> None:
         """Start (or start again) the engine process and the thread draining its stderr."""
+        if not self.argv:
+            raise EngineStartError(f"engine {self.name!r} has no command to start (it was connected to a transport)")
         if self._transport is not None and self._transport.returncode is None:
             raise RuntimeError(f"engine {self.name!r} is already running")
         if self._wire is not None:

@@ -20,11 +20,11 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from margo_gtp.client.wire import TransportClosed
+from margo_gtp.client.wire import Transport, TransportClosed
 
-__all__ = ["STDERR_LINES", "ProcessTransport", "find_program", "program_missing"]
+__all__ = ["STDERR_LINES", "EngineTransport", "ProcessTransport", "find_program", "program_missing"]
 
 STDERR_LINES = 20        # how many of the engine's last stderr lines errors carry
 _STDERR_PIECE = 4096     # bytes: a longer stderr line is kept as several lines
@@ -54,6 +54,25 @@ def program_missing(argv: Sequence[str]) -> str | None:
             return f"not executable: {program!r}"
         return None
     return None if shutil.which(program) else f"program not found: {program!r}"
+
+
+class EngineTransport(Transport, Protocol):
+    """What :class:`~margo_gtp.client.SimpleEngine` needs of a transport besides bytes:
+    :class:`ProcessTransport` has it, and so has the tests' scripted mock."""
+
+    stderr_tail: Sequence[str]
+
+    @property
+    def pid(self) -> int | None: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def wait(self, timeout: float) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+    def join_stderr(self, timeout: float = 1.0) -> None: ...
 
 
 class ProcessTransport:
