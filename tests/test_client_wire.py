@@ -24,6 +24,7 @@ from margo_gtp.client.wire import (
     MAX_ANSWER_BYTES, Answer, BufferTransport, GtpWire, TransportClosed, WireClosed, WireProtocolError, WireTimeout,
     check_timeout,
 )
+from margo_gtp.client.wire import InvalidCommandError as WireInvalidCommandError
 from margo_gtp.engine import Board, Move, Rules
 
 
@@ -160,7 +161,7 @@ def test_the_wire_log_sees_both_directions():
 def test_a_command_that_framing_would_split_or_change_is_refused_and_nothing_is_sent(command, args, message):
     mock = ScriptedTransport().expect("1 name", b"=1 margo-gtp\n\n")
     wire = GtpWire(mock)
-    with pytest.raises(InvalidCommandError) as info:
+    with pytest.raises(WireInvalidCommandError) as info:
         wire.command(command, args)
     assert str(info.value) == message + " (GTP framing would split or change it); nothing sent"
     assert isinstance(info.value, ValueError) and mock.sent == []
@@ -307,6 +308,7 @@ def test_the_issue_27_newline_no_longer_desynchronises_the_client():
         "invalid GTP command 'name\\nversion': the command name contains the control character '\\n'"
         " (GTP framing would split or change it); nothing sent"
     )
+    assert isinstance(info.value, ValueError) and info.value.stderr == ()
     assert mock.sent == [] and engine.is_usable
     assert engine.do_command("name") == "margo-gtp"
     assert engine.do_command("version") == "0.1.0"

@@ -57,9 +57,10 @@ from typing import IO, Any
 
 from margo_gtp.client.errors import (
     EngineCommandError, EngineError, EngineProtocolError, EngineStartError, EngineTerminatedError, EngineTimeoutError,
-    IllegalEngineMoveError,
+    IllegalEngineMoveError, InvalidCommandError,
 )
 from margo_gtp.client.process import EngineTransport, ProcessTransport
+from margo_gtp.client.wire import InvalidCommandError as WireInvalidCommandError
 from margo_gtp.client.wire import MAX_TIMEOUT, GtpWire, WireClosed, WireProtocolError, WireTimeout, check_timeout
 from margo_gtp.engine import Board, Colour, Move, Point, Rules
 from margo_gtp.vertex import InvalidVertexError
@@ -403,6 +404,8 @@ class SimpleEngine:
             )
         try:
             answer = self._wire.command(command, args, timeout=timeout)
+        except WireInvalidCommandError as error:
+            raise InvalidCommandError(str(error), stderr=self.stderr) from None
         except WireClosed as error:
             raise self._terminated(command, error.stream) from None
         except WireTimeout as error:

@@ -1,15 +1,13 @@
 """The client's errors: every one an :class:`EngineError` carrying the engine's last stderr lines.
 
-Which error leaves the engine usable is in ``docs/client.md`` (the table of errors);
-:class:`~margo_gtp.client.wire.InvalidCommandError` (a command GTP framing would split,
-refused before sending) is re-exported here as :class:`InvalidCommandError`.
+Which error leaves the engine usable is in ``docs/client.md`` (the table of errors).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from margo_gtp.client.wire import InvalidCommandError
+from margo_gtp.client.wire import InvalidCommandError as WireInvalidCommandError
 
 __all__ = [
     "EngineCommandError", "EngineError", "EngineProtocolError", "EngineStartError", "EngineTerminatedError",
@@ -70,3 +68,9 @@ class IllegalEngineMoveError(EngineError):
     def __init__(self, message: str, answer: str, *, stderr: Sequence[str] = ()) -> None:
         super().__init__(message, stderr=stderr)
         self.answer = answer
+
+
+class InvalidCommandError(EngineError, WireInvalidCommandError):
+    """Raised before sending a command that GTP framing would split or change (a line
+    break or other control character); nothing is sent and the engine stays usable.
+    Also a ValueError: the caller's argument is wrong, not the engine."""
