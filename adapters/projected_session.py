@@ -1,8 +1,8 @@
 """The projected 2-D GTP session: the 2-D command handlers and the link to the native engine.
 
-Holds :class:`NativeEngine` (the native engine subprocess, on the client's GTP wire), :class:`ProjectedSession`
-(the 2-D handlers: ``boardsize``, ``play``, ``genmove``, the GoGui ruler commands...,
-each asking the engine what it needs) and :class:`ProxyEngine` (the GTP front end that
+Holds :class:`NativeEngine` (the native engine subprocess, on the client's GTP wire),
+:class:`ProjectedSession` (the 2-D handlers: ``boardsize``, ``play``, ``genmove``, the
+GoGui ruler commands..., each asking the engine what it needs) and :class:`ProxyEngine` (the GTP front end that
 answers ``engine is not running`` once the engine is gone). The maths is in
 :mod:`margo_adapters.projection`; the command line in :mod:`margo_adapters.projected_gtp`,
 whose docstring is the reading guide.
@@ -38,13 +38,10 @@ ANALYZE_COMMANDS = (
 DEFAULT_TIMEOUT = 60.0
 #: Commands whose answer may take as long as the engine thinks: no proxy timeout.
 UNTIMED_COMMANDS = frozenset({"genmove", "reg_genmove", "margo-analyze_snapshot"})
-#: Characters --hole may not be: GoGui's board parser reads X/O as stones, '.' is an empty point.
 
 
 class EngineGone(Exception):
     """Raised when the native engine process has ended or broke the protocol"""
-
-
 
 
 # ---------------------------------------------------------------------------------------
@@ -54,8 +51,8 @@ class EngineGone(Exception):
 class NativeEngine:
     """The proxy's link to the native engine subprocess, on the one GTP wire
     (:class:`~margo_gtp.client.wire.GtpWire` over a
-    :class:`~margo_gtp.client.process.ProcessTransport`; commands go without ids, as the
-    proxy's own client sends them, and the engine's stderr goes to the proxy's).
+    :class:`~margo_gtp.client.process.ProcessTransport`; commands go without ids, and the
+    engine's stderr goes straight to the proxy's, where GoGui shows it).
 
     Every answer is awaited at most ``timeout`` seconds, except the answers to the
     thinking commands (:data:`UNTIMED_COMMANDS`), which take as long as the engine's
