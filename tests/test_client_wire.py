@@ -156,6 +156,7 @@ def test_the_wire_log_sees_both_directions():
         ("komi", ("6\x00",), "invalid GTP command 'komi 6\\x00': argument 1 contains the control character '\\x00'"),
         ("name\t", (), "invalid GTP command 'name\\t': the command name contains the control character '\\t'"),
         ("name\x7f", (), "invalid GTP command 'name\\x7f': the command name contains the control character '\\x7f'"),
+        ("loadsgf", ("game#1.sgf",), "invalid GTP command 'loadsgf game#1.sgf': argument 1 contains '#', which starts a comment"),
     ],
 )
 def test_a_command_that_framing_would_split_or_change_is_refused_and_nothing_is_sent(command, args, message):

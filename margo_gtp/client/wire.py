@@ -7,7 +7,8 @@ This is the only GTP answer reader of the project's controllers: the client
 section 1) and nothing of MarGo:
 
 * :meth:`GtpWire.send` refuses a command that framing would split or change (a line
-  break, CR or other control character in the name or an argument:
+  break, CR or other control character, or a ``#`` that would start a comment, in the
+  name or an argument:
   :class:`InvalidCommandError`, nothing sent), numbers it (unless ``ids=False``) and
   writes one line;
 * :meth:`GtpWire.read_answer` reads one answer: blank lines before it are skipped, its
@@ -213,11 +214,12 @@ class GtpWire:
         :class:`InvalidCommandError` (nothing written) or :class:`WireClosed`."""
         words = [command, *(str(arg) for arg in args)]
         for index, word in enumerate(words):
-            bad = next((ch for ch in word if ch < " " or ch == "\x7f"), None)
+            bad = next((ch for ch in word if ch < " " or ch == "\x7f" or ch == "#"), None)
             if bad is not None:
                 where = "the command name" if index == 0 else f"argument {index}"
+                what = "'#', which starts a comment" if bad == "#" else f"the control character {bad!r}"
                 raise InvalidCommandError(
-                    f"invalid GTP command {' '.join(words)!r}: {where} contains the control character {bad!r}"
+                    f"invalid GTP command {' '.join(words)!r}: {where} contains {what}"
                     " (GTP framing would split or change it); nothing sent"
                 )
         command_id = None
