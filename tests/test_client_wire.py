@@ -400,17 +400,16 @@ def test_a_bad_per_call_timeout_is_refused_and_nothing_is_sent():
     assert mock.sent == []
 
 
-@pytest.mark.parametrize(
-    "command, message",
-    [
-        ("margo-gtp --player 'random", "cannot split engine command \"margo-gtp --player 'random\": No closing quotation"),
-        ('margo-gtp "x\\', "cannot split engine command 'margo-gtp \"x\\\\': No escaped character"),
-    ],
-)
-def test_popen_with_bad_shell_quoting_is_a_start_error(command, message):
-    with pytest.raises(EngineStartError) as info:
-        SimpleEngine.popen(command)
-    assert str(info.value) == message
+def test_popen_with_bad_shell_quoting_is_a_start_error():
+    messages = []
+    for command in ("margo-gtp --player 'random", 'margo-gtp "x\\'):
+        with pytest.raises(EngineStartError) as info:
+            SimpleEngine.popen(command)
+        messages.append(str(info.value))
+    assert messages == [
+        "cannot split engine command \"margo-gtp --player 'random\": No closing quotation",
+        "cannot split engine command 'margo-gtp \"x\\\\': No escaped character",
+    ]
 
 
 def test_a_limit_of_1e20_seconds_is_refused():
