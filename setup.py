@@ -1,19 +1,56 @@
-"""Build the optional native rules core (margo_gtp/engine/_native.c); everything else is in pyproject.toml.
+"""Build the optional native rules core and find the packages; the rest is in pyproject.toml.
 
+Packages are discovered, not listed: every folder under ``margo_gtp/`` (``margo_gtp.client``,
+``margo_gtp.game``, ``margo_gtp.web.static``...) and under ``adapters/`` (shipped as
+``margo_adapters``), so a subpackage added later is in the wheel without touching this file.
+
+The sdist carries every ``*.c`` and ``*.h`` under margo_gtp/ (MANIFEST.in).
 ``optional=True``: when the C compiler or the Python headers are missing, setuptools prints
 one "building extension ... failed" warning and the install goes on with the pure-Python
 core (see docs/native-core.md). Plain CPython C API, C99: no build or runtime dependency.
+Compiler flags depend on the compiler: GCC and Clang get ``-ffp-contract=off`` (no fused
+multiply-add, so float results equal the Python core's), MSVC its own spellings and a
+forced include of ``margo_gtp/engine/msvc_builtins.h``.
 """
 
-from setuptools import Extension, setup
+from pathlib import Path
 
-setup(
-    ext_modules=[
-        Extension(
-            "margo_gtp.engine._native",
-            ["margo_gtp/engine/_native.c"],
-            optional=True,
-            extra_compile_args=["-O2", "-std=gnu99", "-ffp-contract=off"],
-        )
-    ]
-)
+from setuptools import Extension, find_namespace_packages, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+GCC_LIKE_FLAGS = ["-O2", "-std=gnu99", "-ffp-contract=off"]
+# MSVC: /fp:precise makes no contractions since VS 2022; /FI gives the C core the GCC bit
+# builtins it uses (MSVC has none; the header says how).
+MSVC_FLAGS = ["/O2", "/std:c11", "/fp:precise", f"/FI{HERE / 'margo_gtp' / 'engine' / 'msvc_builtins.h'}"]
+
+
+def find_packages() -> list[str]:
+    """Every package (with or without ``__init__.py``) under margo_gtp/ and adapters/."""
+    margo_gtp = find_namespace_packages(include=["margo_gtp", "margo_gtp.*"], exclude=["*.__pycache__"])
+    adapters = find_namespace_packages(where="adapters", exclude=["*.__pycache__", "__pycache__"])
+    return margo_gtp + ["margo_adapters"] + [f"margo_adapters.{name}" for name in adapters]
+
+
+class BuildExtPerCompiler(build_ext):
+    """Give each extension the optimisation and floating-point flags of the compiler in use."""
+
+    def build_extensions(self) -> None:
+        flags = MSVC_FLAGS if self.compiler.compiler_type == "msvc" else GCC_LIKE_FLAGS
+        for extension in self.extensions:
+            extension.extra_compile_args = flags + extension.extra_compile_args
+        super().build_extensions()
+
+
+if __name__ == "__main__":  # as the build backend runs it; tests/test_packaging.py reads the flags
+    setup(
+        packages=find_packages(),
+        ext_modules=[
+            Extension(
+                "margo_gtp.engine._native",
+                ["margo_gtp/engine/_native.c"],
+                optional=True,
+            )
+        ],
+        cmdclass={"build_ext": BuildExtPerCompiler},
+    )

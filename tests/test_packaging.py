@@ -1,0 +1,394 @@
+"""Packaging as a user meets it: the sdist and the wheel a release builds, each installed into a
+fresh virtualenv with no C compiler reachable, then driven through its console scripts; and the
+metadata that goes with them (one version source, extras, classifiers, URLs, licence,
+changelog, the cibuildwheel matrix). docs/packaging.md explains the choices.
+
+The build and install tests are slow (three fresh virtualenvs, one C build) and marked so;
+they stay in the suite. Dependencies come from pip's usual indexes (through its cache) once,
+into a local wheelhouse; the installs then use ``--no-index`` on that wheelhouse and the
+built artifacts only, as an offline user would.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import runpy
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import tomllib
+import venv
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+
+import pytest
+
+import margo_gtp
+
+pytestmark = pytest.mark.process
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+PROJECT = PYPROJECT["project"]
+VERSION = margo_gtp.__version__
+NAME = f"margo_gtp-{VERSION}"
+
+# What the base install must bring, and the extras a user chooses from (docs/packaging.md).
+BASE_DEPENDENCIES = {"typer", "rich", "sgfmill"}
+EXTRAS = {"web", "cluster", "plot", "review", "test"}
+# Modules that need an extra, and the one distribution whose absence they must report.
+EXTRA_MODULES = {"margo_gtp.web.app": "starlette",
+                 "margo_adapters.cluster": "ray"}
+# Files of the repository that the sdist does not carry, each for a reason.
+NOT_IN_SDIST = {".gitignore"}  # git's own file; an unpacked sdist is no clone
+
+
+def requirement_name(requirement: str) -> str:
+    """The distribution name of a PEP 508 requirement (``'ray[default]>=2.52'`` -> ``'ray'``)."""
+    return re.match(r"[A-Za-z0-9._-]+", requirement).group(0).lower()
+
+
+def source_files() -> set[str]:
+    """The repository's files as a clone has them: tracked ones and new ones git does not ignore."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    return {name for name in listed.split("\0") if name and (ROOT / name).is_file()}
+
+
+def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    """Run a command to its end; its output is kept and shown if it fails."""
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, **kwargs)
+    assert done.returncode == 0, f"{command} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+# ---------------------------------------------------------------------------------------------
+# Metadata (fast)
+
+
+def test_the_version_has_one_source():
+    assert "version" not in PROJECT and "version" in PROJECT["dynamic"]
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "margo_gtp.__version__"}
+    assigning = sorted(str(path.relative_to(ROOT)) for folder in ("margo_gtp", "adapters")
+                       for path in (ROOT / folder).rglob("*.py")
+                       if re.search(r"^__version__\s*=", path.read_text(encoding="utf-8"), re.M))
+    assert assigning == ["margo_gtp/__init__.py"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", VERSION)
+
+
+def test_the_changelog_opens_with_this_version():
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## \[(.+?)\] - (.+)$", text, re.M)
+    assert headings and headings[0][0] == VERSION
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}|unreleased", headings[0][1])
+    assert re.search(rf"^\[{re.escape(VERSION)}\]: https://\S+$", text, re.M)  # the heading's link
+    assert re.findall(r"^### (\w+)", text, re.M)[0] in {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
+
+
+def test_the_licence_file_is_declared():
+    assert PROJECT["license"] == "MIT" and PROJECT["license-files"] == ["LICENSE"]
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n\nCopyright (c) ") and "THE SOFTWARE IS PROVIDED \"AS IS\"" in text
+
+
+def test_classifiers_name_the_python_versions_the_wheels_are_built_for():
+    declared = {c.rsplit(" :: ", 1)[1] for c in PROJECT["classifiers"]
+                if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)}
+    built = set()
+    for platform in ("linux", "macos", "windows"):
+        built |= {f"3.{int(m)}" for m in re.findall(r"^cp3(\d+)-", cibuildwheel_identifiers(platform), re.M)}
+    assert declared == built and min(declared, key=lambda v: int(v.split(".")[1])) == "3.11"
+    assert PROJECT["requires-python"] == ">=3.11"
+    assert "License :: OSI Approved :: MIT License" not in PROJECT["classifiers"]  # the licence expression says it
+
+
+def test_project_urls_point_at_files_that_exist():
+    urls = PROJECT["urls"]
+    assert set(urls) == {"Homepage", "Documentation", "Source", "Issues", "Changelog"}
+    assert all(url.startswith(urls["Source"]) for url in urls.values())
+    for key, path in (("Documentation", "docs"), ("Changelog", "CHANGELOG.md")):
+        assert urls[key].endswith("/" + path) and (ROOT / path).exists()
+
+
+def test_extras_and_the_base_install():
+    assert {requirement_name(r) for r in PROJECT["dependencies"]} == BASE_DEPENDENCIES
+    extras = PROJECT["optional-dependencies"]
+    assert set(extras) == EXTRAS
+    assert {requirement_name(r) for r in extras["web"]} == {"starlette", "uvicorn", "websockets"}
+    assert {requirement_name(r) for r in extras["cluster"]} == {"ray"}
+    assert {requirement_name(r) for r in extras["plot"]} == {"matplotlib"}
+    assert {requirement_name(r) for r in extras["review"]} == {"matplotlib"}
+    assert "pexpect" in {requirement_name(r) for r in extras["test"]}
+    # scripts/setup (and so CI) installs every extra
+    setup = (ROOT / "scripts" / "setup").read_text(encoding="utf-8")
+    installed = re.search(r'pip install --quiet -e "\.\[([a-z,]+)\]"', setup).group(1).split(",")
+    assert sorted(installed) == sorted(EXTRAS)
+
+
+@functools.cache
+def cibuildwheel_identifiers(platform: str) -> str:
+    """What ``cibuildwheel --print-build-identifiers`` lists for ``platform`` (one per line).
+    cibuildwheel validates [tool.cibuildwheel] first: an unknown option fails here."""
+    cibuildwheel = Path(sys.executable).parent / "cibuildwheel"
+    return run([str(cibuildwheel), "--platform", platform, "--print-build-identifiers"], cwd=ROOT).stdout
+
+
+@pytest.mark.parametrize("platform, tags", [
+    ("linux", {"manylinux_x86_64", "musllinux_x86_64"}),
+    ("macos", {"macosx_x86_64", "macosx_arm64"}),
+    ("windows", {"win_amd64", "win_arm64"}),
+])
+def test_cibuildwheel_builds_one_wheel_per_cpython_version(platform, tags):
+    identifiers = cibuildwheel_identifiers(platform).split()
+    versions = sorted({identifier.split("-")[0] for identifier in identifiers})
+    assert versions[0] == "cp311" and all(re.fullmatch(r"cp3\d+", v) for v in versions)  # no abi3, no 3.14t
+    assert set(identifiers) == {f"{version}-{tag}" for version in versions for tag in tags}
+
+
+def test_cibuildwheel_tests_each_wheel_with_the_install_check():
+    assert PYPROJECT["tool"]["cibuildwheel"]["test-command"] == "python {project}/tests/check_install.py --core native"
+
+
+# ---------------------------------------------------------------------------------------------
+# The C core on MSVC (Windows wheels)
+
+BIT_BUILTINS = {"__builtin_ctzll", "__builtin_clzll", "__builtin_popcountll"}  # msvc_builtins.h has these
+
+
+def test_the_c_sources_use_no_builtin_that_msvc_builtins_lacks():
+    used = set()
+    for path in (ROOT / "margo_gtp").rglob("*.[ch]"):
+        if path.name != "msvc_builtins.h":
+            used |= set(re.findall(r"\b__builtin_\w+", path.read_text(encoding="utf-8")))
+    assert used and used <= BIT_BUILTINS, f"add {sorted(used - BIT_BUILTINS)} to margo_gtp/engine/msvc_builtins.h"
+    header = (ROOT / "margo_gtp" / "engine" / "msvc_builtins.h").read_text(encoding="utf-8")
+    assert {f"#define {name} margo_{name.removeprefix('__builtin_')}" for name in BIT_BUILTINS} <= set(header.splitlines())
+
+
+MSVC_BUILTINS_CHECK = r"""
+#include <stdio.h>
+#include "msvc_builtins.h"
+int main(void) {
+    unsigned long long x = 0x9E3779B97F4A7C15ull;
+    long failures = 0;
+    for (int shift = 0; shift < 64; shift++) {  /* every single bit, then mixed words */
+        unsigned long long one = 1ull << shift;
+        failures += margo_ctzll(one) != __builtin_ctzll(one) || margo_clzll(one) != __builtin_clzll(one)
+                    || margo_popcountll(one) != __builtin_popcountll(one);
+    }
+    for (long i = 0; i < 1000000; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        unsigned long long y = x >> (i % 64);  /* words of every length */
+        if (y == 0) continue;
+        failures += margo_ctzll(y) != __builtin_ctzll(y) || margo_clzll(y) != __builtin_clzll(y)
+                    || margo_popcountll(y) != __builtin_popcountll(y);
+    }
+    failures += margo_popcountll(0) != 0 || margo_popcountll(~0ull) != 64;
+    printf("%ld\n", failures);
+    return 0;
+}
+"""
+
+
+def test_the_portable_bit_functions_equal_the_builtins(tmp_path):
+    """msvc_builtins.h's portable scans and count (what MSVC builds run, bar the x64/ARM64
+    scans) give the builtins' answers; built with GCC, whose builtins are the reference."""
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    if compiler is None:
+        pytest.skip("no C compiler on this machine")
+    (tmp_path / "check.c").write_text(MSVC_BUILTINS_CHECK, encoding="utf-8")
+    run([compiler, "-O1", "-std=c11", "-Wall", "-Werror", "-I", str(ROOT / "margo_gtp" / "engine"),
+         "-o", str(tmp_path / "check"), str(tmp_path / "check.c")])
+    assert run([str(tmp_path / "check")]).stdout == "0\n"
+
+
+def test_msvc_gets_the_header_and_its_own_flags():
+    namespace = runpy.run_path(str(ROOT / "setup.py"))  # not as __main__: defines, builds nothing
+    assert namespace["MSVC_FLAGS"][-1] == f"/FI{ROOT / 'margo_gtp' / 'engine' / 'msvc_builtins.h'}"
+    assert Path(namespace["MSVC_FLAGS"][-1].removeprefix("/FI")).is_file()
+    assert "-ffp-contract=off" in namespace["GCC_LIKE_FLAGS"] and "/fp:precise" in namespace["MSVC_FLAGS"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Build and install (slow)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict[str, Path]:
+    """The sdist and the wheel, built as a release builds them: from a copy of the repository's
+    files (no .venv, no build products), the wheel from the unpacked sdist."""
+    where = tmp_path_factory.mktemp("packaging")
+    source = where / "source"
+    for name in source_files():
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(where / "dist"), str(source)], cwd=where)
+    (sdist,) = (where / "dist").glob("*.tar.gz")
+    (wheel,) = (where / "dist").glob("*.whl")
+    return {"sdist": sdist, "wheel": wheel, "dist": where / "dist", "where": where}
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(built) -> Path:
+    """The base dependencies (as the wheel's metadata names them) and the build requirements,
+    fetched once through pip's cache; the installs below see nothing else."""
+    house = built["where"] / "wheelhouse"
+    base = [r for r in wheel_metadata(built["wheel"]).get_all("Requires-Dist") if "extra ==" not in r]
+    run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--dest", str(house),
+         *base, *PYPROJECT["build-system"]["requires"]])
+    return house
+
+
+def wheel_metadata(wheel: Path):
+    with zipfile.ZipFile(wheel) as archive:
+        return Parser().parsestr(archive.read(f"{NAME}.dist-info/METADATA").decode())
+
+
+def no_compiler_env(where: Path) -> dict[str, str]:
+    """An environment with no C compiler: PATH is an empty folder, CC and LDSHARED go nowhere."""
+    empty = where / "empty-bin"
+    empty.mkdir(exist_ok=True)
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"} and not key.startswith("PIP_")}
+    environment.update(PATH=str(empty), CC="/nonexistent/cc", LDSHARED="/nonexistent/cc", PYTHONNOUSERSITE="1")
+    return environment
+
+
+def fresh_install(built, wheelhouse, artifact: str) -> Path:
+    """A new virtualenv with ``artifact`` (the sdist or the wheel) installed offline, no
+    compiler reachable; returns its bin folder."""
+    place = built["where"] / f"venv-{artifact}"
+    venv.EnvBuilder(with_pip=True, clear=True).create(place)
+    python = place / "bin" / "python"
+    run([str(python), "-m", "pip", "install", "--quiet", "--no-index", "--find-links", str(wheelhouse),
+         str(built[artifact])], cwd=built["where"], env=no_compiler_env(built["where"]))
+    return place / "bin"
+
+
+@pytest.fixture(scope="module")
+def wheel_install(built, wheelhouse) -> Path:
+    return fresh_install(built, wheelhouse, "wheel")
+
+
+@pytest.fixture(scope="module")
+def sdist_install(built, wheelhouse) -> Path:
+    return fresh_install(built, wheelhouse, "sdist")
+
+
+@pytest.mark.slow
+def test_the_sdist_carries_every_source_file(built):
+    with tarfile.open(built["sdist"]) as archive:
+        names = {member.name.removeprefix(f"{NAME}/") for member in archive.getmembers() if member.isfile()}
+    generated = {"PKG-INFO", "setup.cfg"} | {n for n in names if n.startswith("margo_gtp.egg-info/")}
+    assert names - generated == source_files() - NOT_IN_SDIST
+    # named again, so that the test says what it is about when the lists above change
+    c_sources = {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp").rglob("*.[ch]")}
+    assert "margo_gtp/engine/_native.c" in c_sources and c_sources <= names
+    assert {"LICENSE", "CHANGELOG.md", "README.md", "MANIFEST.in", "setup.py", "docs/testing.md",
+            "docs/packaging.md", "tests/test_packaging.py", "tests/check_install.py"} <= names
+    assert not [n for n in names if "__pycache__" in n or n.endswith((".pyc", ".so"))]
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_the_packages_and_the_compiled_core(built):
+    with zipfile.ZipFile(built["wheel"]) as archive:
+        names = set(archive.namelist())
+    modules = {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp").rglob("*.py")}
+    modules |= {"margo_adapters/" + str(p.relative_to(ROOT / "adapters")) for p in (ROOT / "adapters").rglob("*.py")}
+    static = {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "web" / "static").iterdir()}
+    python_tag = f"cp{sys.version_info.major}{sys.version_info.minor}"  # one wheel per version: not abi3
+    platform_tag = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    assert built["wheel"].name == f"{NAME}-{python_tag}-{python_tag}-{platform_tag}.whl"
+    # compiled extensions: the rules core, and any other C extension added beside it
+    native = {n for n in names if re.fullmatch(r"margo_gtp/[\w/]+\.cpython-3\d+-[\w-]+\.so", n)}
+    assert len([n for n in native if n.startswith("margo_gtp/engine/_native.")]) == 1
+    metadata = {f"{NAME}.dist-info/{n}" for n in ("METADATA", "WHEEL", "RECORD", "entry_points.txt",
+                                                   "top_level.txt", "licenses/LICENSE")}
+    assert names == modules | static | native | metadata
+    info = wheel_metadata(built["wheel"])
+    assert info["Version"] == VERSION and info["License-Expression"] == "MIT"
+    assert {requirement_name(r) for r in info.get_all("Requires-Dist") if "extra ==" not in r} == BASE_DEPENDENCIES
+    assert set(info.get_all("Provides-Extra")) == EXTRAS
+    assert len(info.get_all("Project-URL")) == len(PROJECT["urls"])
+
+
+def run_check_install(bin_folder: Path, core: str, where: Path) -> subprocess.CompletedProcess:
+    """tests/check_install.py under the installed interpreter, as cibuildwheel's test-command runs it."""
+    command = shlex.split(PYPROJECT["tool"]["cibuildwheel"]["test-command"].replace("{project}", str(ROOT)))
+    assert command[0] == "python" and command[-2:] == ["--core", "native"]
+    command = [str(bin_folder / "python"), *command[1:-1], core]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=where,
+                          env=no_compiler_env(where))
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_without_a_compiler_and_runs_the_native_core(built, wheel_install):
+    done = run_check_install(wheel_install, "native", built["where"])
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "check_install: margo-gtp answers as expected (rules core: native)\n", "")
+
+
+@pytest.mark.slow
+def test_the_sdist_installs_without_a_compiler_on_the_python_core(built, sdist_install):
+    done = run_check_install(sdist_install, "python", built["where"])
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "check_install: margo-gtp answers as expected (rules core: python)\n", "")
+    description = run([str(sdist_install / "python"), "-c",
+                       "from margo_gtp.engine.core import core_description; print(core_description())"],
+                      cwd=built["where"]).stdout
+    assert description.startswith("python (native core not built: ")
+
+
+@pytest.mark.slow
+def test_the_base_install_has_no_extra(built, wheel_install):
+    listed = run([str(wheel_install / "python"), "-m", "pip", "list", "--format=freeze"], cwd=built["where"]).stdout
+    installed = {line.split("==")[0].lower().replace("_", "-") for line in listed.split()}
+    installed -= {"pip", "setuptools"}  # what `python -m venv` puts there itself (Python 3.11)
+    extras_only = {requirement_name(r) for extra in EXTRAS for r in PROJECT["optional-dependencies"][extra]}
+    assert installed & extras_only == set()
+    assert BASE_DEPENDENCIES | {"margo-gtp"} <= installed
+
+
+@pytest.mark.slow
+def test_every_module_imports_on_the_base_install_but_the_extras(built, wheel_install):
+    """Each module of both packages imports with only the base dependencies; the few that need
+    an extra fail on that extra's package and on nothing else."""
+    probe = (
+        "import importlib, pkgutil, margo_gtp, margo_adapters\n"
+        "for package in (margo_gtp, margo_adapters):\n"
+        "    for module in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+        "        try:\n"
+        "            importlib.import_module(module.name)\n"
+        "        except ModuleNotFoundError as error:\n"
+        "            print(module.name, error.name.split('.')[0])\n"
+    )
+    done = run([str(wheel_install / "python"), "-c", probe], cwd=built["where"])
+    failed = dict(line.split() for line in done.stdout.splitlines())
+    assert failed == EXTRA_MODULES
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", sorted(PROJECT["scripts"]))
+def test_every_console_script_answers_version_on_the_base_install(built, wheel_install, script):
+    done = subprocess.run([str(wheel_install / script), "--version"], capture_output=True, text=True,
+                          timeout=120, cwd=built["where"], env=no_compiler_env(built["where"]))
+    core = " (rules core: native)" if script == "margo-gtp" else ""
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{script} {VERSION}{core}\n", "")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command, message", [
+    (["margo-web", "--no-open"], "margo-web: the web extra is not installed (pip install 'margo-gtp[web]')\n"),
+    (["margo-match", "margo-gtp", "margo-gtp", "--games", "1", "--cluster", "local", "--out", "out"],
+     "margo-match: --cluster needs Ray: pip install 'margo-gtp[cluster]' (No module named 'ray')\n"),
+])
+def test_a_missing_extra_is_named_in_one_line(built, wheel_install, command, message):
+    done = subprocess.run([str(wheel_install / command[0]), *command[1:]], capture_output=True, text=True,
+                          timeout=120, cwd=built["where"], env=no_compiler_env(built["where"]), stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
