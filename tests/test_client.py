@@ -505,3 +505,10 @@ def test_a_newline_inside_a_command_is_refused_and_the_client_stays_in_step():
             engine.do_command("play", "b", "b2\rquit")
         assert engine.do_command("name") == "margo-gtp"
         assert engine.do_command("protocol_version") == "2"
+
+
+def test_a_timeout_of_1e20_seconds_is_waited_for_not_an_overflow():
+    """Issue #27: Limit(seconds=1e20) and huge timeouts overflowed the OS wait."""
+    with SimpleEngine.popen([MARGO_GTP, "--player", "random", "--seed", "1"], timeout=1e20) as engine:
+        assert engine.do_command("name") == "margo-gtp"
+        assert engine.play(Board(Rules(size=3)), Limit(seconds=1e6)).move is not None

@@ -312,19 +312,17 @@ def test_bad_command_lines_exit_with_status_2(args: list[str], stderr_end: str) 
     assert completed.stderr.endswith(stderr_end)
 
 
-@pytest.mark.parametrize("timeout", ["1e20", "nan", "1000001"])
-def test_a_timeout_beyond_any_os_wait_is_refused_in_one_line(timeout: str) -> None:
-    """Issue #27: --timeout 1e20 crashed with OverflowError in the first wait."""
-    completed = subprocess.run([str(MARGO_GTP_2D), "--timeout", timeout], input="quit\n", capture_output=True,
+@pytest.mark.parametrize("timeout", ["1e20", "1e308"])
+def test_a_timeout_of_any_size_works(timeout: str) -> None:
+    """Issue #27: --timeout 1e20 crashed with OverflowError in the first wait; the wire
+    now waits for a long deadline an hour at a time."""
+    completed = subprocess.run([str(MARGO_GTP_2D), "--timeout", timeout], input="boardsize 5\nname\nquit\n",
+                               capture_output=True, text=True, timeout=60)
+    assert (completed.returncode, completed.stdout, completed.stderr) == (0, "=\n\n= margo-gtp\n\n=\n\n", "")
+
+
+def test_a_nan_timeout_is_refused_in_one_line() -> None:
+    completed = subprocess.run([str(MARGO_GTP_2D), "--timeout", "nan"], input="quit\n", capture_output=True,
                                text=True, timeout=60)
     assert (completed.returncode, completed.stdout) == (2, "")
-    shown = f"{float(timeout):g}"
-    assert completed.stderr.splitlines()[-1] == (
-        f"margo-gtp-2d: error: --timeout must be a positive number of seconds, at most 1e+06: {shown}")
-    assert "Traceback" not in completed.stderr
-
-
-def test_the_longest_timeout_is_accepted() -> None:
-    completed = subprocess.run([str(MARGO_GTP_2D), "--timeout", "1e6"], input="name\nquit\n", capture_output=True,
-                               text=True, timeout=60)
-    assert (completed.returncode, completed.stdout) == (0, "= margo-gtp\n\n=\n\n")
+    assert completed.stderr.splitlines()[-1] == "margo-gtp-2d: error: --timeout must be a positive number of seconds"

@@ -14,6 +14,7 @@ the package's modules, lowest first:
 
 from margo_gtp.client.engine import (
     DEFAULT_TIMEOUT,
+    MAX_LIMIT_SECONDS,
     QUIT_GRACE,
     READ_ONLY_COMMANDS,
     AnalysisInfo,
@@ -27,11 +28,10 @@ from margo_gtp.client.errors import (
     IllegalEngineMoveError, InvalidCommandError,
 )
 from margo_gtp.client.process import STDERR_LINES, find_program, program_missing
-from margo_gtp.client.wire import MAX_TIMEOUT
 
 __all__ = [
     "AnalysisInfo", "AnalysisResult", "EngineCommandError", "EngineError", "EngineProtocolError",
     "EngineStartError", "EngineTerminatedError", "EngineTimeoutError", "IllegalEngineMoveError",
-    "InvalidCommandError", "DEFAULT_TIMEOUT", "Limit", "MAX_TIMEOUT", "PlayResult", "QUIT_GRACE",
+    "InvalidCommandError", "DEFAULT_TIMEOUT", "Limit", "MAX_LIMIT_SECONDS", "PlayResult", "QUIT_GRACE",
     "READ_ONLY_COMMANDS", "STDERR_LINES", "SimpleEngine", "find_program", "program_missing",
 ]

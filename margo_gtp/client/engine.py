@@ -61,18 +61,21 @@ from margo_gtp.client.errors import (
 )
 from margo_gtp.client.process import EngineTransport, ProcessTransport
 from margo_gtp.client.wire import InvalidCommandError as WireInvalidCommandError
-from margo_gtp.client.wire import MAX_TIMEOUT, GtpWire, WireClosed, WireProtocolError, WireTimeout, check_timeout
+from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout, check_timeout
 from margo_gtp.engine import Board, Colour, Move, Point, Rules
 from margo_gtp.vertex import InvalidVertexError
 
 __all__ = [
-    "AnalysisInfo", "AnalysisResult", "DEFAULT_TIMEOUT", "Limit", "PlayResult", "READ_ONLY_COMMANDS", "SimpleEngine",
+    "AnalysisInfo", "AnalysisResult", "DEFAULT_TIMEOUT", "Limit", "MAX_LIMIT_SECONDS", "PlayResult", "READ_ONLY_COMMANDS",
+    "SimpleEngine",
 ]
 
 
 LOGGER = logging.getLogger("margo_gtp.client")
 
 DEFAULT_TIMEOUT = 30.0   # seconds any command may take (plus Limit.seconds for play/analyse)
+#: Longest Limit.seconds (11.6 days): a figure every engine's clock can hold.
+MAX_LIMIT_SECONDS = 1e6
 QUIT_GRACE = 2.0         # seconds quit() waits for the engine to exit before killing it
 
 #: The default of every ``timeout`` parameter: the engine's own ``timeout``.
@@ -100,8 +103,8 @@ class Limit:
     Sent to the engine with ``margo-set_limit`` (the engine applies the tighter of the
     limit and its clock). A player without a search (random, heuristic) ignores it.
 
-    ``seconds`` is at most :data:`~margo_gtp.client.wire.MAX_TIMEOUT` (11.6 days): the
-    client waits that long plus its timeout for the answer.
+    ``seconds`` is at most :data:`MAX_LIMIT_SECONDS`: the engine waits on it with its
+    own clock, which need not take ``1e20``.
     """
 
     seconds: float | None = None
@@ -110,8 +113,8 @@ class Limit:
     def __post_init__(self) -> None:
         if self.seconds is not None and not (isinstance(self.seconds, (int, float)) and math.isfinite(self.seconds) and self.seconds >= 0):
             raise ValueError(f"invalid Limit seconds: {self.seconds!r} (a number >= 0)")
-        if self.seconds is not None and self.seconds > MAX_TIMEOUT:
-            raise ValueError(f"invalid Limit seconds: {self.seconds!r} (at most {MAX_TIMEOUT:g})")
+        if self.seconds is not None and self.seconds > MAX_LIMIT_SECONDS:
+            raise ValueError(f"invalid Limit seconds: {self.seconds!r} (at most {MAX_LIMIT_SECONDS:g})")
         if self.playouts is not None and not (isinstance(self.playouts, int) and not isinstance(self.playouts, bool) and self.playouts >= 1):
             raise ValueError(f"invalid Limit playouts: {self.playouts!r} (an integer >= 1)")
 
@@ -240,7 +243,7 @@ class SimpleEngine:
 
         Raises :class:`EngineStartError` when the command cannot be started or split
         (bad shell quoting), ValueError for a ``timeout`` that is not ``None`` or a
-        number of seconds from 0 to :data:`~margo_gtp.client.wire.MAX_TIMEOUT`.
+        number of seconds ``>= 0`` (any size: ``inf`` waits for ever, as ``None``).
         """
         check_timeout(timeout)
         if isinstance(command, str):

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 __all__ = [
-    "MAX_ANSWER_BYTES", "MAX_TIMEOUT", "Answer", "BufferTransport", "GtpWire", "InvalidCommandError",
+    "MAX_ANSWER_BYTES", "Answer", "BufferTransport", "GtpWire", "InvalidCommandError",
     "Transport", "TransportClosed", "WireClosed", "WireError", "WireProtocolError", "WireTimeout",
     "check_timeout", "preprocess",
 ]
@@ -46,10 +46,9 @@ __all__ = [
 #: Largest answer (and line) the wire reads, in bytes: far above any real answer (a 19x19
 #: showboard is a few kB), small enough that a runaway engine cannot exhaust memory.
 MAX_ANSWER_BYTES = 8 << 20
-#: Longest timeout accepted, in seconds (11.6 days; ``None`` waits for ever): longer waits
-#: mean "for ever" in practice, and bounded numbers stay in range of every OS wait call.
-MAX_TIMEOUT = 1e6
-#: Longest single wait on the transport; longer deadlines are waited for in slices.
+#: Longest single wait on the transport, in seconds: a longer deadline (``1e20``, ``inf``)
+#: is waited for in slices, so a timeout of any size means what it says and never
+#: overflows an operating-system wait.
 _WAIT_SLICE = 3600.0
 
 
@@ -130,13 +129,13 @@ class BufferTransport:
 
 
 def check_timeout(timeout: object, what: str = "timeout") -> float | None:
-    """``timeout`` if it is ``None`` or a number of seconds in ``0..MAX_TIMEOUT``;
-    ValueError naming it otherwise (NaN, negative, huge, not a number)."""
+    """``timeout`` if it is ``None`` or a number of seconds ``>= 0`` (``inf`` waits for
+    ever, as ``None``); ValueError naming it otherwise (NaN, negative, not a number)."""
     if timeout is None:
         return None
     if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-            or math.isnan(timeout) or not 0 <= timeout <= MAX_TIMEOUT):
-        raise ValueError(f"invalid {what}: {timeout!r} (seconds from 0 to {MAX_TIMEOUT:g}, or None to wait for ever)")
+            or math.isnan(timeout) or timeout < 0):
+        raise ValueError(f"invalid {what}: {timeout!r} (a number of seconds >= 0, or None to wait for ever)")
     return float(timeout)
 
 
