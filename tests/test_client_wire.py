@@ -263,6 +263,17 @@ def set_rules_line(command_id: int, rules: Rules) -> str:
     return f"{command_id} margo-set_rules {options}"
 
 
+def expect_new_game(rules: Rules, commands: bytes) -> ScriptedTransport:
+    """A mock expecting what play() sends first for an empty board under ``rules``:
+    the set-up (commands 1-3, each answered ``=``), then ``list_commands``."""
+    return (
+        ScriptedTransport()
+        .expect(f"1 boardsize {rules.size}", b"=\n\n").expect("2 clear_board", b"=\n\n")
+        .expect(set_rules_line(3, rules), b"=\n\n")
+        .expect("4 list_commands", b"= " + commands + b"\n\n")
+    )
+
+
 def test_play_sets_the_board_up_sends_the_limit_and_reads_the_move():
     rules = Rules(size=3)
     board = Board(rules)
@@ -288,13 +299,7 @@ def test_play_sets_the_board_up_sends_the_limit_and_reads_the_move():
 
 def test_an_illegal_genmove_answer_is_an_illegal_move_error():
     board = Board(Rules(size=3))
-    mock = (
-        ScriptedTransport()
-        .expect("1 boardsize 3", b"=\n\n").expect("2 clear_board", b"=\n\n")
-        .expect(set_rules_line(3, board.rules), b"=\n\n")
-        .expect("4 list_commands", b"= genmove\n\n")
-        .expect("5 genmove W", b"= A1:2\n\n")
-    )
+    mock = expect_new_game(board.rules, b"genmove").expect("5 genmove W", b"= A1:2\n\n")
     with pytest.raises(IllegalEngineMoveError) as info:
         engine_over(mock).play(board)
     assert str(info.value) == "engine 'mock' answered genmove W with an illegal move: 'A1:2'"
@@ -396,10 +401,7 @@ def test_a_timeout_of_any_size_and_a_long_limit_are_waited_for_in_slices():
     """Issue #27: a 1e20 s deadline overflowed the OS wait; now it is an hour at a time."""
     board = Board(Rules(size=3))
     mock = (
-        ScriptedTransport()
-        .expect("1 boardsize 3", b"=\n\n").expect("2 clear_board", b"=\n\n")
-        .expect(set_rules_line(3, board.rules), b"=\n\n")
-        .expect("4 list_commands", b"= genmove\nmargo-set_limit\n\n")
+        expect_new_game(board.rules, b"genmove\nmargo-set_limit")
         .expect("5 margo-set_limit seconds=1e+06", b"=\n\n")
         .expect("6 genmove W", b"= B2:1\n\n")
     )
