@@ -54,11 +54,27 @@ def requirement_name(requirement: str) -> str:
     return re.match(r"[A-Za-z0-9._-]+", requirement).group(0).lower()
 
 
+# In an unpacked sdist (no git to ask): what building the sdist added, and what .gitignore
+# keeps out of a clone (virtualenvs, caches, build products, run folders).
+SDIST_GENERATED = {"PKG-INFO", "setup.cfg"}
+IGNORED_FOLDERS = {".venv", "build", "dist", "__pycache__", ".pytest_cache", ".hypothesis", "runs", "matches"}
+
+
 def source_files() -> set[str]:
-    """The repository's files as a clone has them: tracked ones and new ones git does not ignore."""
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout
-    return {name for name in listed.split("\0") if name and (ROOT / name).is_file()}
+    """The repository's files as a clone has them: tracked ones and new ones git does not
+    ignore; in an unpacked sdist (where packagers run the tests), its own source files."""
+    if (ROOT / ".git").exists():
+        listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
+                                capture_output=True, text=True, check=True).stdout
+        return {name for name in listed.split("\0") if name and (ROOT / name).is_file()}
+    names = set()
+    for path in ROOT.rglob("*"):
+        relative = path.relative_to(ROOT)
+        if (path.is_file() and not IGNORED_FOLDERS & set(relative.parts[:-1])
+                and not relative.parts[0].endswith(".egg-info") and path.suffix not in {".pyc", ".so"}
+                and relative.as_posix() not in SDIST_GENERATED):
+            names.add(relative.as_posix())
+    return names
 
 
 def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
@@ -285,7 +301,7 @@ def sdist_install(built, wheelhouse) -> Path:
 def test_the_sdist_carries_every_source_file(built):
     with tarfile.open(built["sdist"]) as archive:
         names = {member.name.removeprefix(f"{NAME}/") for member in archive.getmembers() if member.isfile()}
-    generated = {"PKG-INFO", "setup.cfg"} | {n for n in names if n.startswith("margo_gtp.egg-info/")}
+    generated = SDIST_GENERATED | {n for n in names if n.startswith("margo_gtp.egg-info/")}
     assert names - generated == source_files() - NOT_IN_SDIST
     # named again, so that the test says what it is about when the lists above change
     c_sources = {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp").rglob("*.[ch]")}
