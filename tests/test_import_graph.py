@@ -25,6 +25,7 @@ ROOMS = [
     "margo_gtp.sgf",
     "margo_gtp.protocol",
     "margo_gtp.client",
+    "margo_gtp.game",  # the game loop, bots and record: uses client, players, sgf; used by web and adapters
     "margo_gtp.cli",
     "margo_gtp.bench",  # above cli: it runs through cli.run_app like every console script
     "margo_gtp.web",
