@@ -6,7 +6,7 @@ so Ray stays an optional extra (``margo-gtp[cluster]``) and a local match never 
 How games are played
     One Ray *actor* per game slot (:class:`GameSlot`, one CPU each: the two engines of a game
     take turns, so a game keeps about one core busy). An actor holds a
-    :class:`~margo_adapters.referee.GameRunner` (the two engine processes, reused across
+    :class:`~margo_adapters.game_runner.GameRunner` (the two engine processes, reused across
     games as in a local worker) and plays one numbered game per call; it returns the
     game's record and SGF text to the referee, which writes them. The referee process
     is the only writer of ``results.jsonl`` and the SGFs, so everything the local backend
@@ -14,7 +14,7 @@ How games are played
 Start-up check
     Before any game, every actor starts both engines and asks them ``name`` and
     ``version``. A node where an engine cannot start, or does not speak GTP, stops the
-    match with a :class:`~margo_adapters.referee.EngineStartError` naming the node: a
+    match with a :class:`~margo_gtp.game.faults.EngineStartError` naming the node: a
     missing engine is a set-up error, not a match of forfeits.
 Exactly once
     A game is handed to one actor at a time. If the actor dies (its worker process was
@@ -50,7 +50,9 @@ from typing import Any
 import ray
 from ray.exceptions import RayActorError, RayTaskError
 
-from margo_adapters.referee import EngineFault, EngineStartError, GameRunner
+from margo_gtp.game.faults import EngineFault, EngineStartError
+
+from margo_adapters.game_runner import GameRunner
 from margo_adapters.match_config import MatchConfig
 
 LOCAL = "local"
@@ -171,7 +173,7 @@ def _task_error(error: RayTaskError) -> Exception:
 
 
 class RayBackend:
-    """A :data:`~margo_adapters.referee.Backend` that plays games on Ray actors.
+    """A :data:`~margo_adapters.match_runners.Backend` that plays games on Ray actors.
 
     ``slots`` is the number of games played at once (default: the cluster's CPUs).
     ``on_replay(game)`` is told of each game re-queued because its actor died.

@@ -34,14 +34,11 @@ from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags, parse_rule_pairs
 
 from margo_adapters.openings import OpeningsError, load_openings
-from margo_adapters.referee import (
-    SUMMARY_FILE,
-    Backend,
-    EngineStartError,
-    MatchMismatch,
-    run_match,
-    write_atomically,
-)
+from margo_gtp.game.faults import EngineStartError
+
+from margo_adapters.match_runners import Backend
+from margo_adapters.referee import run_match
+from margo_adapters.results_log import SUMMARY_FILE, MatchMismatch, write_atomically
 from margo_adapters.match_config import (
     Adjudication,
     EngineSpec,

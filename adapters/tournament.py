@@ -44,14 +44,13 @@ from typing import Any
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags
 
-from margo_adapters.referee import (
-    Backend,
+from margo_adapters.match_runners import Backend
+from margo_adapters.referee import MatchRun, run_match
+from margo_adapters.results_log import (
     MatchMismatch,
-    MatchRun,
     differing_keys,
     load_records,
     read_description,
-    run_match,
     write_atomically,
 )
 from margo_adapters.match_config import (

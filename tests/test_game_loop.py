@@ -14,7 +14,7 @@ import pytest
 
 import margo_gtp
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.game import EngineFault, GameRecord, PlayerBot, feed_move, play_game, relay
+from margo_gtp.game import EngineFault, GameRecord, PlayerBot, feed_move, judge, play_game, relay
 from margo_gtp.game.faults import (
     ADJUDICATED, FORFEIT, ILLEGAL_MOVE, MALFORMED_MOVE, MAX_MOVES, REJECTED_MOVE, RESIGNATION, TIME_CONTROL,
 )
@@ -177,15 +177,12 @@ class SeededBot:
 
     def genmove(self, colour):
         self.n += 1
-        answer = self.script.get(self.n)
-        if answer is None:
-            answer = self.rng.choice([m for m in self.board.legal_moves(colour) if m.point is not None]).gtp()
+        placements = [move for move in self.board.legal_moves(colour) if move.point is not None]
+        answer = self.script.get(self.n) or self.rng.choice(placements).gtp()
         try:
-            move = Move.from_gtp(answer, self.board.size)
-            if self.board.is_legal(move, colour):
-                self.board.push(move, colour)
-        except ValueError:
-            pass
+            self.board.push(judge(self.board, answer, colour), colour)
+        except EngineFault:
+            pass  # a scripted mistake: the loop forfeits the game
         return answer, 0.125 * self.n
 
     def play(self, colour, move):

@@ -16,7 +16,9 @@ from typer.testing import CliRunner
 
 from margo_gtp import sgf
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_adapters.referee import START_FAILED, CRASH, measure_parallel, run_match
+from margo_gtp.game.faults import CRASH, START_FAILED
+
+from margo_adapters.referee import measure_parallel, run_match
 from margo_adapters.match_config import EngineSpec, MatchConfig
 from margo_adapters.referee_cli import match_app, tournament_app
 from margo_adapters.sprt import SprtSpec
@@ -380,7 +382,7 @@ def test_the_cluster_start_up_check_names_the_node_and_the_engine(tmp_path):
     import socket
 
     from margo_adapters.cluster import GameSlot
-    from margo_adapters.referee import EngineStartError
+    from margo_gtp.game.faults import EngineStartError
 
     good = GameSlot(MatchConfig(EngineSpec("A", "a", faulty()), EngineSpec("B", "b", RANDOM), 1, Rules(size=3)))
     try:

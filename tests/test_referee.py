@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import Point
 
-from margo_adapters.referee import (
+from margo_gtp.game.faults import (
     FORFEIT,
     GENMOVE_FAILED,
     ILLEGAL_MOVE,
@@ -24,14 +24,12 @@ from margo_adapters.referee import (
     RESIGNATION,
     TIMEOUT,
     EngineFault,
-    MatchMismatch,
-    ResultsLog,
-    colours_of_game,
-    judge,
-    pending_games,
-    play_game,
-    prepare_directory,
 )
+from margo_gtp.game.loop import judge, play_game
+
+from margo_adapters.game_runner import colours_of_game
+from margo_adapters.referee import pending_games
+from margo_adapters.results_log import MatchMismatch, ResultsLog, prepare_directory
 from margo_adapters.match_config import Clock, EngineSpec, MatchConfig, TimeControl, default_names
 
 

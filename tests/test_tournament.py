@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from margo_adapters.referee import MatchMismatch
+from margo_adapters.results_log import MatchMismatch
 from margo_adapters.stats import ELO_PER_NAT
 from margo_adapters.tournament import (
     TournamentConfig,

@@ -111,16 +111,19 @@ def play_game(
 
 
 def relay(
-    board: Board,
+    board: Board | None,
     bots: Mapping[Colour, Bot],
     moves: Iterable[tuple[Colour, Move]],
     on_move: MoveObserver | None = None,
 ) -> GameEnd | None:
     """Play ``moves`` (an opening book's, or a game to continue) on ``board`` and tell
     every bot of each, in ``bots``' order; a bot that refuses one forfeits (the end is
-    returned). The moves must be legal (a book is checked when it is read)."""
+    returned). The moves must be legal (a book is checked when it is read). ``board``
+    None: the moves are on the judge's board already (the referee's book position, set
+    before the engines are, so a game forfeited during set-up is recorded from it)."""
     for colour, move in moves:
-        board.push(move, colour)
+        if board is not None:
+            board.push(move, colour)
         for holder, bot in bots.items():
             try:
                 bot.play(colour, move)
