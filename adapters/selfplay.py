@@ -2,7 +2,9 @@
 ``scripts/tune``, ``scripts/resign-check``).
 
 No GTP here: both players run in this process, one move at a time, which is what short
-measurement games want (no process start-up, no pipes). Matches through the referee
+measurement games want (no process start-up, no pipes). The game is played by the house
+loop (:func:`margo_gtp.game.loop.play_game`) with each player as a
+:class:`~margo_gtp.game.bots.PlayerBot`, so it is judged and ended as a referee game is. Matches through the referee
 (real engines, clocks, SGF) are :mod:`margo_adapters.referee`'s job.
 
 A game record (a dict, one JSON line in the tools' ``--out`` files) holds the specs and
@@ -23,7 +25,11 @@ from typing import Any
 
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.engine.rules import RulePairError, merge_option_flags, parse_rule_pairs
-from margo_gtp.players import RESIGN, Budget, make_player
+from margo_gtp.game.bots import PlayerBot
+from margo_gtp.game.faults import MAX_MOVES, RESIGNATION
+from margo_gtp.game.loop import play_game as loop_game
+from margo_gtp.game.loop import relay
+from margo_gtp.players import Player, make_player
 
 from margo_adapters.stats import elo_interval, wilson_interval
 
@@ -52,78 +58,72 @@ def moves_of(played: int, letter: str) -> int:
 
 def play_game(spec_white: str, spec_black: str, rules: Rules, seeds: tuple[int, int], max_moves: int,
               opening: list[str] | None = None) -> dict[str, Any]:
-    """One game; returns its record (see the module docstring).
+    """One game through the house game loop (:mod:`margo_gtp.game`); returns its record
+    (see the module docstring). A player that breaks the rules is a bug: RuntimeError.
 
     ``opening``: GTP moves played first, as they are (both players are told of them), e.g.
-    to continue a resigned game from the position where it was resigned.
+    to continue a resigned game from the position where it was resigned. ``max_moves``
+    counts them too.
     """
-    players = {Colour.WHITE: make_player(spec_white, seeds[0]), Colour.BLACK: make_player(spec_black, seeds[1])}
+    log = _MoveLog()
+    bots = {Colour.WHITE: _MeasuredBot(make_player(spec_white, seeds[0]), "W", log),
+            Colour.BLACK: _MeasuredBot(make_player(spec_black, seeds[1]), "B", log)}
     board = Board(rules)
-    for player in players.values():
-        player.reset(board)
-    moves: list[str] = []
-    evals: list[list[Any] | None] = []
-    for text in opening or []:
-        colour = board.to_move
-        move = Move.from_gtp(text, rules.size)
-        board.push(move, colour)
-        for player in players.values():
-            player.notify(board, move, colour)
-        moves.append(text)
-        evals.append(None)
-    longest = {Colour.WHITE: 0.0, Colour.BLACK: 0.0}
-    thinking = {Colour.WHITE: 0.0, Colour.BLACK: 0.0}
-    winner: Colour | None = None
-    how = ""
     started = time.perf_counter()
     try:
-        while True:
-            outcome = board.outcome()
-            if outcome is not None:
-                winner, how = outcome.winner, outcome.result()
-                break
-            if len(board.history) >= max_moves:
-                white, black = board.score()
-                winner = Colour.WHITE if white > black else Colour.BLACK if black > white else None
-                how = "capped"
-                break
-            colour = board.to_move
-            player = players[colour]
-            tick = time.perf_counter()
-            move = player.select_move(board, colour, Budget())
-            spent = time.perf_counter() - tick
-            longest[colour] = max(longest[colour], spent)
-            thinking[colour] += spent
-            rate = getattr(player, "last_winrate", None)
-            evals.append(None if rate is None else [colour.letter, round(rate, 4), getattr(player, "last_visits", 0)])
-            if move is RESIGN:
-                winner, how = colour.opponent, f"{colour.opponent.letter}+R"
-                moves.append("resign")
-                break
-            assert isinstance(move, Move)
-            if move.is_pass and not board.is_legal(move, colour):
-                raise RuntimeError(f"{player.name} passed with legal moves left")
-            board.push(move, colour)
-            moves.append(move.gtp())
-            for each in players.values():
-                each.notify(board, move, colour)
+        for bot in bots.values():
+            bot.new_game(board)
+        # Lazy: each move's colour is the side to move once the one before is on the board.
+        book = ((board.to_move, Move.from_gtp(text, rules.size)) for text in opening or [])
+        relay(board, bots, book)
+        moves: list[str] = list(opening or [])
+        log.evals.extend(None for _ in moves)
+        end = loop_game(board, bots, max(0, max_moves - len(moves)))
     finally:
-        for each in players.values():
-            close = getattr(each, "close", None)
-            if close is not None:
-                close()  # helper processes of root-parallel players
+        for bot in bots.values():
+            bot.close()
+    if end.forfeit is not None:
+        colour, fault = end.forfeit
+        started_as = colour.opponent if board.swapped else colour  # bots are keyed by the colour at the start
+        raise RuntimeError(f"{bots[started_as].player.name} broke the rules: {fault.detail}")
+    moves += [entry["move"] for entry in end.moves] + (["resign"] if end.reason == RESIGNATION else [])
     white, black = board.score()
     played = len(board.history)
     return {
         "white": spec_white, "black": spec_black, "seeds": list(seeds),
-        "winner": None if winner is None else winner.letter,
-        "result": how, "moves": played, "score": [white, black],
+        "winner": None if end.winner is None else end.winner.letter,
+        "result": "capped" if end.reason == MAX_MOVES else end.result, "moves": played, "score": [white, black],
         "seconds": round(time.perf_counter() - started, 2),
-        "longest_move": {"W": round(longest[Colour.WHITE], 3), "B": round(longest[Colour.BLACK], 3)},
-        "mean_move": {c.letter: round(thinking[c] / max(1, moves_of(played, c.letter)), 4)
+        "longest_move": {"W": round(log.longest[Colour.WHITE], 3), "B": round(log.longest[Colour.BLACK], 3)},
+        "mean_move": {c.letter: round(log.thinking[c] / max(1, moves_of(played, c.letter)), 4)
                       for c in (Colour.WHITE, Colour.BLACK)},
-        "record": moves, "evals": evals,
+        "record": moves, "evals": log.evals,
     }
+
+
+class _MoveLog:
+    """What the record measures per genmove: the time by colour, and a search's evaluation."""
+
+    def __init__(self) -> None:
+        self.longest = {Colour.WHITE: 0.0, Colour.BLACK: 0.0}
+        self.thinking = {Colour.WHITE: 0.0, Colour.BLACK: 0.0}
+        self.evals: list[list[Any] | None] = []
+
+
+class _MeasuredBot(PlayerBot):
+    """A :class:`PlayerBot` that notes each genmove in a shared :class:`_MoveLog`."""
+
+    def __init__(self, player: Player, label: str, log: _MoveLog) -> None:
+        super().__init__(player, label)
+        self.log = log
+
+    def genmove(self, colour: Colour) -> tuple[str, float]:
+        answer, seconds = super().genmove(colour)
+        self.log.longest[colour] = max(self.log.longest[colour], seconds)
+        self.log.thinking[colour] += seconds
+        rate = getattr(self.player, "last_winrate", None)
+        self.log.evals.append(None if rate is None else [colour.letter, round(rate, 4), getattr(self.player, "last_visits", 0)])
+        return answer, seconds
 
 
 def no_resign(spec: str) -> str:

@@ -214,3 +214,18 @@ def test_the_one_record_writes_the_results_line_live_feed_and_sgf_as_before(name
     assert "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in feed) == (DATA / f"{name}.live.jsonl").read_text()
     expected_sgf = (DATA / f"{name}.sgf").read_text().replace("AP[margo-gtp:0.1.0]", f"AP[margo-gtp:{margo_gtp.__version__}]")
     assert sgf_text == expected_sgf
+
+
+SELFPLAY_TIMED = ("seconds", "longest_move", "mean_move")
+
+
+@pytest.mark.parametrize("line", (DATA / "selfplay.jsonl").read_text().splitlines(), ids=lambda line: json.loads(line)["case"][0])
+def test_self_play_through_the_loop_records_what_it_did_before(line):
+    """Seeded games (a capped one, an opening, a resignation) against self-play's own loop at 0b151dc."""
+    from margo_adapters.selfplay import play_game as self_play
+
+    case = json.loads(line)
+    white, black, rules, seeds, cap, opening = case["case"]
+    record = self_play(white, black, Rules(**rules), tuple(seeds), cap, opening)
+    assert {key: value for key, value in record.items() if key not in SELFPLAY_TIMED} == case["record"]
+    assert set(record["longest_move"]) == set(record["mean_move"]) == {"W", "B"}
