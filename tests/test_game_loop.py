@@ -229,3 +229,19 @@ def test_self_play_through_the_loop_records_what_it_did_before(line):
     record = self_play(white, black, Rules(**rules), tuple(seeds), cap, opening)
     assert {key: value for key, value in record.items() if key not in SELFPLAY_TIMED} == case["record"]
     assert set(record["longest_move"]) == set(record["mean_move"]) == {"W", "B"}
+
+
+def test_the_web_board_writes_its_sgf_from_the_one_record():
+    """Players named by the colour held at the start (a swap exchanges the seats), a
+    human's moves without a time, the result once the game is over."""
+    from margo_gtp import sgf
+    from margo_gtp.web.game import EngineRegistry, Seat, WebGame
+
+    game = WebGame("g1", Rules(size=3, swap=True), {W: Seat("human"), B: Seat("mcts")}, 1.0, EngineRegistry({}))
+    for text, colour, seconds in [("B2:1", W, None), ("swap", B, 0.5), ("A1:1", B, None), ("C3:1", W, 0.25)]:
+        game._push(Move.from_gtp(text, 3), colour, seconds)
+    assert game.seats[W].player == "mcts"  # the seats swapped with the colours
+    expected = sgf.record_from_board(game.board, result=None, white_name="human", black_name="mcts", times=[None, 0.5, None, 0.25])
+    assert game.sgf() == sgf.dumps(expected)
+    game._finish(game.board.outcome_by_resignation(B))
+    assert "RE[W+R]" in game.sgf() and game.record().end.reason == RESIGNATION

@@ -14,10 +14,10 @@ and the web board (:mod:`margo_gtp.web.game`) play their games through it.
 
 from margo_gtp.game.bots import Bot, GtpBot, PlayerBot
 from margo_gtp.game.faults import EngineFault, EngineStartError
-from margo_gtp.game.loop import GameEnd, adjudicate, forfeit, judge, play_game, relay
+from margo_gtp.game.loop import GameEnd, adjudicate, end_of, forfeit, judge, play_game, relay
 from margo_gtp.game.record import GameRecord, feed_move, sgf_name
 
 __all__ = [
     "Bot", "EngineFault", "EngineStartError", "GameEnd", "GameRecord", "GtpBot", "PlayerBot", "adjudicate",
-    "feed_move", "forfeit", "judge", "play_game", "relay", "sgf_name",
+    "end_of", "feed_move", "forfeit", "judge", "play_game", "relay", "sgf_name",
 ]

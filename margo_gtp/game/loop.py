@@ -8,6 +8,7 @@ other than the rules lives here too, for the referee, self-play and the web boar
 
 - :func:`judge`: the move a bot's answer names, if legal now (else a forfeit);
 - :func:`forfeit`: the end of a game lost by a fault (``W+F``, or ``W+T`` for time);
+- :func:`end_of`: the end the rules core says (or a resignation it recorded);
 - :func:`relay`: book or setup moves told to both bots (a bot that refuses one forfeits);
 - adjudication with the rules' own ``scoring`` (komi added to White): after ``max_moves``
   moves, or when one side has led by a margin for a number of moves (cutechess ``-resign``).
@@ -23,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from margo_gtp.engine import Board, Colour, Move
+from margo_gtp.engine import Board, Colour, Move, Outcome
 from margo_gtp.vertex import InvalidVertexError
 
 from margo_gtp.game.faults import (
@@ -41,7 +42,7 @@ from margo_gtp.game.faults import (
 if TYPE_CHECKING:
     from margo_gtp.game.bots import Bot
 
-__all__ = ["GameEnd", "MarginRule", "MoveObserver", "adjudicate", "forfeit", "judge", "play_game", "relay"]
+__all__ = ["GameEnd", "MarginRule", "MoveObserver", "adjudicate", "end_of", "forfeit", "judge", "play_game", "relay"]
 
 #: Told each accepted move entry: ``{"colour", "move", "engine", "seconds"}``.
 MoveObserver = Callable[[dict[str, Any]], None]
@@ -107,6 +108,11 @@ def play_game(
             other.play(colour, move)
         except EngineFault as fault:
             return forfeit(next(c for c, bot in bots.items() if bot is other), fault, moves)
+    return end_of(outcome, moves)
+
+
+def end_of(outcome: Outcome, moves: list[dict[str, Any]]) -> GameEnd:
+    """The end of a game the rules core ended (or a resignation it recorded)."""
     return GameEnd(outcome.winner, outcome.result(), outcome.termination.value, moves)
 
 

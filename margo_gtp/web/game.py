@@ -6,6 +6,15 @@ is checked the same way. Engines are GTP subprocesses driven through the public 
 :mod:`margo_gtp.client`; the blocking client calls run in a worker thread
 (a thread pool of their own, :data:`ENGINE_THREADS`) so the event loop keeps serving the page.
 
+How it uses the house game loop (:mod:`margo_gtp.game`): the page is interactive (human
+seats, undo, engines that come and go), so it cannot hand the game to
+:func:`~margo_gtp.game.loop.play_game`, which runs a game from start to end. It shares the
+loop's pieces instead: an engine's answer is judged by :func:`~margo_gtp.game.loop.judge`
+(an answer the referee would forfeit stops the game here with the same fault reason and
+detail), the end of the game is the loop's (:func:`~margo_gtp.game.loop.end_of`: what the
+rules core says, or a resignation), and the SGF is written from the one game record
+(:class:`~margo_gtp.game.record.GameRecord`, :meth:`WebGame.record`).
+
 Engine processes live only while a page watches the game: :meth:`WebGame.detach` of the last
 page quits them, and the next engine turn after a reconnect starts them again (the client
 sends the whole game to a fresh engine, so nothing is lost). This is how closed tabs leak no
@@ -16,7 +25,8 @@ Choices where the brief is silent (as GoGui and Sabaki do):
 * After a swap the two seats exchange colours, as the players do (rules R7).
 * An engine that crashes, times out or plays an illegal move stops the game with a message
   naming the engine; the game (and its SGF) is kept and can go on against another engine
-  (:meth:`WebGame.set_seat`).
+  (:meth:`WebGame.set_seat`). This is where the page differs from the referee, which
+  records a forfeit: here a person is at the board and decides.
 """
 
 from __future__ import annotations
@@ -35,6 +45,9 @@ from typing import Any
 
 from margo_gtp import sgf
 from margo_gtp.engine import Board, Colour, IllegalMoveError, InvalidVertexError, Move, Outcome, Rules, Termination
+from margo_gtp.game.faults import EngineFault
+from margo_gtp.game.loop import end_of, judge
+from margo_gtp.game.record import GameRecord
 from margo_gtp.web.view import frame
 
 log = logging.getLogger(__name__)
@@ -338,15 +351,19 @@ class WebGame:
             seat.engine = None
             if self.store is not None:
                 self.store.save(self)
-        elif result.resigned:
-            self._finish(self.board.outcome_by_resignation(colour))
         else:
             seconds = round(time.monotonic() - started, 3)
+            answer = "resign" if result.resigned else result.move.gtp()
             try:  # the client has checked legality already; the board is the judge all the same
-                self._push(result.move, colour, seconds)
-            except GameError as refused:
-                seat.crashed = f"engine {seat.player} played an illegal move ({refused})"
+                move = judge(self.board, answer, colour)
+            except EngineFault as fault:
+                seat.crashed = f"engine {seat.player} played an illegal move ({fault.reason}: {fault.detail})"
                 self.message = seat.crashed
+            else:
+                if move is None:
+                    self._finish(self.board.outcome_by_resignation(colour))
+                else:
+                    self._push(move, colour, seconds)
         await self.broadcast()
 
     async def _call_engine(self, engine: Any, name: str, generation: int, method: str, board: Board,
@@ -474,18 +491,19 @@ class WebGame:
 
     # ------------------------------------------------------------------ records
 
+    def record(self) -> GameRecord:
+        """The game so far as the one game record; its players are labelled by the colour
+        each held at the start (the seats follow a swap, the labels do not)."""
+        names = {colour.letter: seat.player for colour, seat in self.seats.items()}
+        if self.board.swapped:
+            names = {Colour.parse(letter).opponent.letter: name for letter, name in names.items()}
+        moves = [{"colour": colour.letter, "move": move.gtp(), "engine": None, "seconds": seconds}
+                 for (colour, move), seconds in zip(self.board.history, self.times, strict=False)]
+        return GameRecord(self.rules, names, {"W": Colour.WHITE, "B": Colour.BLACK}, self.board, moves=moves,
+                          end=end_of(self.outcome, moves) if self.outcome is not None else None)
+
     def sgf(self) -> str:
-        names = {colour: seat.player for colour, seat in self.seats.items()}
-        if self.board.swapped:  # the record names the players by the colour each held at the start
-            names = {colour.opponent: name for colour, name in names.items()}
-        record = sgf.record_from_board(
-            self.board,
-            result=self.outcome.result() if self.outcome is not None else None,
-            white_name=names[Colour.WHITE],
-            black_name=names[Colour.BLACK],
-            times=list(self.times),
-        )
-        return sgf.dumps(record)
+        return self.record().sgf_text()
 
 
 def _kill(engine: Any) -> None:
