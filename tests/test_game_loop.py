@@ -245,3 +245,13 @@ def test_the_web_board_writes_its_sgf_from_the_one_record():
     assert game.sgf() == sgf.dumps(expected)
     game._finish(game.board.outcome_by_resignation(B))
     assert "RE[W+R]" in game.sgf() and game.record().end.reason == RESIGNATION
+
+
+def test_self_play_stops_on_a_player_that_breaks_the_rules(monkeypatch):
+    """In self-play a forfeit is a bug in a player: it raises, naming the player."""
+    import margo_gtp.players as players
+    from margo_adapters.selfplay import play_game as self_play
+
+    monkeypatch.setitem(players._REGISTRY, "wrong", lambda options, seed: WrongPlayer([Move.PASS]))
+    with pytest.raises(RuntimeError, match=r"^wrong broke the rules: genmove W answered 'pass', illegal in this position$"):
+        self_play("wrong", "random", Rules(size=3), (1, 2), 10)
