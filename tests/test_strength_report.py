@@ -70,7 +70,9 @@ def spent(games: list[dict], colour_of_a: str, other: str) -> str:
         seconds += game["mean_move"][colour] * count
         moves += count
         visits += [entry[2] for entry in game["evals"] if entry is not None and entry[0] == colour]
-    text = f"{seconds / moves:.2f} s"
+    # The report rounds the mean to 3 places (its --json figure) and prints that with 2, so
+    # this rounds the same way: 0.00499 is "0.01 s" there, and must be here.
+    text = f"{round(seconds / moves, 3):.2f} s"
     return text + (f" and {round(sum(visits) / len(visits)):,} root visits" if visits else "")
 
 
