@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, core
-from margo_gtp.engine.board import Board as PythonBoard
+from margo_gtp.engine.board import PythonCore
 
 needs_native = pytest.mark.skipif(not core.native_available(), reason="native core not built")
 
@@ -50,19 +50,19 @@ def _core_in_subprocess(env_value: str | None) -> subprocess.CompletedProcess:
     env.pop("MARGO_CORE", None)
     if env_value is not None:
         env["MARGO_CORE"] = env_value
-    code = "from margo_gtp.engine import Board, core_name; print(core_name(), type(Board(size=3)).__name__)"
+    code = "from margo_gtp.engine import Board, core_name; print(core_name(), type(Board(size=3)._core).__name__)"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
 
 
 @needs_native
 def test_default_core_is_native_when_built():
     result = _core_in_subprocess(None)
-    assert (result.stdout, result.stderr) == ("native NativeBoard\n", "")
+    assert (result.stdout, result.stderr) == ("native NativeCore\n", "")
 
 
 def test_margo_core_python_selects_the_reference():
     result = _core_in_subprocess("python")
-    assert (result.stdout, result.stderr) == ("python Board\n", "")
+    assert (result.stdout, result.stderr) == ("python PythonCore\n", "")
 
 
 def test_bad_margo_core_falls_back_with_one_line():
@@ -89,7 +89,7 @@ def both_cores():
         core.set_core("native")
         native_board = Board(rules)
         core.set_core(previous)
-        assert type(python_board) is PythonBoard and type(native_board) is not PythonBoard
+        assert type(python_board._core) is PythonCore and type(native_board._core) is not PythonCore
         return python_board, native_board
 
     yield make
@@ -123,7 +123,8 @@ def state_of(board: Board) -> tuple:
         board.swapped, board.zobrist_key, board.ball_counts(), board.score("balls"), board.score("territory"),
         board.territory_masks(), board.group_freedoms(Colour.WHITE), board.group_freedoms(Colour.BLACK),
         board.groups(), board.outcome(), board.ply, board.peek(),
-        board._balls, board._buried, board._supported_empty, board._unsettled, board._key, board._buried_key,
+        board._core._balls, board._core._buried, board._core._supported_empty, board._core._unsettled,
+        board._core._key, board._core._buried_key,
     )
 
 
@@ -216,7 +217,7 @@ def test_setup_positions_agree(both_cores):
                           all_freedoms=rng.random() < 0.5)
             python_board, native_board = both_cores(rules)
             for point in python_board.geometry.points:  # fill bottom-up at random
-                if rng.random() < 0.5 and python_board._supported_empty >> python_board.geometry.index[point] & 1:
+                if rng.random() < 0.5 and python_board._core._supported_empty >> python_board.geometry.index[point] & 1:
                     colour = rng.choice(list(Colour))
                     python_board.setup({point: colour})
                     native_board.setup({point: colour})
@@ -264,7 +265,7 @@ def test_other_generators_drive_the_same_game(both_cores, make_rng):
 @given(rules=random_rules(), seed=st.integers(0, 2**32 - 1), prefix=st.integers(0, 60),
        max_moves=st.integers(0, 400), tactics=st.sampled_from([0.0, 0.5, 0.9, 1.0]))
 def test_heavy_playouts_are_the_same_game(both_cores, rules, seed, prefix, max_moves, tactics):
-    """The heavy playout policy in C (NativeBoard.heavy_playout) plays the game of the
+    """The heavy playout policy in C (NativeCore.heavy_playout) plays the game of the
     Python policy (playout_policy.HeavyPolicy on the Python core): same moves, same count,
     the generator left in the same state, after a random opening under random rules."""
     from margo_gtp.players.playout_policy import HeavyPolicy
@@ -542,14 +543,14 @@ def test_mcts_core_option_searches_on_that_core(both_cores, monkeypatch, search_
     """``mcts:core=...`` searches a copy on the named core, whatever core the game board is
     on: a seeded search builds the same tree either way (the cores play the same
     simulations), and every board the search plays on is on that core."""
-    from margo_gtp.engine.native import NativeBoard
+    from margo_gtp.engine.native import NativeCore
     from margo_gtp.players import make_player, mcts
 
     seen_types = set()
     real_seeded_playout = mcts.seeded_playout
 
     def spy(board, *args, **kwargs):
-        seen_types.add(type(board))
+        seen_types.add(type(board._core))
         return real_seeded_playout(board, *args, **kwargs)
 
     monkeypatch.setattr(mcts, "seeded_playout", spy)
@@ -560,7 +561,7 @@ def test_mcts_core_option_searches_on_that_core(both_cores, monkeypatch, search_
         root = player.search(board, board.to_move, playouts=120)
         trees.append([(child.move, child.n, child.w, child.rave_n) for child in root.children])
     assert trees[0] == trees[1]
-    assert seen_types == {NativeBoard if search_core == "native" else PythonBoard}
+    assert seen_types == {NativeCore if search_core == "native" else PythonCore}
 
 
 # -- the MCTS selection step in C (_native.uct_select) -------------------------------------

@@ -139,31 +139,19 @@ def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-#: The C-backed Board subclass while the native core is selected; set by
-#: :func:`margo_gtp.engine.core.set_core` (None: this module's pure-Python Board).
-_native_board: type | None = None
+class PythonCore:
+    """The pure-Python rules core: the state of one position and the rules that change it
+    (see the module docstring). This is the reference; ``_native.c`` mirrors it
+    (:class:`~margo_gtp.engine.native.NativeCore`). A :class:`Board` holds one core and
+    is the public API; a core is never shared between boards.
 
-
-class Board:
-    """A MarGo position with its history since the root (see the module docstring).
-
-    >>> board = Board(Rules(size=4))
-    >>> board.push(Move.from_gtp("B2", 4)); board.to_move
-    <Colour.BLACK: 1>
+    What a :class:`Board` reads of its core, on either core: the state attributes
+    ``_balls`` (``[white, black]`` bit sets), ``_buried``, ``_key``, ``_to_move`` (0/1),
+    ``_captured``, ``_swapped``, ``_end``, ``_root`` and ``_g`` (the geometry), and the
+    methods it delegates to (``push``, ``pop``, ``legal_moves``, ``score``, ...).
     """
 
-    def __new__(cls, *args, **kwargs) -> "Board":
-        # While the native core is selected (margo_gtp.engine.core), Board(...) builds its
-        # C-backed subclass: same API, so callers never know which core runs.
-        if cls is Board and _native_board is not None:
-            cls = _native_board
-        return object.__new__(cls)
-
-    def __init__(self, rules: Rules | None = None, *, size: int | None = None) -> None:
-        if rules is None:
-            rules = Rules() if size is None else Rules(size=size)
-        elif size is not None and size != rules.size:
-            rules = rules.replace(size=size)
+    def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self._g: Geometry = geometry(rules.size)
         self._links = self._g.links if rules.bridge_cutting else self._g.links_uncut
@@ -178,7 +166,6 @@ class Board:
     # ------------------------------------------------------------------ basic state
 
     def clear(self) -> None:
-        """Empty board, the first player to move, history cleared."""
         self._balls = [0, 0]
         self._buried = 0
         self._key = 0
@@ -202,49 +189,16 @@ class Board:
         self._placement_cache: tuple[int, int, bool] | None = None
 
     @property
-    def size(self) -> int:
-        return self.rules.size
-
-    @property
-    def to_move(self) -> Colour:
-        return (WHITE, BLACK)[self._to_move]  # the same members as Colour(c), without the enum call
-
-    @property
-    def captured(self) -> dict[Colour, int]:
-        """Balls captured *by* each colour since the root."""
-        return {WHITE: self._captured[0], BLACK: self._captured[1]}
-
-    @property
-    def swapped(self) -> bool:
-        """True once a swap was played (the players exchanged colours)."""
-        return self._swapped
-
-    @property
     def history(self) -> list[tuple[Colour, Move]]:
-        """Moves since the root, oldest first, with the colour that played each."""
         return [(Colour(entry[0]), entry[1]) for entry in self._stack]
 
     @property
     def ply(self) -> int:
-        """Moves since the root (``len(board.history)``, without building the list)."""
         return len(self._stack)
 
     @property
     def move_stack(self) -> list[Move]:
         return [entry[1] for entry in self._stack]
-
-    @property
-    def zobrist_key(self) -> int:
-        """64-bit key of the full position: every ball (buried included) and the colour to move."""
-        return self._key ^ self._g.zobrist_to_move[self._to_move]
-
-    @property
-    def root_to_move(self) -> Colour:
-        return Colour(self._root[2])
-
-    def root_balls(self) -> dict[Point, Colour]:
-        """The position at the root (after :meth:`clear`, :meth:`setup` or :meth:`set_to_move`)."""
-        return self._balls_of(self._root[0], self._root[1])
 
     def get(self, point: Point) -> Colour | None:
         i = self._g.index.get(point)
@@ -257,30 +211,10 @@ class Board:
             return BLACK
         return None
 
-    def balls(self) -> dict[Point, Colour]:
-        """Every ball on the board (buried ones included), in protocol order."""
-        return self._balls_of(self._balls[0], self._balls[1])
-
-    def _balls_of(self, white: int, black: int) -> dict[Point, Colour]:
-        points = self._g.points
-        out = {}
-        m = white | black
-        while m:
-            low = m & -m
-            out[points[low.bit_length() - 1]] = WHITE if white & low else BLACK
-            m ^= low
-        return out
-
-    def buried(self) -> list[Point]:
-        """Buried balls (R8), in protocol order."""
-        return self._g.points_of(self._buried)
-
     def ball_counts(self) -> dict[Colour, int]:
-        """Balls in play per colour, zombies and buried balls included."""
         return {WHITE: self._balls[0].bit_count(), BLACK: self._balls[1].bit_count()}
 
-    def copy(self) -> "Board":
-        """An independent copy with the same history (so undo and repetition carry over)."""
+    def copy(self) -> "PythonCore":
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other._balls = list(self._balls)
@@ -290,46 +224,7 @@ class Board:
         other._position_count = dict(self._position_count)
         return other
 
-    def __eq__(self, other: object) -> bool:
-        """Same rules, balls, side to move, captures and history."""
-        if not isinstance(other, Board):
-            return NotImplemented
-        return (self.rules == other.rules and self._balls == other._balls
-                and self._to_move == other._to_move and self._captured == other._captured
-                and self.history == other.history and self._root == other._root)
-
-    def __repr__(self) -> str:
-        return f"<Board size={self.size} to_move={self.to_move.name} balls={len(self.balls())} moves={len(self._stack)}>"
-
     # ------------------------------------------------------------------ setup
-
-    def setup(self, balls: Mapping[Point, Colour] | Iterable[tuple[Point, Colour]], to_move: Colour | None = None) -> None:
-        """Add balls to the current position without resolving captures (for scripting).
-
-        Balls may come in any order: lower levels are placed first. All or nothing: an
-        occupied, duplicated, off-board or unsupported point (once the others are placed)
-        raises :class:`IllegalMoveError` and nothing is placed. ``max_level`` is not
-        enforced here. The result becomes the new root: history and captures are reset.
-        """
-        items = list(balls.items()) if isinstance(balls, Mapping) else list(balls)
-        g = self._g
-        white, black = self._balls
-        seen: set[Point] = set()
-        for point, colour in sorted(items, key=lambda pc: (pc[0].level, pc[0].y, pc[0].x)):
-            i = g.index.get(point)
-            if i is None:
-                raise IllegalMoveError(f"illegal setup: {point!r} is off the board")
-            if point in seen or (white | black) & g.bit[i]:
-                raise IllegalMoveError(f"illegal setup: {format_vertex(point)} is occupied")
-            if g.support[i] & (white | black) != g.support[i]:
-                raise IllegalMoveError(f"illegal setup: {format_vertex(point)} is not supported")
-            seen.add(point)
-            if Colour(colour) is WHITE:
-                white |= g.bit[i]
-            else:
-                black |= g.bit[i]
-        self._load(white, black)
-        self._set_root(self._to_move if to_move is None else to_move)
 
     def _load(self, white: int, black: int) -> None:
         """Set the balls and recompute everything derived from them."""
@@ -358,10 +253,6 @@ class Board:
         self._key, self._buried, self._buried_key = key, buried, buried_key
         self._supported_empty = supported_empty
         self._unsettled = self._unsettled_mask()
-
-    def set_to_move(self, colour: Colour) -> None:
-        """Set the colour to move; the current position becomes the new root."""
-        self._set_root(colour)
 
     # ------------------------------------------------------------------ repetition
 
@@ -457,12 +348,6 @@ class Board:
     def _free_points(self, occ: int, supported_empty: int) -> int:
         return supported_empty if self.rules.all_freedoms else self._g.board_plane & ~occ
 
-    def groups(self) -> list[tuple[Colour, list[Point], bool]]:
-        """Every group (R11) as ``(colour, points, has_freedom)``, for analysis and display."""
-        points_of = self._g.points_of
-        return [(Colour(colour), points_of(group), bool(freedoms))
-                for colour, group, freedoms in self._each_group((0, 1))]
-
     def _each_group(self, colours):
         """``(colour, group, freedoms)`` bit sets for every group of ``colours``."""
         occ = self._balls[0] | self._balls[1]
@@ -480,28 +365,16 @@ class Board:
 
     # -- bit-set views for players and analysis (indices of :attr:`geometry`) ---------
 
-    @property
-    def geometry(self) -> Geometry:
-        """The shared tables of this board size; bit ``i`` of a mask is ``geometry.points[i]``."""
-        return self._g
-
     def ball_mask(self, colour: Colour) -> int:
-        """Bit set of ``colour``'s balls (buried ones included)."""
         return self._balls[int(colour)]
 
     def buried_mask(self) -> int:
         return self._buried
 
     def group_freedoms(self, colour: Colour) -> list[tuple[int, int]]:
-        """``(group, freedoms)`` bit sets for every group of ``colour`` (R11, R12): buried
-        balls belong to none; freedoms follow ``all_freedoms``."""
         return [(group, freedoms) for _, group, freedoms in self._each_group((int(colour),))]
 
     def group_at(self, index: int) -> tuple[int, int] | None:
-        """``(group, freedoms)`` bit sets of the group holding the ball at point ``index``
-        (R11; freedoms follow ``all_freedoms`` as in :meth:`group_freedoms`), or None when
-        the point is empty or its ball is buried (it belongs to no group). One group is
-        walked, not every group of the colour. Raises IndexError for an index off the board."""
         if not 0 <= index < self._g.count:
             raise IndexError("point index out of range")
         bit = 1 << index
@@ -515,14 +388,9 @@ class Board:
         return group, self._freedoms_of(group, self._free_points(occ, self._supported_empty))
 
     def moves_since(self, ply: int) -> list[tuple[int, Move]]:
-        """``(colour as int, move)`` for the moves after the first ``ply`` of the history
-        (cheap for the tail of a long game, unlike :attr:`history`)."""
         return [(entry[0], entry[1]) for entry in self._stack[ply:]]
 
     def played_points_since(self, ply: int) -> tuple[set[int], set[int]]:
-        """The flat point indices (``geometry.index``) of the placements after the first
-        ``ply`` moves, as fresh (white, black) sets: the AMAF statistics of MCTS, with no
-        Move per entry (the native core builds them without Python objects per move)."""
         index = self._g.index
         played: tuple[set[int], set[int]] = (set(), set())
         for colour, move in self.moves_since(max(ply, 0)):  # a negative ply means 0, as in C
@@ -557,10 +425,6 @@ class Board:
             if not freedoms and self._has_top(group, occ):
                 unsettled |= group
         return unsettled
-
-    def zombies(self) -> list[Point]:
-        """Zombies (R15): balls of freedomless groups with something resting on them."""
-        return self._g.points_of(self._zombie_mask())
 
     # ------------------------------------------------------------------ resolving a placement
 
@@ -734,7 +598,8 @@ class Board:
     def _point_index(self, move: Move) -> int:
         i = self._g.index.get(move.point)
         if i is None:
-            raise IllegalMoveError(f"illegal move: {move!r} is off a {self.size}x{self.size} board")
+            size = self.rules.size
+            raise IllegalMoveError(f"illegal move: {move!r} is off a {size}x{size} board")
         return i
 
     def _check_placeable(self, i: int) -> str | None:
@@ -753,7 +618,6 @@ class Board:
                 and c == self._to_move and self._end is None)
 
     def is_legal(self, move: Move, colour: Colour | None = None) -> bool:
-        """True if ``colour`` (default: the side to move) may play ``move`` now."""
         try:
             self._prepare(move, colour)
         except IllegalMoveError:
@@ -783,11 +647,6 @@ class Board:
         raise IllegalMoveError(f"illegal move: {move.gtp()} for {Colour(c).name}: {reason}")
 
     def push(self, move: Move, colour: Colour | None = None) -> None:
-        """Play ``move`` for ``colour`` (default: the side to move); then the opponent of
-        ``colour`` is to move (after a swap the side to move is unchanged).
-
-        Raises :class:`IllegalMoveError` (the board unchanged) if the move is illegal.
-        """
         c, state = self._prepare(move, colour)
         self._commit(move, c, state)
 
@@ -822,7 +681,6 @@ class Board:
             self._swapped = True
 
     def pop(self) -> Move:
-        """Undo the last move exactly. Raises IndexError at the root."""
         if not self._stack:
             raise IndexError("pop from a board with no moves since the root")
         self._version += 1
@@ -868,9 +726,6 @@ class Board:
         return self._resolve(i, c) is not None
 
     def legal_moves(self, colour: Colour | None = None) -> list[Move]:
-        """Every legal move of ``colour`` (default: side to move), placements sorted by level,
-        row, column, then ``Move.SWAP`` when legal, then ``Move.PASS`` when passing is
-        allowed. Empty when the game is over or ``colour`` cannot move."""
         if self._end is not None:
             return []
         c = self._to_move if colour is None else int(colour)
@@ -890,7 +745,6 @@ class Board:
         return out
 
     def has_legal_placement(self, colour: Colour | None = None) -> bool:
-        """True if ``colour`` (default: side to move) can place a ball somewhere."""
         c = self._to_move if colour is None else int(colour)
         cached = self._placement_cache
         if cached is not None and cached[0] == self._version and cached[1] == c:
@@ -908,36 +762,7 @@ class Board:
 
     # ------------------------------------------------------------------ end and score
 
-    def is_game_over(self) -> bool:
-        return self.outcome() is not None
-
-    def outcome(self) -> Outcome | None:
-        """The outcome if the game is over (R17, R20, R21), else None. Resignation is the
-        caller's business: see :meth:`outcome_by_resignation`."""
-        if self._end is not None:
-            termination, winner, margin = self._end
-            if termination is Termination.TWO_PASSES:
-                white, black = self.score("territory")
-                return Outcome(termination, _winner(white, black), white, black)
-            white, black = self.score()
-            return Outcome(termination, None if winner is None else Colour(winner), white, black, margin)
-        if self.rules.allow_pass or self.has_legal_placement():
-            return None
-        if self._swap_legal(self._to_move):
-            return None
-        white, black = self.score()
-        return Outcome(Termination.NO_LEGAL_MOVE, _winner(white, black), white, black)
-
-    def outcome_by_resignation(self, loser: Colour) -> Outcome:
-        white, black = self.score()
-        return Outcome(Termination.RESIGNATION, Colour(loser).opponent, white, black)
-
     def score(self, scoring: str | None = None) -> tuple[float, float]:
-        """``(white, black)`` under ``scoring`` (default: the rules' scoring), komi added to White.
-
-        ``balls`` (R18): every ball in play. ``territory`` (R19): non-zombie balls, the other
-        side's zombies and the pyramid-closure territory.
-        """
         scoring = scoring or self.rules.scoring
         komi = self.rules.komi
         if scoring == "balls":
@@ -952,8 +777,6 @@ class Board:
         return scores[0] + komi, float(scores[1])
 
     def territory_masks(self, zombies: int | None = None) -> tuple[int, int]:
-        """Territory bit sets ``(white, black)`` by the pyramid closure of R19, up to the
-        highest playable level (``max_level``): no ball can stand above it."""
         g = self._g
         if zombies is None:
             zombies = self._zombie_mask()
@@ -1008,9 +831,6 @@ class Board:
         return self._random_playout(rng.random, max_moves)
 
     def seeded_playout(self, seed: int, max_moves: int = 2000) -> int:
-        """:meth:`random_playout` drawing from a splitmix64 generator seeded with ``seed``
-        (see :func:`splitmix64`): a fixed, documented generator that the native core
-        implements too, so MCTS plays the same simulations on both cores."""
         return self._random_playout(splitmix64(seed), max_moves)
 
     def _random_playout(self, rand, max_moves: int) -> int:
@@ -1077,6 +897,335 @@ class Board:
                         where[last] = r
                     where[i] = -1
         return played
+
+
+class Board:
+    """A MarGo position with its history since the root: the public API (python-chess
+    style), over the rules core it holds.
+
+    The core is chosen when the board is made: :attr:`core_class`, which is
+    :class:`PythonCore` or, while the native core is selected (``MARGO_CORE``,
+    :func:`margo_gtp.engine.core.set_core`), :class:`~margo_gtp.engine.native.NativeCore`.
+    A board keeps its core for life (:meth:`copy` copies it). Both cores play the same
+    MarGo, so callers never need to know which one runs. On the native core a board also
+    has the core's bulk calls ``simulate`` and ``heavy_playout`` (see
+    :mod:`margo_gtp.engine.native`); players look them up with ``getattr``.
+
+    >>> board = Board(Rules(size=4))
+    >>> board.push(Move.from_gtp("B2", 4)); board.to_move
+    <Colour.BLACK: 1>
+    """
+
+    #: The core class of new boards; :func:`margo_gtp.engine.core.set_core` sets it.
+    core_class: ClassVar[type] = PythonCore
+
+    def __init__(self, rules: Rules | None = None, *, size: int | None = None) -> None:
+        if rules is None:
+            rules = Rules() if size is None else Rules(size=size)
+        elif size is not None and size != rules.size:
+            rules = rules.replace(size=size)
+        self._hold(self.core_class(rules))
+
+    def _hold(self, core) -> None:
+        self.rules: Rules = core.rules
+        self._core = core
+        # The hot paths are the core's own bound methods, not methods of this class that
+        # would call them: MCTS and the playout policies call these per move or per
+        # simulation, and one more Python call each is measurable (push + pop on the
+        # native core, docs/native-core.md). The methods of the same names below are
+        # what they do, documented; an instance attribute takes precedence over them.
+        self.push = core.push
+        self.pop = core.pop
+        self.legal_moves = core.legal_moves
+        try:  # the native core's bulk calls; players look them up with getattr
+            self.simulate, self.heavy_playout = core.simulate, core.heavy_playout
+        except AttributeError:
+            pass
+
+    def __reduce__(self):
+        """Pickle and ``copy.deepcopy`` through the core (the bound methods are rebuilt)."""
+        return (_board_holding, (self._core,))
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def size(self) -> int:
+        return self.rules.size
+
+    @property
+    def to_move(self) -> Colour:
+        return (WHITE, BLACK)[self._core._to_move]  # the same members as Colour(c), without the enum call
+
+    @property
+    def captured(self) -> dict[Colour, int]:
+        """Balls captured *by* each colour since the root."""
+        captured = self._core._captured
+        return {WHITE: captured[0], BLACK: captured[1]}
+
+    @property
+    def swapped(self) -> bool:
+        """True once a swap was played (the players exchanged colours)."""
+        return self._core._swapped
+
+    @property
+    def history(self) -> list[tuple[Colour, Move]]:
+        """Moves since the root, oldest first, with the colour that played each."""
+        return self._core.history
+
+    @property
+    def ply(self) -> int:
+        """Moves since the root (``len(board.history)``, without building the list)."""
+        return self._core.ply
+
+    @property
+    def move_stack(self) -> list[Move]:
+        return self._core.move_stack
+
+    @property
+    def zobrist_key(self) -> int:
+        """64-bit key of the full position: every ball (buried included) and the colour to move."""
+        core = self._core
+        return core._key ^ core._g.zobrist_to_move[core._to_move]
+
+    @property
+    def root_to_move(self) -> Colour:
+        return Colour(self._core._root[2])
+
+    def root_balls(self) -> dict[Point, Colour]:
+        """The position at the root (after :meth:`clear`, :meth:`setup` or :meth:`set_to_move`)."""
+        root = self._core._root
+        return self._balls_of(root[0], root[1])
+
+    def get(self, point: Point) -> Colour | None:
+        """The colour of the ball at ``point``; None for an empty or off-board point."""
+        return self._core.get(point)
+
+    def balls(self) -> dict[Point, Colour]:
+        """Every ball on the board (buried ones included), in protocol order."""
+        white, black = self._core._balls
+        return self._balls_of(white, black)
+
+    def _balls_of(self, white: int, black: int) -> dict[Point, Colour]:
+        points = self._core._g.points
+        out = {}
+        m = white | black
+        while m:
+            low = m & -m
+            out[points[low.bit_length() - 1]] = WHITE if white & low else BLACK
+            m ^= low
+        return out
+
+    def buried(self) -> list[Point]:
+        """Buried balls (R8), in protocol order."""
+        return self._core._g.points_of(self._core._buried)
+
+    def ball_counts(self) -> dict[Colour, int]:
+        """Balls in play per colour, zombies and buried balls included."""
+        return self._core.ball_counts()
+
+    def copy(self) -> "Board":
+        """An independent copy with the same history (so undo and repetition carry over),
+        on the same core."""
+        other = object.__new__(Board)
+        other._hold(self._core.copy())
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        """Same rules, balls, side to move, captures and history (whatever the cores)."""
+        if not isinstance(other, Board):
+            return NotImplemented
+        mine, theirs = self._core, other._core
+        return (self.rules == other.rules and mine._balls == theirs._balls
+                and mine._to_move == theirs._to_move and mine._captured == theirs._captured
+                and self.history == other.history and mine._root == theirs._root)
+
+    def __repr__(self) -> str:
+        return f"<Board size={self.size} to_move={self.to_move.name} balls={len(self.balls())} moves={self.ply}>"
+
+    # ------------------------------------------------------------------ setup
+
+    def clear(self) -> None:
+        """Empty board, the first player to move, history cleared."""
+        self._core.clear()
+
+    def setup(self, balls: Mapping[Point, Colour] | Iterable[tuple[Point, Colour]], to_move: Colour | None = None) -> None:
+        """Add balls to the current position without resolving captures (for scripting).
+
+        Balls may come in any order: lower levels are placed first. All or nothing: an
+        occupied, duplicated, off-board or unsupported point (once the others are placed)
+        raises :class:`IllegalMoveError` and nothing is placed. ``max_level`` is not
+        enforced here. The result becomes the new root: history and captures are reset.
+        """
+        items = list(balls.items()) if isinstance(balls, Mapping) else list(balls)
+        core = self._core
+        g = core._g
+        white, black = core._balls
+        seen: set[Point] = set()
+        for point, colour in sorted(items, key=lambda pc: (pc[0].level, pc[0].y, pc[0].x)):
+            i = g.index.get(point)
+            if i is None:
+                raise IllegalMoveError(f"illegal setup: {point!r} is off the board")
+            if point in seen or (white | black) & g.bit[i]:
+                raise IllegalMoveError(f"illegal setup: {format_vertex(point)} is occupied")
+            if g.support[i] & (white | black) != g.support[i]:
+                raise IllegalMoveError(f"illegal setup: {format_vertex(point)} is not supported")
+            seen.add(point)
+            if Colour(colour) is WHITE:
+                white |= g.bit[i]
+            else:
+                black |= g.bit[i]
+        to_move = core._to_move if to_move is None else _colour_argument(to_move)
+        core._load(white, black)
+        core._set_root(to_move)
+
+    def set_to_move(self, colour: Colour) -> None:
+        """Set the colour to move; the current position becomes the new root."""
+        self._core._set_root(_colour_argument(colour))
+
+    # ------------------------------------------------------------------ moves
+
+    def push(self, move: Move, colour: Colour | None = None) -> None:
+        """Play ``move`` for ``colour`` (default: the side to move); then the opponent of
+        ``colour`` is to move (after a swap the side to move is unchanged).
+
+        Raises :class:`IllegalMoveError` (the board unchanged) if the move is illegal.
+        """
+        self._core.push(move, colour)
+
+    def pop(self) -> Move:
+        """Undo the last move exactly. Raises IndexError at the root."""
+        return self._core.pop()
+
+    def peek(self) -> Move | None:
+        """The last move, or None at the root."""
+        return self._core.peek()
+
+    def is_legal(self, move: Move, colour: Colour | None = None) -> bool:
+        """True if ``colour`` (default: the side to move) may play ``move`` now."""
+        return self._core.is_legal(move, colour)
+
+    def legal_moves(self, colour: Colour | None = None) -> list[Move]:
+        """Every legal move of ``colour`` (default: side to move), placements sorted by level,
+        row, column, then ``Move.SWAP`` when legal, then ``Move.PASS`` when passing is
+        allowed. Empty when the game is over or ``colour`` cannot move."""
+        return self._core.legal_moves(colour)
+
+    def has_legal_placement(self, colour: Colour | None = None) -> bool:
+        """True if ``colour`` (default: side to move) can place a ball somewhere."""
+        return self._core.has_legal_placement(colour)
+
+    def moves_since(self, ply: int) -> list[tuple[int, Move]]:
+        """``(colour as int, move)`` for the moves after the first ``ply`` of the history
+        (cheap for the tail of a long game, unlike :attr:`history`)."""
+        return self._core.moves_since(ply)
+
+    def played_points_since(self, ply: int) -> tuple[set[int], set[int]]:
+        """The flat point indices (``geometry.index``) of the placements after the first
+        ``ply`` moves, as fresh (white, black) sets: the AMAF statistics of MCTS, with no
+        Move per entry (the native core builds them without Python objects per move)."""
+        return self._core.played_points_since(ply)
+
+    # ------------------------------------------------------------------ groups (bit sets of :attr:`geometry`)
+
+    @property
+    def geometry(self) -> Geometry:
+        """The shared tables of this board size; bit ``i`` of a mask is ``geometry.points[i]``."""
+        return self._core._g
+
+    def ball_mask(self, colour: Colour) -> int:
+        """Bit set of ``colour``'s balls (buried ones included)."""
+        return self._core.ball_mask(colour)
+
+    def buried_mask(self) -> int:
+        return self._core.buried_mask()
+
+    def groups(self) -> list[tuple[Colour, list[Point], bool]]:
+        """Every group (R11) as ``(colour, points, has_freedom)``, for analysis and display."""
+        points_of = self._core._g.points_of
+        return [(Colour(colour), points_of(group), bool(freedoms))
+                for colour, group, freedoms in self._core._each_group((0, 1))]
+
+    def group_freedoms(self, colour: Colour) -> list[tuple[int, int]]:
+        """``(group, freedoms)`` bit sets for every group of ``colour`` (R11, R12): buried
+        balls belong to none; freedoms follow ``all_freedoms``."""
+        return self._core.group_freedoms(colour)
+
+    def group_at(self, index: int) -> tuple[int, int] | None:
+        """``(group, freedoms)`` bit sets of the group holding the ball at point ``index``
+        (R11; freedoms follow ``all_freedoms`` as in :meth:`group_freedoms`), or None when
+        the point is empty or its ball is buried (it belongs to no group). One group is
+        walked, not every group of the colour. Raises IndexError for an index off the board."""
+        return self._core.group_at(index)
+
+    def zombies(self) -> list[Point]:
+        """Zombies (R15): balls of freedomless groups with something resting on them."""
+        return self._core._g.points_of(self._core._zombie_mask())
+
+    # ------------------------------------------------------------------ end and score
+
+    def is_game_over(self) -> bool:
+        return self.outcome() is not None
+
+    def outcome(self) -> Outcome | None:
+        """The outcome if the game is over (R17, R20, R21), else None. Resignation is the
+        caller's business: see :meth:`outcome_by_resignation`."""
+        core = self._core
+        end = core._end
+        if end is not None:
+            termination, winner, margin = end
+            if termination is Termination.TWO_PASSES:
+                white, black = core.score("territory")
+                return Outcome(termination, _winner(white, black), white, black)
+            white, black = core.score()
+            return Outcome(termination, None if winner is None else Colour(winner), white, black, margin)
+        if self.rules.allow_pass or core.has_legal_placement():
+            return None
+        if core._swap_legal(core._to_move):
+            return None
+        white, black = core.score()
+        return Outcome(Termination.NO_LEGAL_MOVE, _winner(white, black), white, black)
+
+    def outcome_by_resignation(self, loser: Colour) -> Outcome:
+        white, black = self._core.score()
+        return Outcome(Termination.RESIGNATION, Colour(loser).opponent, white, black)
+
+    def score(self, scoring: str | None = None) -> tuple[float, float]:
+        """``(white, black)`` under ``scoring`` (default: the rules' scoring), komi added to White.
+
+        ``balls`` (R18): every ball in play. ``territory`` (R19): non-zombie balls, the other
+        side's zombies and the pyramid-closure territory.
+        """
+        return self._core.score(scoring)
+
+    def territory_masks(self, zombies: int | None = None) -> tuple[int, int]:
+        """Territory bit sets ``(white, black)`` by the pyramid closure of R19, up to the
+        highest playable level (``max_level``): no ball can stand above it."""
+        return self._core.territory_masks(zombies)
+
+    # ------------------------------------------------------------------ random play
+
+    def random_playout(self, rng: _random.Random | None = None, max_moves: int = 2000) -> int:
+        """Play uniformly random legal moves (passes and swaps included when legal) until the
+        game is over or ``max_moves`` were played; return the number of moves played. The
+        same generator plays the same game on both cores."""
+        return self._core.random_playout(rng, max_moves)
+
+    def seeded_playout(self, seed: int, max_moves: int = 2000) -> int:
+        """:meth:`random_playout` drawing from a splitmix64 generator seeded with ``seed``
+        (see :func:`splitmix64`): a fixed, documented generator that the native core
+        implements too, so MCTS plays the same simulations on both cores."""
+        return self._core.seeded_playout(seed, max_moves)
+
+
+def _board_holding(core) -> Board:
+    """A :class:`Board` around an existing core (copies, unpickling, another core's twin)."""
+    board = object.__new__(Board)
+    board._hold(core)
+    return board
+
+
+def _colour_argument(colour) -> int:
+    return int(colour)
 
 
 _MASK64 = (1 << 64) - 1

@@ -3,8 +3,9 @@
 ``MARGO_CORE=native|python`` selects at import; the default is ``native`` when the
 extension was built (``pip install`` compiles ``_native.c`` when a C compiler is there,
 see docs/native-core.md) and ``python`` otherwise. Both cores play the same MarGo: the
-native one is :class:`~margo_gtp.engine.native.NativeBoard`, a ``Board`` subclass that
-``Board(...)`` returns while it is selected.
+native one is :class:`~margo_gtp.engine.native.NativeCore`, the core a new ``Board``
+holds (:attr:`Board.core_class <margo_gtp.engine.board.Board.core_class>`) while it is
+selected; the pure-Python one is :class:`~margo_gtp.engine.board.PythonCore`.
 
 >>> core_name() in ("native", "python")
 True
@@ -23,32 +24,31 @@ from margo_gtp.engine import board as _board
 CORES = ("native", "python")
 
 
-
 def _load_native() -> tuple[type | None, str | None]:
-    """``(NativeBoard, None)``, or ``(None, why not)`` when the extension is missing or broken."""
+    """``(NativeCore, None)``, or ``(None, why not)`` when the extension is missing or broken."""
     if importlib.util.find_spec("margo_gtp.engine._native") is None:
         return None, "margo_gtp/engine/_native.c was not compiled (no C compiler or Python headers at install time)"
     try:
-        from margo_gtp.engine.native import NativeBoard
+        from margo_gtp.engine.native import NativeCore
     except ImportError as error:
         return None, f"margo_gtp.engine._native does not import: {error}"
-    return NativeBoard, None
+    return NativeCore, None
 
 
-_NativeBoard, _native_error = _load_native()
+_NativeCore, _native_error = _load_native()
 
 _warned = False
 
 
 def native_available() -> bool:
     """True if the native extension was built and imports."""
-    return _NativeBoard is not None
+    return _NativeCore is not None
 
 
 def native_uct_select() -> Callable[..., Any] | None:
     """The C selection step of MCTS (``_native.uct_select``, the loop of
     ``MctsPlayer._descend``) while the native core is selected, else None."""
-    if _board._native_board is None:
+    if core_name() != "native":
         return None
     from margo_gtp.engine import _native
 
@@ -62,7 +62,7 @@ def native_unavailable_reason() -> str | None:
 
 def core_name() -> str:
     """``"native"`` or ``"python"``: the core new boards use."""
-    return "native" if _board._native_board is not None else "python"
+    return "native" if _board.Board.core_class is _NativeCore else "python"
 
 
 def set_core(name: str) -> None:
@@ -73,14 +73,14 @@ def set_core(name: str) -> None:
     """
     if name not in CORES:
         raise ValueError(f"invalid core: {name!r} (allowed native, python)")
-    if name == "native" and _NativeBoard is None:
+    if name == "native" and _NativeCore is None:
         raise ValueError(f"the native core is not built: {_native_error}")
-    _board._native_board = _NativeBoard if name == "native" else None
+    _board.Board.core_class = _NativeCore if name == "native" else _board.PythonCore
 
 
 def board_core(board: _board.Board) -> str:
     """The core ``board`` runs on (fixed when it was made): ``"native"`` or ``"python"``."""
-    return "native" if _NativeBoard is not None and isinstance(board, _NativeBoard) else "python"
+    return "native" if _NativeCore is not None and isinstance(board._core, _NativeCore) else "python"
 
 
 def board_on_core(board: _board.Board, name: str) -> _board.Board:
@@ -93,25 +93,24 @@ def board_on_core(board: _board.Board, name: str) -> _board.Board:
     if board_core(board) == name:
         return board
     if name == "native":
-        if _NativeBoard is None:
+        if _NativeCore is None:
             raise ValueError(f"the native core is not built: {_native_error}")
-        other = _NativeBoard(board.rules)
+        other = _NativeCore(board.rules)
     else:
-        other = object.__new__(_board.Board)  # Board(...) would build the selected core's
-        other.__init__(board.rules)
-    white, black, to_move = board._root
+        other = _board.PythonCore(board.rules)
+    white, black, to_move = board._core._root
     other._load(white, black)
     other._set_root(_board.Colour(to_move))
     for colour, move in board.history:
         other.push(move, colour)
-    return other
+    return _board._board_holding(other)
 
 
 def _select_from_environment() -> None:
     """Apply ``MARGO_CORE``; a bad or unbuildable choice falls back with one stderr line."""
     global _warned
     wanted = os.environ.get("MARGO_CORE", "").strip().lower()
-    default = "native" if _NativeBoard is not None else "python"
+    default = "native" if _NativeCore is not None else "python"
     if not wanted:
         set_core(default)
         return

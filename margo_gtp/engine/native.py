@@ -1,13 +1,15 @@
-"""The native rules core behind the unchanged :class:`~margo_gtp.engine.board.Board` API.
+"""The native rules core: :class:`NativeCore`, held by a
+:class:`~margo_gtp.engine.board.Board` as it would hold the pure-Python
+:class:`~margo_gtp.engine.board.PythonCore`.
 
 PEP 399 style: :mod:`margo_gtp.engine.board` is the readable reference; ``_native.c``
-mirrors its state layout and algorithms in C, and :class:`NativeBoard` is a ``Board``
-subclass whose state lives in a ``_native.State``. Every method that writes the state or
-runs on a hot path (push/pop, legal moves, random playouts, groups, zombies, territory,
-scores) calls the C object; the rest of ``Board`` (setup, balls, outcome, equality, ...) runs
-unchanged on top of read-only properties with the reference's attribute names (``_balls``,
-``_buried``, ``_to_move``, ...). ``Board(...)`` returns a ``NativeBoard`` while the native
-core is selected (:mod:`margo_gtp.engine.core`), so callers never know which core runs.
+mirrors its state layout and algorithms in C, and :class:`NativeCore` offers the
+interface of ``PythonCore`` over a ``_native.State``. Every method that writes the state
+or runs on a hot path (push/pop, legal moves, random playouts, groups, zombies,
+territory, scores) calls the C object; the state attributes ``Board`` reads (``_balls``,
+``_buried``, ``_to_move``, ...) are read-only properties with the reference's names.
+``Board(...)`` holds a ``NativeCore`` while the native core is selected
+(:mod:`margo_gtp.engine.core`), so callers never know which core runs.
 
 Importing this module raises ImportError when the extension was not built.
 """
@@ -19,9 +21,9 @@ import random as _random
 from typing import Iterator
 
 from margo_gtp.engine import _native
-from margo_gtp.engine.board import Board, IllegalMoveError, Move, Termination
+from margo_gtp.engine.board import IllegalMoveError, Move, Termination
 from margo_gtp.engine.geometry import geometry
-from margo_gtp.engine.rules import Colour
+from margo_gtp.engine.rules import Colour, Rules
 from margo_gtp.vertex import Point
 
 _KO_RULE_CODES = {"situational": 0, "positional": 1, "simple": 2, "none": 3}
@@ -64,71 +66,79 @@ def _uses_mersenne_twister(rng: object) -> bool:
             and kind.getstate is _random.Random.getstate and kind.setstate is _random.Random.setstate)
 
 
-class NativeBoard(Board):
-    """A :class:`Board` whose state and hot paths are in C (see the module docstring)."""
+class NativeCore:
+    """The rules core of a :class:`~margo_gtp.engine.board.Board` with its state and
+    algorithms in C (see the module docstring): the interface of
+    :class:`~margo_gtp.engine.board.PythonCore`, plus the bulk calls :meth:`simulate`
+    and :meth:`heavy_playout`."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self._g = geometry(rules.size)
+        self.clear()
 
     # ------------------------------------------------------------------ state in C
 
     def clear(self) -> None:
         rules = self.rules
         self._move_codes = _shared_move_codes(rules.size)
-        self._core = _native.State(
+        self._state = _native.State(
             native_geometry(rules.size), rules.all_freedoms, rules.bridge_cutting, rules.top_level,
             rules.own_freedomless_group == "illegal", _KO_RULE_CODES[rules.ko_rule],
             rules.ko_position == "top_view", rules.allow_pass, rules.swap, rules.first_capture_wins,
             int(rules.first_player))
 
     def _set_root(self, to_move: Colour) -> None:
-        self._core.set_root(int(to_move))
+        self._state.set_root(int(to_move))
 
     def _load(self, white: int, black: int) -> None:
-        self._core.load(white, black)
+        self._state.load(white, black)
 
-    # Read-only views under the reference's attribute names, for the inherited methods.
+    # Read-only views under the reference's attribute names, for Board (and the tests).
     @property
     def _balls(self) -> list[int]:
-        return [self._core.mask(_MASK_WHITE), self._core.mask(_MASK_BLACK)]
+        return [self._state.mask(_MASK_WHITE), self._state.mask(_MASK_BLACK)]
 
     @property
     def _buried(self) -> int:
-        return self._core.mask(_MASK_BURIED)
+        return self._state.mask(_MASK_BURIED)
 
     @property
     def _supported_empty(self) -> int:
-        return self._core.mask(_MASK_SUPPORTED_EMPTY)
+        return self._state.mask(_MASK_SUPPORTED_EMPTY)
 
     @property
     def _unsettled(self) -> int:
-        return self._core.mask(_MASK_UNSETTLED)
+        return self._state.mask(_MASK_UNSETTLED)
 
     @property
     def _key(self) -> int:
-        return self._core.key
+        return self._state.key
 
     @property
     def _buried_key(self) -> int:
-        return self._core.info()[10]
+        return self._state.info()[10]
 
     @property
     def _to_move(self) -> int:
-        return self._core.to_move
+        return self._state.to_move
 
     @property
     def _captured(self) -> list[int]:
-        info = self._core.info()
+        info = self._state.info()
         return [info[1], info[2]]
 
     @property
     def _passes(self) -> int:
-        return self._core.info()[3]
+        return self._state.info()[3]
 
     @property
     def _swapped(self) -> bool:
-        return bool(self._core.info()[4])
+        return bool(self._state.info()[4])
 
     @property
     def _end(self) -> tuple[Termination, int | None, int] | None:
-        info = self._core.info()
+        info = self._state.info()
         if not info[5]:
             return None
         winner = info[6]
@@ -136,62 +146,62 @@ class NativeBoard(Board):
 
     @property
     def _root(self) -> tuple[int, int, int]:
-        return (self._core.root_mask(0), self._core.root_mask(1), self._core.info()[11])
+        return (self._state.root_mask(0), self._state.root_mask(1), self._state.info()[11])
 
     @property
     def _stack(self) -> list[tuple[int, Move]]:
-        return self._core.history(0)
+        return self._state.history(0)
 
     # ------------------------------------------------------------------ API
 
     @property
     def ply(self) -> int:
-        return self._core.ply
+        return self._state.ply
 
-    def copy(self) -> "NativeBoard":
+    def copy(self) -> "NativeCore":
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
-        other._core = self._core.copy()
+        other._state = self._state.copy()
         return other
 
     def __reduce__(self):
         """Pickle and ``copy.deepcopy`` as the root position, the side to move there and the
         moves since (the C state itself is not picklable)."""
-        return (_rebuild, (self.rules, self._root, self._core.history(0)))
+        return (_rebuild, (self.rules, self._root, self._state.history(0)))
 
     def get(self, point: Point) -> Colour | None:
         i = self._g.index.get(point)
         if i is None:
             return None
-        colour = self._core.get(i)
+        colour = self._state.get(i)
         return None if colour is None else Colour(colour)
 
     def ball_mask(self, colour: Colour) -> int:
-        return self._core.mask(int(colour))
+        return self._state.mask(int(colour))
 
     def buried_mask(self) -> int:
-        return self._core.mask(_MASK_BURIED)
+        return self._state.mask(_MASK_BURIED)
 
     def ball_counts(self) -> dict[Colour, int]:
-        white, black = self._core.counts()
+        white, black = self._state.counts()
         return {Colour.WHITE: white, Colour.BLACK: black}
 
     @property
     def history(self) -> list[tuple[Colour, Move]]:
-        return self._core.history(0, True)
+        return self._state.history(0, True)
 
     @property
     def move_stack(self) -> list[Move]:
-        return [move for _, move in self._core.history(0)]
+        return [move for _, move in self._state.history(0)]
 
     def moves_since(self, ply: int) -> list[tuple[int, Move]]:
-        return self._core.history(ply)
+        return self._state.history(ply)
 
     def played_points_since(self, ply: int) -> tuple[set[int], set[int]]:
-        return self._core.played_points(ply)
+        return self._state.played_points(ply)
 
     def peek(self) -> Move | None:
-        return self._core.peek()
+        return self._state.peek()
 
     def _code(self, move: Move) -> int:
         code = self._move_codes.get(id(move))
@@ -213,58 +223,59 @@ class NativeBoard(Board):
         if why == 3:
             return "illegal move: swap: only the second player, on the second turn, with swap on"
         if why == 4:
-            return f"illegal move: {move!r} is off a {self.size}x{self.size} board"
+            return f"illegal move: {move!r} is off a {self.rules.size}x{self.rules.size} board"
         reason = {5: "point is occupied", 6: "point is not supported",
                   7: f"level is above max_level {self.rules.top_level + 1}", 8: "suicide or repetition"}[why]
-        c = self._core.to_move if colour is None else colour
+        c = self._state.to_move if colour is None else colour
         return f"illegal move: {move.gtp()} for {Colour(c).name}: {reason}"
 
     def push(self, move: Move, colour: Colour | None = None) -> None:
         c = None if colour is None else int(colour)
-        why = self._core.play(self._code(move), c)
+        code = self._move_codes.get(id(move))  # _code's first step, inline: the hot path
+        why = self._state.play(self._code(move) if code is None else code, c)
         if why:
             raise IllegalMoveError(self._reason(why, move, c))
 
     def is_legal(self, move: Move, colour: Colour | None = None) -> bool:
-        return not self._core.check(self._code(move), None if colour is None else int(colour))
+        return not self._state.check(self._code(move), None if colour is None else int(colour))
 
     def pop(self) -> Move:
-        return self._core.pop()
+        return self._state.pop()
 
     def _swap_legal(self, c: int) -> bool:
-        return self._core.swap_legal(c)
+        return self._state.swap_legal(c)
 
     def legal_moves(self, colour: Colour | None = None) -> list[Move]:
-        return self._core.legal_moves(None if colour is None else int(colour))
+        return self._state.legal_moves(None if colour is None else int(colour))
 
     def has_legal_placement(self, colour: Colour | None = None) -> bool:
-        return self._core.has_legal_placement(None if colour is None else int(colour))
+        return self._state.has_legal_placement(None if colour is None else int(colour))
 
     # ------------------------------------------------------------------ groups and score
 
     def _each_group(self, colours) -> Iterator[tuple[int, int, int]]:
         for colour in colours:
-            yield from self._core.groups(colour)
+            yield from self._state.groups(colour)
 
     def group_freedoms(self, colour: Colour) -> list[tuple[int, int]]:
-        return [(group, freedoms) for _, group, freedoms in self._core.groups(int(colour))]
+        return [(group, freedoms) for _, group, freedoms in self._state.groups(int(colour))]
 
     def group_at(self, index: int) -> tuple[int, int] | None:
-        return self._core.group_at(index)
+        return self._state.group_at(index)
 
     def _zombie_mask(self) -> int:
-        return self._core.zombie_mask()
+        return self._state.zombie_mask()
 
     def territory_masks(self, zombies: int | None = None) -> tuple[int, int]:
-        return self._core.territory_masks(zombies)
+        return self._state.territory_masks(zombies)
 
     def score(self, scoring: str | None = None) -> tuple[float, float]:
         scoring = scoring or self.rules.scoring
         komi = self.rules.komi
         if scoring == "balls":
-            white, black = self._core.counts()
+            white, black = self._state.counts()
         else:
-            white, black = self._core.territory_score()
+            white, black = self._state.territory_score()
         return white + komi, float(black)
 
     # ------------------------------------------------------------------ random play
@@ -277,10 +288,10 @@ class NativeBoard(Board):
         rng = rng or _random.Random()
         if _uses_mersenne_twister(rng):
             version, internal, gauss = rng.getstate()
-            played, internal = self._core.random_playout(internal, max_moves)
+            played, internal = self._state.random_playout(internal, max_moves)
             rng.setstate((version, internal, gauss))
             return played
-        return self._core.callback_playout(rng.random, max_moves)
+        return self._state.callback_playout(rng.random, max_moves)
 
     def heavy_playout(self, rng: _random.Random, max_moves: int, tactics: float) -> int | None:
         """``playout_policy.HeavyPolicy(tactics).play(self, rng, max_moves)`` in one C call:
@@ -290,13 +301,13 @@ class NativeBoard(Board):
         if not _uses_mersenne_twister(rng):
             return None
         version, internal, gauss = rng.getstate()
-        played, internal = self._core.heavy_playout(internal, max_moves, tactics)
+        played, internal = self._state.heavy_playout(internal, max_moves, tactics)
         rng.setstate((version, internal, gauss))
         return played
 
     def seeded_playout(self, seed: int, max_moves: int = 2000) -> int:
         """As :meth:`Board.seeded_playout` (the same splitmix64 draws, the same game)."""
-        return self._core.seeded_playout(seed & 0xFFFFFFFFFFFFFFFF, max_moves)
+        return self._state.seeded_playout(seed & 0xFFFFFFFFFFFFFFFF, max_moves)
 
     def simulate(self, seed: int, max_moves: int, evaluator: int, params: tuple[float, ...]) -> float:
         """The MCTS bulk call (:mod:`margo_gtp.players.mcts`): :meth:`seeded_playout` of at most
@@ -305,14 +316,14 @@ class NativeBoard(Board):
         (scale_min, scale_per_point, freedom_value, short_of_freedoms_loss, group_cost)) or of
         ``territory_evaluator`` (1). One crossing of the Python/C boundary."""
         rules = self.rules
-        return self._core.simulate(seed & 0xFFFFFFFFFFFFFFFF, max_moves, rules.komi, rules.scoring == "territory", evaluator, params)
+        return self._state.simulate(seed & 0xFFFFFFFFFFFFFFFF, max_moves, rules.komi, rules.scoring == "territory", evaluator, params)
 
 
-def _rebuild(rules, root: tuple[int, int, int], history: list[tuple[int, Move]]) -> NativeBoard:
-    board = NativeBoard(rules)
-    board._load(root[0], root[1])
-    board._set_root(Colour(root[2]))
+def _rebuild(rules, root: tuple[int, int, int], history: list[tuple[int, Move]]) -> NativeCore:
+    core = NativeCore(rules)
+    core._load(root[0], root[1])
+    core._set_root(Colour(root[2]))
     for colour, move in history:
-        board.push(move, Colour(colour))
-    return board
+        core.push(move, Colour(colour))
+    return core
 

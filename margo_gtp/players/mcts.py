@@ -337,7 +337,7 @@ def seeded_playout(board: Board, seed: int, max_moves: int = PLAYOUT_MOVES,
     """:func:`playout` with the random moves drawn from splitmix64 seeded by ``seed``
     (:meth:`Board.seeded_playout`), so a seeded search plays the same simulations on both
     rules cores. On the native core with a built-in evaluator, the playout and the
-    evaluation are one call (``NativeBoard.simulate``: C ports of
+    evaluation are one call (``NativeCore.simulate``: C ports of
     :func:`heuristic_evaluator` and :func:`territory_evaluator`, same tunables, read from
     this module on each call); otherwise the Python evaluator runs.
     """

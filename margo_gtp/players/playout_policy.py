@@ -28,7 +28,7 @@ core (``Board.is_legal``), never assumed.
 
 A policy is an object with ``name`` and ``play(board, rng, max_moves) -> moves played``.
 The light policy delegates to ``Board.random_playout``. On the native core the heavy
-policy is one C call (``NativeBoard.heavy_playout``, a move-for-move port of
+policy is one C call (``NativeCore.heavy_playout``, a move-for-move port of
 :func:`local_reply` and :meth:`HeavyPolicy.play`): the same draws of the same
 Mersenne Twister, so the same game as this Python loop, which stays the reference (and
 plays on the Python core, or with any other generator). Both are deterministic for a
@@ -182,7 +182,7 @@ class HeavyPolicy:
         self.tactics = tactics
 
     def play(self, board: Board, rng: random.Random, max_moves: int) -> int:
-        native = getattr(board, "heavy_playout", None)  # the same loop in C (NativeBoard)
+        native = getattr(board, "heavy_playout", None)  # the same loop in C (NativeCore)
         if native is not None:
             played = native(rng, max_moves, self.tactics)
             if played is not None:
