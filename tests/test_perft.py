@@ -34,7 +34,7 @@ import pytest
 import reference_rules as ref
 from rules_cases import case_balls, engine_board
 
-# Every test here runs on both rules cores (tests/conftest.py).
+# Every test here runs on both rules cores, but those marked reference_only (tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("rules_core")
 
 STACKED5_WHITE = "A1:1 C1:1 B2:1 A3:1 C3:1 A1:2 B2:2 D2:1 E3:1"
@@ -84,6 +84,7 @@ def test_engine_perft_matches_frozen_counts(name, options, white, black, to_move
     assert (board.balls(), board.zobrist_key, list(board.history)) == before
 
 
+@pytest.mark.reference_only
 @pytest.mark.parametrize("name, options, white, black, to_move, counts", PERFT, ids=[row[0] for row in PERFT])
 def test_reference_perft_matches_frozen_counts(name, options, white, black, to_move, counts) -> None:
     board = ref.ReferenceBoard(ref.RefRules.from_options(options))

@@ -17,7 +17,7 @@ from rules_cases import (
     engine_move, transform,
 )
 
-# Every test here runs on both rules cores (tests/conftest.py).
+# Every test here runs on both rules cores, but those marked reference_only (tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("rules_core")
 
 CASES = [
@@ -55,6 +55,7 @@ def test_positions_md_in_every_symmetry(case: PositionCase, symmetry: int) -> No
     assert got == expected, f"got:\n{ref.diagram(got, size)}\nexpected:\n{ref.diagram(expected, size)}"
 
 
+@pytest.mark.reference_only
 @pytest.mark.parametrize("symmetry", range(8), ids=SYMMETRY_NAMES)
 def test_transform_maps_supports_onto_supports(symmetry: int) -> None:
     """The symmetry helper itself: the image of a point rests on the images of its supports."""

@@ -17,7 +17,7 @@ from rules_cases import (
     run_case_on_engine, run_case_on_reference, same_legal_moves,
 )
 
-# Every test here runs on both rules cores (tests/conftest.py).
+# Every test here runs on both rules cores, but those marked reference_only (tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("rules_core")
 
 CASE_IDS = [case.name.split(":")[0][:60] for case in CLAUSE_CASES]
@@ -29,6 +29,7 @@ def test_clause_case_on_engine(case: PositionCase, symmetry: int) -> None:
     run_case_on_engine(case, symmetry)
 
 
+@pytest.mark.reference_only
 @pytest.mark.parametrize("symmetry", [0, 5], ids=["id", "rot90"])
 @pytest.mark.parametrize("case", CLAUSE_CASES, ids=CASE_IDS)
 def test_clause_case_on_reference(case: PositionCase, symmetry: int) -> None:

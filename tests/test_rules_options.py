@@ -17,7 +17,7 @@ from rules_cases import (
     run_case_on_reference, same_legal_moves,
 )
 
-# Every test here runs on both rules cores (tests/conftest.py).
+# Every test here runs on both rules cores, but those marked reference_only (tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("rules_core")
 
 IDS = [f"{option}={value}: {case.name[:50]}" for option, value, case in OPTION_CASES]
@@ -29,6 +29,7 @@ def test_option_case_on_engine(option, value, case, symmetry) -> None:
     run_case_on_engine(case, symmetry)
 
 
+@pytest.mark.reference_only
 @pytest.mark.parametrize("option, value, case", OPTION_CASES, ids=IDS)
 def test_option_case_on_reference(option, value, case) -> None:
     run_case_on_reference(case, 0)
