@@ -9,8 +9,8 @@ import random
 import pytest
 
 from margo_gtp.engine import (
-    BLACK, WHITE, Board, Colour, IllegalMoveError, InvalidVertexError, Move, Outcome, Point, Rules,
-    RulesError, Termination,
+    BLACK, WHITE, Board, Colour, IllegalMoveError, InvalidColourError, InvalidMoveError, InvalidVertexError, Move,
+    Outcome, Point, Rules, RulesError, Termination,
 )
 
 # Every test here runs on both rules cores (tests/conftest.py).
@@ -165,6 +165,55 @@ def test_illegal_moves_change_nothing(setup, vertex, colour, message):
         board.push(Move(P(vertex)), colour)
     assert str(info.value) == message
     assert (position(board), board.zobrist_key, board.to_move, board.history) == before
+
+
+@pytest.mark.parametrize("kind, shown", [("weird", "'weird'"), ("PASS", "'PASS'"), ("", "''"), (None, "None"),
+                                         (1, "1")])
+def test_a_move_kind_other_than_place_pass_or_swap_is_refused(kind, shown):
+    with pytest.raises(InvalidMoveError) as info:
+        Move(P("B2"), kind)
+    assert str(info.value) == f"invalid move kind: {shown} (allowed place, pass, swap)"
+    assert isinstance(info.value, ValueError)
+
+
+BAD_COLOURS = [(1.5, "1.5"), (1.0, "1.0"), (True, "True"), ("B", "'B'"), (2, "2"), (-1, "-1"), (None, "None")]
+
+# Each call that takes a colour, with the bad colour put in (None means "the side to move"
+# for the first four, so it is only bad for the others).
+COLOUR_CALLS = {
+    "push": lambda board, colour: board.push(Move(P("B2")), colour),
+    "is_legal": lambda board, colour: board.is_legal(Move(P("B2")), colour),
+    "legal_moves": lambda board, colour: board.legal_moves(colour),
+    "has_legal_placement": lambda board, colour: board.has_legal_placement(colour),
+    "set_to_move": lambda board, colour: board.set_to_move(colour),
+    "setup to_move": lambda board, colour: board.setup({P("C3"): WHITE}, colour),
+    "setup ball": lambda board, colour: board.setup({P("C3"): colour}),
+    "ball_mask": lambda board, colour: board.ball_mask(colour),
+    "group_freedoms": lambda board, colour: board.group_freedoms(colour),
+    "outcome_by_resignation": lambda board, colour: board.outcome_by_resignation(colour),
+}
+NONE_MEANS_SIDE_TO_MOVE = {"push", "is_legal", "legal_moves", "has_legal_placement", "setup to_move"}
+
+
+@pytest.mark.parametrize("call, colour, shown", [
+    (call, colour, shown) for call in COLOUR_CALLS for colour, shown in BAD_COLOURS
+    if not (colour is None and call in NONE_MEANS_SIDE_TO_MOVE)])
+def test_a_colour_other_than_white_or_black_is_refused_and_changes_nothing(call, colour, shown):
+    board = Board(Rules(size=4))
+    board.push(Move(P("A1")))
+    before = (position(board), board.zobrist_key, board.to_move, board.history)
+    with pytest.raises(InvalidColourError) as info:
+        COLOUR_CALLS[call](board, colour)
+    assert str(info.value) == f"invalid colour: {shown} (allowed Colour.WHITE, Colour.BLACK)"
+    assert (position(board), board.zobrist_key, board.to_move, board.history) == before
+
+
+def test_the_ints_0_and_1_are_white_and_black():
+    board = Board(Rules(size=4))
+    board.push(Move(P("A1")), 1)
+    board.push(Move(P("B1")), 0)
+    assert board.history == [(BLACK, Move(P("A1"))), (WHITE, Move(P("B1")))]
+    assert board.legal_moves(1) == board.legal_moves(BLACK)
 
 
 def test_max_level_refuses_higher_levels():

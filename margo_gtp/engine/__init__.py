@@ -11,14 +11,16 @@ Imports nothing from :mod:`margo_gtp.protocol`. Public API in the spirit of pyth
 See :mod:`margo_gtp.engine.board` for what is and is not enforced.
 """
 
-from margo_gtp.engine.board import BLACK, WHITE, Board, IllegalMoveError, Move, Outcome, Termination
+from margo_gtp.engine.board import (BLACK, WHITE, Board, IllegalMoveError, InvalidColourError, InvalidMoveError, Move,
+                                    Outcome, Termination)
 from margo_gtp.engine.core import core_name, set_core
 from margo_gtp.engine.geometry import Geometry, geometry
 from margo_gtp.engine.rules import OPTION_NAMES, Colour, Rules, RulesError
 from margo_gtp.vertex import InvalidVertexError, Point
 
 __all__ = [
-    "Board", "Move", "Outcome", "Termination", "IllegalMoveError", "InvalidVertexError",
+    "Board", "Move", "Outcome", "Termination", "IllegalMoveError", "InvalidMoveError", "InvalidColourError",
+    "InvalidVertexError",
     "Colour", "WHITE", "BLACK", "Rules", "RulesError", "OPTION_NAMES", "Point",
     "Geometry", "geometry", "core_name", "set_core",
 ]

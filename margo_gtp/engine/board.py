@@ -56,12 +56,37 @@ class IllegalMoveError(ValueError):
     """Raised when a move is illegal in the current position"""
 
 
+class InvalidMoveError(ValueError):
+    """Raised when a Move is built with a kind other than place, pass and swap"""
+
+
+class InvalidColourError(ValueError):
+    """Raised when a colour argument is not Colour.WHITE or Colour.BLACK"""
+
+
+MOVE_KINDS = ("place", "pass", "swap")
+
+
+def colour_index(colour: object) -> int:
+    """0 for :data:`WHITE`, 1 for :data:`BLACK` (the ints 0 and 1 too, as ``Colour`` is an
+    ``IntEnum``). Anything else -- ``1.5``, ``True``, ``"B"``, ``2`` -- raises
+    :class:`InvalidColourError` rather than being read as some colour."""
+    if colour is WHITE:
+        return 0
+    if colour is BLACK:
+        return 1
+    if type(colour) is int and colour in (0, 1):
+        return colour
+    raise InvalidColourError(f"invalid colour: {colour!r} (allowed Colour.WHITE, Colour.BLACK)")
+
+
 @dataclass(frozen=True, slots=True)
 class Move:
     """A move: a placement at ``point``, or the singletons :attr:`PASS` and :attr:`SWAP`.
 
     ``bool(move)`` is False for a pass (as python-chess's null move). ``repr`` round-trips:
-    ``Move.from_gtp('D4:2', 9)`` prints as ``Move(Point(3, 3, 1))``.
+    ``Move.from_gtp('D4:2', 9)`` prints as ``Move(Point(3, 3, 1))``. A kind other than
+    :data:`MOVE_KINDS` raises :class:`InvalidMoveError`.
     """
 
     point: Point | None
@@ -69,6 +94,10 @@ class Move:
 
     PASS: ClassVar["Move"]
     SWAP: ClassVar["Move"]
+
+    def __post_init__(self) -> None:
+        if self.kind not in MOVE_KINDS:
+            raise InvalidMoveError(f"invalid move kind: {self.kind!r} (allowed place, pass, swap)")
 
     def __bool__(self) -> bool:
         return self.kind != "pass"
@@ -366,13 +395,13 @@ class PythonCore:
     # -- bit-set views for players and analysis (indices of :attr:`geometry`) ---------
 
     def ball_mask(self, colour: Colour) -> int:
-        return self._balls[int(colour)]
+        return self._balls[colour_index(colour)]
 
     def buried_mask(self) -> int:
         return self._buried
 
     def group_freedoms(self, colour: Colour) -> list[tuple[int, int]]:
-        return [(group, freedoms) for _, group, freedoms in self._each_group((int(colour),))]
+        return [(group, freedoms) for _, group, freedoms in self._each_group((colour_index(colour),))]
 
     def group_at(self, index: int) -> tuple[int, int] | None:
         if not 0 <= index < self._g.count:
@@ -626,7 +655,7 @@ class PythonCore:
 
     def _prepare(self, move: Move, colour: Colour | None) -> tuple:
         """Check ``move``; return what :meth:`push` needs, or raise IllegalMoveError."""
-        c = self._to_move if colour is None else int(colour)
+        c = self._to_move if colour is None else colour_index(colour)
         if self._end is not None:
             raise IllegalMoveError(f"illegal move: {move.gtp()}: the game is over ({self._end[0].value})")
         if move.kind == "pass":
@@ -728,7 +757,7 @@ class PythonCore:
     def legal_moves(self, colour: Colour | None = None) -> list[Move]:
         if self._end is not None:
             return []
-        c = self._to_move if colour is None else int(colour)
+        c = self._to_move if colour is None else colour_index(colour)
         points = self._g.points
         out = []
         m = self._candidates()
@@ -745,7 +774,7 @@ class PythonCore:
         return out
 
     def has_legal_placement(self, colour: Colour | None = None) -> bool:
-        c = self._to_move if colour is None else int(colour)
+        c = self._to_move if colour is None else colour_index(colour)
         cached = self._placement_cache
         if cached is not None and cached[0] == self._version and cached[1] == c:
             return cached[2]
@@ -1070,17 +1099,17 @@ class Board:
             if g.support[i] & (white | black) != g.support[i]:
                 raise IllegalMoveError(f"illegal setup: {format_vertex(point)} is not supported")
             seen.add(point)
-            if Colour(colour) is WHITE:
+            if colour_index(colour) == 0:
                 white |= g.bit[i]
             else:
                 black |= g.bit[i]
-        to_move = core._to_move if to_move is None else _colour_argument(to_move)
+        to_move = core._to_move if to_move is None else colour_index(to_move)
         core._load(white, black)
         core._set_root(to_move)
 
     def set_to_move(self, colour: Colour) -> None:
         """Set the colour to move; the current position becomes the new root."""
-        self._core._set_root(_colour_argument(colour))
+        self._core._set_root(colour_index(colour))
 
     # ------------------------------------------------------------------ moves
 
@@ -1187,7 +1216,7 @@ class Board:
 
     def outcome_by_resignation(self, loser: Colour) -> Outcome:
         white, black = self._core.score()
-        return Outcome(Termination.RESIGNATION, Colour(loser).opponent, white, black)
+        return Outcome(Termination.RESIGNATION, (BLACK, WHITE)[colour_index(loser)], white, black)
 
     def score(self, scoring: str | None = None) -> tuple[float, float]:
         """``(white, black)`` under ``scoring`` (default: the rules' scoring), komi added to White.
@@ -1224,10 +1253,6 @@ def _board_holding(core) -> Board:
     return board
 
 
-def _colour_argument(colour) -> int:
-    return int(colour)
-
-
 _MASK64 = (1 << 64) - 1
 
 
@@ -1255,4 +1280,5 @@ def _winner(white: float, black: float) -> Colour | None:
     return None
 
 
-__all__ = ["Board", "Move", "Outcome", "Termination", "IllegalMoveError", "InvalidVertexError", "WHITE", "BLACK"]
+__all__ = ["Board", "Move", "Outcome", "Termination", "IllegalMoveError", "InvalidMoveError", "InvalidColourError",
+           "InvalidVertexError", "WHITE", "BLACK"]

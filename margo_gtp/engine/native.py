@@ -21,7 +21,7 @@ import random as _random
 from typing import Iterator
 
 from margo_gtp.engine import _native
-from margo_gtp.engine.board import IllegalMoveError, Move, Termination
+from margo_gtp.engine.board import IllegalMoveError, Move, Termination, colour_index
 from margo_gtp.engine.geometry import geometry
 from margo_gtp.engine.rules import Colour, Rules
 from margo_gtp.vertex import Point
@@ -177,7 +177,7 @@ class NativeCore:
         return None if colour is None else Colour(colour)
 
     def ball_mask(self, colour: Colour) -> int:
-        return self._state.mask(int(colour))
+        return self._state.mask(colour_index(colour))
 
     def buried_mask(self) -> int:
         return self._state.mask(_MASK_BURIED)
@@ -230,14 +230,15 @@ class NativeCore:
         return f"illegal move: {move.gtp()} for {Colour(c).name}: {reason}"
 
     def push(self, move: Move, colour: Colour | None = None) -> None:
-        c = None if colour is None else int(colour)
+        # The colours by identity first: no call for them on the hot path (MCTS names one per push).
+        c = None if colour is None else 0 if colour is Colour.WHITE else 1 if colour is Colour.BLACK else colour_index(colour)
         code = self._move_codes.get(id(move))  # _code's first step, inline: the hot path
         why = self._state.play(self._code(move) if code is None else code, c)
         if why:
             raise IllegalMoveError(self._reason(why, move, c))
 
     def is_legal(self, move: Move, colour: Colour | None = None) -> bool:
-        return not self._state.check(self._code(move), None if colour is None else int(colour))
+        return not self._state.check(self._code(move), None if colour is None else colour_index(colour))
 
     def pop(self) -> Move:
         return self._state.pop()
@@ -246,10 +247,10 @@ class NativeCore:
         return self._state.swap_legal(c)
 
     def legal_moves(self, colour: Colour | None = None) -> list[Move]:
-        return self._state.legal_moves(None if colour is None else int(colour))
+        return self._state.legal_moves(None if colour is None else colour_index(colour))
 
     def has_legal_placement(self, colour: Colour | None = None) -> bool:
-        return self._state.has_legal_placement(None if colour is None else int(colour))
+        return self._state.has_legal_placement(None if colour is None else colour_index(colour))
 
     # ------------------------------------------------------------------ groups and score
 
@@ -258,7 +259,7 @@ class NativeCore:
             yield from self._state.groups(colour)
 
     def group_freedoms(self, colour: Colour) -> list[tuple[int, int]]:
-        return [(group, freedoms) for _, group, freedoms in self._state.groups(int(colour))]
+        return [(group, freedoms) for _, group, freedoms in self._state.groups(colour_index(colour))]
 
     def group_at(self, index: int) -> tuple[int, int] | None:
         return self._state.group_at(index)
