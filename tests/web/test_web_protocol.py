@@ -350,40 +350,58 @@ def test_two_pages_on_one_game_see_each_others_moves(client: TestClient) -> None
         assert first.receive_json()["moves"] == [{"colour": "W", "move": "C3:1"}]
 
 
+GATED = Path(__file__).resolve().parent.parent / "fake_engines" / "gated.py"
+
+
+def _wait_for(condition, what: str, timeout: float = 60.0) -> None:  # noqa: ANN001
+    """Until ``condition()`` holds: a short poll of a file the other process writes, with a
+    deadline (a failure, not a skip, if it never comes)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {timeout:.0f} s")
+        time.sleep(0.05)
+
+
 @pytest.mark.process
-def test_watch_follows_a_running_margo_match(registry: EngineRegistry, games_dir: Path, watch_dir: Path) -> None:
+def test_watch_follows_a_running_margo_match(registry: EngineRegistry, games_dir: Path, watch_dir: Path,
+                                             tmp_path: Path) -> None:
     """A real referee run: its live feed is listed and replayed while the game runs, and the
-    finished record replaces it."""
+    finished record replaces it. Black plays behind tests/fake_engines/gated.py with the
+    gate closed, so the game stops at Black's first move, after White's: the feed must be
+    live with that one move then (no luck in the timing), and the test fails if it is not."""
+    import shlex
     import subprocess
     import sys
 
-    engine = "{} -c 'from margo_gtp.cli import main; main()' --player {}"
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / "closed").touch()
+    engine = [sys.executable, "-c", "from margo_gtp.cli import main; main()", "--player"]
+    white = shlex.join([*engine, "mcts:seconds=0.15", "--seed", "1"])
+    black = shlex.join([sys.executable, str(GATED), str(gate), "0", "--", *engine, "heuristic"])
     referee = subprocess.Popen(
-        [sys.executable, "-c", "from margo_adapters.referee_cli import match_main; match_main()",
-         engine.format(sys.executable, "mcts:seconds=0.15 --seed 1"), engine.format(sys.executable, "heuristic"),
+        [sys.executable, "-c", "from margo_adapters.referee_cli import match_main; match_main()", white, black,
          "--games", "1", "--size", "4", "--out", str(watch_dir)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    seen_live = []
     try:
         with TestClient(create_app(registry, GameStore(games_dir), WatchFolder(watch_dir))) as client:
-            while referee.poll() is None:
-                games = client.get("/api/watch").json()["games"]
-                if games and games[0]["live"]:
-                    view = client.get("/api/watch/0-1").json()
-                    if "frames" in view:  # the feed may vanish between the two requests
-                        assert view["error"] is None
-                        assert len(view["frames"]) == len(view["moves"]) + 1
-                        seen_live.append(len(view["moves"]))
-                time.sleep(0.1)
-            assert referee.returncode == 0, referee.stderr.read()
-            if not seen_live:
-                pytest.skip("this referee writes no live feed (OUT/live/) yet")
+            _wait_for(lambda: any(gate.glob("held-*")) or referee.poll() is not None, "Black's held first move")
+            assert referee.poll() is None, referee.stderr.read()
+            games = client.get("/api/watch").json()["games"]
+            assert [(g["key"], g["live"]) for g in games] == [("0-1", True)]
+            view = client.get("/api/watch/0-1").json()
+            assert view["error"] is None
+            assert len(view["moves"]) == 1 and len(view["frames"]) == 2  # White's first move, and the start
+            (gate / "closed").unlink()  # let the game finish
+            assert referee.wait(timeout=120) == 0, referee.stderr.read()
             record = json.loads((watch_dir / "results.jsonl").read_text().splitlines()[0])
             games = client.get("/api/watch").json()["games"]
             assert [(g["key"], g["live"], g["result"]) for g in games] == [("0-1", False, record["result"])]
-            view = client.get("/api/watch/0-1").json()
-            assert [m["move"] for m in view["moves"]] == [m["move"] for m in record["moves"]]
-            assert max(seen_live) <= len(record["moves"])
+            finished = client.get("/api/watch/0-1").json()
+            assert [m["move"] for m in finished["moves"]] == [m["move"] for m in record["moves"]]
+            first = ("W", record["moves"][0]["move"])
+            assert [(m["colour"], m["move"]) for m in (view["moves"][0], finished["moves"][0])] == [first, first]
             assert not (watch_dir / "live" / "game-0001.jsonl").exists()
     finally:
         if referee.poll() is None:
