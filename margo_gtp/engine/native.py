@@ -231,7 +231,8 @@ class NativeCore:
 
     def push(self, move: Move, colour: Colour | None = None) -> None:
         # The colours by identity first: no call for them on the hot path (MCTS names one per push).
-        c = None if colour is None else 0 if colour is Colour.WHITE else 1 if colour is Colour.BLACK else colour_index(colour)
+        c = (None if colour is None else 0 if colour is Colour.WHITE else 1 if colour is Colour.BLACK
+             else colour_index(colour))
         code = self._move_codes.get(id(move))  # _code's first step, inline: the hot path
         why = self._state.play(self._code(move) if code is None else code, c)
         if why:
