@@ -2,11 +2,14 @@
 
 Reading guide
 -------------
+* :class:`Board` is the public API; it holds a rules core that keeps the state and plays
+  the rules: :class:`PythonCore` here, the readable reference, or the C twin
+  :class:`~margo_gtp.engine.native.NativeCore` (:mod:`margo_gtp.engine.core` chooses).
 * State is a handful of ints (bit sets over the flat point index of
   :mod:`~margo_gtp.engine.geometry`): balls per colour, buried balls, empty-and-supported
-  points, a Zobrist key of all balls and one of the buried balls. :meth:`Board.push`
-  saves those ints on a stack and :meth:`Board.pop` restores them: undo is exact.
-* :meth:`Board._resolve` is the heart: it works out what a placement does (rules R13)
+  points, a Zobrist key of all balls and one of the buried balls. :meth:`PythonCore.push`
+  saves those ints on a stack and :meth:`PythonCore.pop` restores them: undo is exact.
+* :meth:`PythonCore._resolve` is the heart: it works out what a placement does (rules R13)
   without touching the board, and returns the new state or ``None`` if the move is
   illegal. It first checks, cheaply, only the groups the placement can have hurt (the
   enemy groups next to it, the enemy groups it cuts with a bridge, the groups of the ball
@@ -392,7 +395,7 @@ class PythonCore:
                 todo &= ~group
                 yield colour, group, self._freedoms_of(group, free)
 
-    # -- bit-set views for players and analysis (indices of :attr:`geometry`) ---------
+    # -- bit-set views for players and analysis (indices of ``_g``) ---------
 
     def ball_mask(self, colour: Colour) -> int:
         return self._balls[colour_index(colour)]
@@ -444,7 +447,7 @@ class PythonCore:
         """Balls of freedomless groups that have a ball with nothing resting on it.
 
         Play never leaves such groups under ``own_freedomless_group=capture`` (the cascade
-        takes them), but :meth:`setup` can create them and the single pass of ``illegal``
+        takes them), but :meth:`Board.setup` can create them and the single pass of ``illegal``
         can leave the opponent's behind. The next placement must see them (R13 judges all
         freedomless groups), so they are remembered and seed its capture resolution.
         """
@@ -974,6 +977,9 @@ class Board:
     def __reduce__(self):
         """Pickle and ``copy.deepcopy`` through the core (the bound methods are rebuilt)."""
         return (_board_holding, (self._core,))
+
+    def __copy__(self) -> "Board":
+        return self.copy()  # copy.copy(board) must not share the core
 
     # ------------------------------------------------------------------ state
 
