@@ -21,7 +21,7 @@ import random as _random
 from typing import Iterator
 
 from margo_gtp.engine import _native
-from margo_gtp.engine.board import IllegalMoveError, Move, Termination, colour_index
+from margo_gtp.engine.board import BLACK, WHITE, IllegalMoveError, Move, Termination, colour_index
 from margo_gtp.engine.geometry import geometry
 from margo_gtp.engine.rules import Colour, Rules
 from margo_gtp.vertex import Point
@@ -231,8 +231,7 @@ class NativeCore:
 
     def push(self, move: Move, colour: Colour | None = None) -> None:
         # The colours by identity first: no call for them on the hot path (MCTS names one per push).
-        c = (None if colour is None else 0 if colour is Colour.WHITE else 1 if colour is Colour.BLACK
-             else colour_index(colour))
+        c = None if colour is None else 0 if colour is WHITE else 1 if colour is BLACK else colour_index(colour)
         code = self._move_codes.get(id(move))  # _code's first step, inline: the hot path
         why = self._state.play(self._code(move) if code is None else code, c)
         if why:
