@@ -1,0 +1,122 @@
+"""The one options reader (margo_gtp/options.py): what it accepts, what it refuses and the
+exact one-line refusals, each naming the key and the value."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from margo_gtp.options import (
+    OptionError, PairError, parse_decimal, parse_integer, read_choice, read_decimal, read_integer, read_pairs,
+    read_switch, split_items,
+)
+
+
+@pytest.mark.parametrize("text, value", [("0", 0), ("42", 42), ("-3", -3), ("007", 7)])
+def test_integers(text, value):
+    assert parse_integer(text) == value
+
+
+@pytest.mark.parametrize("text", ["+5", "1_0", " 5", "5 ", "\u0665", "\uff15", "5.0", "", "-", "0x10", "1e3"])
+def test_integers_refuse_what_int_takes(text):
+    with pytest.raises(ValueError, match="^not an integer: "):
+        parse_integer(text)
+
+
+@pytest.mark.parametrize("text, value", [("6.5", 6.5), ("+5", 5.0), ("-.5", -0.5), ("7.", 7.0), ("1e1", 10.0), ("1E-1", 0.1)])
+def test_decimals(text, value):
+    assert parse_decimal(text) == value
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1e400", "not a finite number: '1e400'"),
+    ("-1e400", "not a finite number: '-1e400'"),
+    ("inf", "not a decimal number: 'inf'"),
+    ("nan", "not a decimal number: 'nan'"),
+    ("1_0", "not a decimal number: '1_0'"),
+    ("0x10", "not a decimal number: '0x10'"),
+    (".", "not a decimal number: '.'"),
+])
+def test_decimals_refuse_what_float_takes(text, message):
+    with pytest.raises(ValueError) as caught:
+        parse_decimal(text)
+    assert str(caught.value) == message
+
+
+@settings(deadline=None)
+@given(st.integers(-10**30, 10**30))
+def test_integer_round_trip(number):
+    assert parse_integer(str(number)) == number
+
+
+@settings(deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_decimal_round_trip(number):
+    assert parse_decimal(repr(number)) == number
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: read_integer("1_0", "playouts"), "playouts must be an integer: '1_0'"),
+    (lambda: read_integer("9", "ladder", minimum=0, maximum=8), "ladder must be between 0 and 8: '9'"),
+    (lambda: read_integer("-1", "n", minimum=0), "n must be an integer >= 0: '-1'"),
+    (lambda: read_integer("x", "n", expected="a whole number >= 1"), "n must be a whole number >= 1: 'x'"),
+    (lambda: read_decimal("x", "komi"), "komi must be a number: 'x'"),
+    (lambda: read_decimal("nan", "komi"), "komi must be a finite number: 'nan'"),
+    (lambda: read_decimal("-inf", "komi"), "komi must be a finite number: '-inf'"),
+    (lambda: read_decimal("1e400", "komi"), "komi must be a finite number: '1e400'"),
+    (lambda: read_decimal("-1", "seconds", minimum=0), "seconds must be a finite number >= 0: '-1'"),
+    (lambda: read_decimal("0", "margin", minimum=0, above=True), "margin must be a finite number > 0: '0'"),
+    (lambda: read_decimal("2", "resign", minimum=0, maximum=1), "resign must be between 0 and 1: '2'"),
+    (lambda: read_switch("1", "reuse"), "reuse must be on or off: '1'"),
+    (lambda: read_switch("yes", "swap"), "swap must be on or off: 'yes'"),
+    (lambda: read_choice("Simple", "ko_rule", ("simple", "none")), "ko_rule must be one of simple, none: 'Simple'"),
+])
+def test_refusals_name_key_and_value(call, message):
+    with pytest.raises(OptionError) as caught:
+        call()
+    assert str(caught.value) == message
+    assert "\n" not in message
+
+
+def test_option_error_fields():
+    with pytest.raises(OptionError) as caught:
+        read_integer("two", "workers", expected="a whole number")
+    assert (caught.value.key, caught.value.text, caught.value.expected) == ("workers", "two", "a whole number")
+
+
+@pytest.mark.parametrize("text, value", [("on", True), ("ON", True), ("true", True), ("off", False), ("False", False)])
+def test_switches(text, value):
+    assert read_switch(text, "swap") is value
+
+
+def test_numbers_in_range_pass():
+    assert read_integer("8", "ladder", minimum=0, maximum=8) == 8
+    assert read_decimal("0.5", "resign", minimum=0, maximum=1) == 0.5
+    assert read_decimal("+5", "komi") == 5.0
+
+
+def test_pairs():
+    assert read_pairs(["a=1", " b = 2 ", "c="]) == {"a": "1", "b": "2", "c": ""}
+
+
+@pytest.mark.parametrize("items, message", [
+    (["a"], "expected K=V: 'a'"),
+    (["=1"], "expected K=V: '=1'"),
+    (["a=1", "a=2"], "a given twice"),
+])
+def test_pairs_refused(items, message):
+    with pytest.raises(PairError) as caught:
+        read_pairs(items)
+    assert str(caught.value) == message
+
+
+def test_pairs_messages_are_the_callers():
+    with pytest.raises(PairError, match=r"^--rule size given twice$"):
+        read_pairs(["size=7", "size=9"], malformed="--rule takes K=V: {item!r}", repeated="--rule {key} given twice")
+
+
+def test_split_items():
+    assert split_items("a=1, b=2,,c=3") == ["a=1", "b=2", "c=3"]
+    assert split_items("margin=5 moves=3,x=1", ", ") == ["margin=5", "moves=3", "x=1"]
+    assert split_items("") == []
