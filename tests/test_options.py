@@ -120,3 +120,51 @@ def test_split_items():
     assert split_items("a=1, b=2,,c=3") == ["a=1", "b=2", "c=3"]
     assert split_items("margin=5 moves=3,x=1", ", ") == ["margin=5", "moves=3", "x=1"]
     assert split_items("") == []
+
+
+# -- the consumers: refusals issue #22 lists, each with its exact one-line text ----------------
+
+from margo_gtp.engine import Rules, RulesError  # noqa: E402
+from margo_gtp.engine.rules import RulePairError, parse_rule_pairs  # noqa: E402
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"swap": "off"}, "invalid swap: 'off' (True or False; text 'on'/'off' goes through with_options)"),
+    ({"bridge_cutting": "off"}, "invalid bridge_cutting: 'off' (True or False; text 'on'/'off' goes through with_options)"),
+    ({"all_freedoms": "off"}, "invalid all_freedoms: 'off' (True or False; text 'on'/'off' goes through with_options)"),
+    ({"allow_pass": 1}, "invalid allow_pass: 1 (True or False; text 'on'/'off' goes through with_options)"),
+    ({"max_level": True}, "invalid max_level: True (a number, not a bool)"),
+    ({"size": True}, "invalid size: True (a number, not a bool)"),
+    ({"max_level": 1.5}, "invalid max_level: 1.5 (an integer or None)"),
+    ({"komi": "6.5"}, "invalid komi: '6.5' (a number)"),
+])
+def test_rules_from_python_take_their_own_types(changes, message):
+    with pytest.raises(RulesError) as caught:
+        Rules(**changes)
+    assert str(caught.value) == message
+
+
+def test_rules_text_goes_through_the_reader():
+    rules = Rules().with_options({"swap": "off", "bridge_cutting": "false", "all_freedoms": "TRUE", "komi": "+5"})
+    assert (rules.swap, rules.bridge_cutting, rules.all_freedoms, rules.komi) == (False, False, True, 5.0)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"max_level": "+3"}, "invalid value for max_level: '+3' (an integer)"),
+    ({"size": "1_0"}, "invalid value for size: '1_0' (an integer)"),
+    ({"size": "\u0667"}, "invalid value for size: '\u0667' (an integer)"),
+    ({"komi": "1e400"}, "invalid value for komi: '1e400' (a finite number)"),
+    ({"komi": "nan"}, "invalid value for komi: 'nan' (a finite number)"),
+    ({"swap": "1"}, "invalid value for swap: '1' (allowed on, off)"),
+])
+def test_rule_values_refused(options, message):
+    with pytest.raises(RulesError) as caught:
+        Rules().with_options(options)
+    assert str(caught.value) == message
+
+
+def test_rule_pairs_refused():
+    with pytest.raises(RulePairError, match=r"^--rule takes K=V: 'size'$"):
+        parse_rule_pairs(["size"])
+    with pytest.raises(RulePairError, match=r"^--rule size given twice$"):
+        parse_rule_pairs(["size=7", " size = 9"])

@@ -36,7 +36,8 @@ from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules
 from margo_gtp.players import RESIGN, Budget, Player, timecontrol
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
-from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_decimal, parse_integer, parse_vertex
+from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
+from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
 
 __all__ = ["ENGINE_NAME", "GameSession", "TimeSettings", "format_result", "make_gtp_engine", "render_board"]
 
@@ -460,12 +461,11 @@ class GameSession(HandlerGroup):
     def cmd_margo_set_rules(self, *pairs: str) -> None:
         if not pairs:
             raise GtpError("syntax error", detail="expected K=V pairs")
-        options: dict[str, str] = {}
-        for pair in pairs:
-            key, equals, value = pair.partition("=")
-            if not equals or key in options:
-                raise GtpError("syntax error", detail=f"expected K=V pairs, each key once: {pair!r}")
-            options[key] = value
+        try:
+            options = read_pairs(pairs, malformed="expected K=V pairs, each key once: {item!r}",
+                                 repeated="expected K=V pairs, each key once: {item!r}")
+        except PairError as error:
+            raise GtpError("syntax error", detail=str(error)) from None
         try:
             rules = self.board.rules.with_options(options)
         except (RulesError, ValueError, TypeError) as error:
@@ -483,18 +483,22 @@ class GameSession(HandlerGroup):
         """``margo-set_limit [seconds=S] [playouts=N]``: the thinking limit of every later
         ``genmove`` (and of ``margo-analyze_snapshot`` without its time argument); no
         arguments remove it. All or nothing; a bad pair is ``syntax error``."""
+        message = "expected seconds=S or playouts=N, each once: {item!r}"
+        try:
+            texts = read_pairs(pairs, malformed=message, repeated=message)
+            unknown = [key for key in texts if key not in ("seconds", "playouts")]
+            if unknown:
+                raise PairError(message.format(item=f"{unknown[0]}={texts[unknown[0]]}"), unknown[0], None)
+        except PairError as error:
+            raise GtpError("syntax error", detail=str(error)) from None
         values: dict[str, float | int] = {}
-        for pair in pairs:
-            key, equals, text = pair.partition("=")
-            if not equals or key in values or key not in ("seconds", "playouts"):
-                raise GtpError("syntax error", detail=f"expected seconds=S or playouts=N, each once: {pair!r}")
+        for key, text in texts.items():
             try:
-                value: float | int = parse_decimal(text) if key == "seconds" else parse_integer(text)
+                values[key] = parse_decimal(text) if key == "seconds" else parse_integer(text)
             except ValueError as error:
                 raise GtpError("syntax error", detail=str(error)) from None
-            if not (value >= 0 if key == "seconds" else value >= 1):
+            if not (values[key] >= 0 if key == "seconds" else values[key] >= 1):
                 raise GtpError("syntax error", detail="seconds must be >= 0, playouts >= 1")
-            values[key] = value
         self.limit = Budget(**values) if values else None  # type: ignore[arg-type]
 
     def cmd_margo_score(self) -> str:
