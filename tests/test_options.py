@@ -168,3 +168,31 @@ def test_rule_pairs_refused():
         parse_rule_pairs(["size"])
     with pytest.raises(RulePairError, match=r"^--rule size given twice$"):
         parse_rule_pairs(["size=7", " size = 9"])
+
+
+from margo_gtp.players import PlayerSpecError, make_player  # noqa: E402
+from margo_gtp.players.spec import OPTIONS, read_mcts_options  # noqa: E402
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("mcts:playouts=1_0", "player option playouts must be a whole number >= 1: '1_0'"),
+    ("mcts:playouts=+10", "player option playouts must be a whole number >= 1: '+10'"),
+    ("mcts:playout_moves=1_0", "player option playout_moves must be an integer: '1_0'"),
+    ("mcts:ladder=\u0663", "player option ladder must be an integer: '\u0663'"),
+    ("mcts:seconds=1e400", "player option seconds must be a finite number >= 0: '1e400'"),
+    ("mcts:c=inf", "player option c must be a finite number >= 0: 'inf'"),
+    ("mcts:reuse=1", "player option reuse must be on or off: '1'"),
+    ("mcts:early_stop=0", "player option early_stop must be on or off: '0'"),
+    ("mcts:prior_temp=-1", "player option prior_temp must be a finite number > 0: '-1'"),
+    ("random:seed=1_0", "player option seed must be an integer: '1_0' in spec 'random:seed=1_0'"),
+])
+def test_player_spec_refusals(spec, message):
+    with pytest.raises(PlayerSpecError) as caught:
+        make_player(spec)
+    assert str(caught.value) == message
+
+
+def test_player_spec_values():
+    assert read_mcts_options({"playouts": "10", "reuse": "true", "early_stop": "OFF", "seconds": "+0.5"}) == {
+        "playouts": 10, "reuse": True, "early_stop": False, "seconds": 0.5}
+    assert set(OPTIONS) >= {"seconds", "playouts", "c", "rave", "workers", "core"}
