@@ -34,6 +34,7 @@ from typing import IO, Any
 import margo_gtp
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
 from margo_gtp.players import RESIGN, Budget, Player, timecontrol
+from margo_gtp.players.clock import KGS_ARITY, ClockReading, TimeSettings
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
 from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
@@ -44,27 +45,9 @@ __all__ = ["ENGINE_NAME", "GameSession", "TimeSettings", "format_result", "make_
 ENGINE_NAME = "margo-gtp"
 
 
-@dataclass
-class TimeSettings:
-    """A clock as set by ``time_settings`` or ``kgs-time_settings``.
-
-    ``system`` is ``none`` (no limit), ``absolute``, ``byoyomi`` (``periods`` periods of
-    ``period_time``) or ``canadian`` (``period_time`` for ``period_stones`` stones).
-    """
-
-    system: str = "none"
-    main_time: int = 0
-    period_time: int = 0
-    period_stones: int = 0
-    periods: int = 0
-
-
-@dataclass
-class Clock:
-    """What ``time_left`` last reported for one colour (seconds, stones; 0 stones = main time)."""
-
-    seconds: int
-    stones: int
+#: What ``time_left`` last reported for one colour (seconds, stones; 0 stones = main time):
+#: a reading of the one clock (:mod:`margo_gtp.players.clock`).
+Clock = ClockReading
 
 
 @dataclass
@@ -342,12 +325,7 @@ class GameSession(HandlerGroup):
     def cmd_time_settings(self, main_time: int, byo_yomi_time: int, byo_yomi_stones: int) -> None:
         if min(main_time, byo_yomi_time, byo_yomi_stones) < 0:
             raise GtpError("syntax error", detail="times and stones must be >= 0")
-        if byo_yomi_time > 0 and byo_yomi_stones == 0:
-            self.time_settings = TimeSettings()  # GTP 2: no time limits
-        elif byo_yomi_time == 0:
-            self.time_settings = TimeSettings("absolute", main_time)
-        else:
-            self.time_settings = TimeSettings("canadian", main_time, byo_yomi_time, byo_yomi_stones)
+        self.time_settings = TimeSettings.from_gtp(main_time, byo_yomi_time, byo_yomi_stones)
         self._state.clocks.clear()
 
     def cmd_time_left(self, colour: Colour, seconds: int, stones: int) -> None:
@@ -356,18 +334,13 @@ class GameSession(HandlerGroup):
         self._state.clocks[colour] = Clock(seconds, stones)
 
     def cmd_kgs_time_settings(self, system: str, *values: int) -> None:
-        arity = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
-        if arity.get(system) != len(values) or any(value < 0 for value in values):
+        """KGS's four systems. The one clock also knows ``fischer``, which no GTP command sets
+        here: the exact transcripts keep ``kgs-time_settings fischer`` a syntax error, and a
+        referee gives Fischer as ``time_settings M 0 0`` plus ``time_left`` (see
+        ``margo_adapters.match_config.TimeControl``)."""
+        if KGS_ARITY.get(system) != len(values) or any(value < 0 for value in values):
             raise GtpError("syntax error", detail="expected none | absolute M | byoyomi M P N | canadian M P S, values >= 0")
-        if system == "none":
-            settings = TimeSettings()
-        elif system == "absolute":
-            settings = TimeSettings("absolute", values[0])
-        elif system == "byoyomi":
-            settings = TimeSettings("byoyomi", values[0], values[1], 1, values[2])
-        else:
-            settings = TimeSettings("canadian", values[0], values[1], values[2])
-        self.time_settings = settings
+        self.time_settings = TimeSettings.from_kgs(system, values)
         self._state.clocks.clear()
 
     def cmd_loadsgf(self, filename: str, move_number: int | None = None) -> None:
