@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from margo_gtp.engine import Rules
-from margo_gtp.options import parse_decimal, parse_integer
+from margo_gtp.options import (
+    OptionError, PairError, parse_decimal, parse_integer, read_decimal, read_integer, read_pairs, split_items,
+)
 from margo_gtp.players.clock import Clock as OneClock
 from margo_gtp.players.clock import TimeSettings
 
@@ -185,20 +187,22 @@ class Adjudication:
 
     @classmethod
     def parse(cls, text: str) -> "Adjudication":
-        """``"margin=M moves=N"`` (``M`` > 0 points, ``N`` >= 1 moves)."""
-        values: dict[str, str] = {}
-        for item in text.replace(",", " ").split():
-            key, sep, value = item.partition("=")
-            if not sep or key not in ("margin", "moves") or key in values:
-                raise ValueError(f"--adjudicate takes margin=M moves=N: {text!r}")
-            values[key] = value
-        if set(values) != {"margin", "moves"}:
-            raise ValueError(f"--adjudicate takes margin=M moves=N: {text!r}")
+        """``"margin=M moves=N"`` (``M`` > 0 points, ``N`` >= 1 moves; spaces or commas
+        between), read by :mod:`margo_gtp.options`."""
+        usage = f"--adjudicate takes margin=M moves=N: {text!r}"
         try:
-            margin, moves = float(values["margin"]), int(values["moves"])
-        except ValueError:
-            raise ValueError(f"--adjudicate takes margin=M moves=N: {text!r}") from None
-        if not (margin > 0 and math.isfinite(margin)) or moves < 1:
+            values = read_pairs(split_items(text, ", "), malformed=usage.replace("{", "{{").replace("}", "}}"),
+                                repeated=usage.replace("{", "{{").replace("}", "}}"))
+        except PairError as error:
+            raise ValueError(str(error)) from None
+        if set(values) != {"margin", "moves"}:
+            raise ValueError(usage)
+        try:
+            margin = read_decimal(values["margin"], "--adjudicate margin")
+            moves = read_integer(values["moves"], "--adjudicate moves")
+        except OptionError as error:
+            raise ValueError(str(error)) from None
+        if not margin > 0 or moves < 1:
             raise ValueError(f"--adjudicate needs margin > 0 and moves >= 1: {text!r}")
         return cls(margin, moves)
 

@@ -196,3 +196,34 @@ def test_player_spec_values():
     assert read_mcts_options({"playouts": "10", "reuse": "true", "early_stop": "OFF", "seconds": "+0.5"}) == {
         "playouts": 10, "reuse": True, "early_stop": False, "seconds": 0.5}
     assert set(OPTIONS) >= {"seconds", "playouts", "c", "rave", "workers", "core"}
+
+
+from margo_adapters.match_config import Adjudication  # noqa: E402
+from margo_adapters.sprt import SprtSpec  # noqa: E402
+
+
+@pytest.mark.parametrize("text, message", [
+    ("margin=1_0 moves=3", "--adjudicate margin must be a number: '1_0'"),
+    ("margin=inf moves=3", "--adjudicate margin must be a finite number: 'inf'"),
+    ("margin=5 moves=+3", "--adjudicate moves must be an integer: '+3'"),
+    ("margin=5 moves=3 moves=4", "--adjudicate takes margin=M moves=N: 'margin=5 moves=3 moves=4'"),
+])
+def test_adjudicate_refusals(text, message):
+    with pytest.raises(ValueError) as caught:
+        Adjudication.parse(text)
+    assert str(caught.value) == message
+
+
+def test_adjudicate_reads():
+    assert Adjudication.parse("margin=7.5, moves=4") == Adjudication(7.5, 4)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("elo1=1_0", "--sprt elo1 must be a number: '1_0'"),
+    ("elo1=1e400", "--sprt elo1 must be finite: '1e400'"),
+    ("elo1=\u0665", "--sprt elo1 must be a number: '\u0665'"),
+])
+def test_sprt_refusals(text, message):
+    with pytest.raises(ValueError) as caught:
+        SprtSpec.parse(text)
+    assert str(caught.value) == message
