@@ -7,10 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from margo_adapters.match_config import Adjudication, TimeControl
+from margo_adapters.sprt import SprtSpec
+from margo_gtp.engine import Rules, RulesError
+from margo_gtp.engine.rules import RulePairError, parse_rule_pairs
 from margo_gtp.options import (
     OptionError, PairError, parse_decimal, parse_integer, read_choice, read_decimal, read_integer, read_pairs,
     read_switch, split_items,
 )
+from margo_gtp.players import PlayerSpecError, make_player
+from margo_gtp.players.spec import OPTIONS, read_mcts_options
 
 
 @pytest.mark.parametrize("text, value", [("0", 0), ("42", 42), ("-3", -3), ("007", 7)])
@@ -124,106 +130,70 @@ def test_split_items():
 
 # -- the consumers: refusals issue #22 lists, each with its exact one-line text ----------------
 
-from margo_gtp.engine import Rules, RulesError  # noqa: E402
-from margo_gtp.engine.rules import RulePairError, parse_rule_pairs  # noqa: E402
+_SWITCH_HINT = "(True or False; text 'on'/'off' goes through with_options)"
+CONSUMER_REFUSALS = [
+    # (what is read, how, the error class, the exact message)
+    ("Rules(swap='off')", lambda: Rules(swap="off"), RulesError, f"invalid swap: 'off' {_SWITCH_HINT}"),
+    ("Rules(bridge_cutting='off')", lambda: Rules(bridge_cutting="off"), RulesError,
+     f"invalid bridge_cutting: 'off' {_SWITCH_HINT}"),
+    ("Rules(all_freedoms='off')", lambda: Rules(all_freedoms="off"), RulesError,
+     f"invalid all_freedoms: 'off' {_SWITCH_HINT}"),
+    ("Rules(allow_pass=1)", lambda: Rules(allow_pass=1), RulesError, f"invalid allow_pass: 1 {_SWITCH_HINT}"),
+    ("Rules(max_level=True)", lambda: Rules(max_level=True), RulesError, "invalid max_level: True (a number, not a bool)"),
+    ("Rules(size=True)", lambda: Rules(size=True), RulesError, "invalid size: True (a number, not a bool)"),
+    ("Rules(max_level=1.5)", lambda: Rules(max_level=1.5), RulesError, "invalid max_level: 1.5 (an integer or None)"),
+    ("Rules(komi='6.5')", lambda: Rules(komi="6.5"), RulesError, "invalid komi: '6.5' (a number)"),
+    ("rule max_level=+3", lambda: Rules().with_options({"max_level": "+3"}), RulesError,
+     "invalid value for max_level: '+3' (an integer)"),
+    ("rule size=1_0", lambda: Rules().with_options({"size": "1_0"}), RulesError,
+     "invalid value for size: '1_0' (an integer)"),
+    ("rule size=٧", lambda: Rules().with_options({"size": "٧"}), RulesError,
+     "invalid value for size: '٧' (an integer)"),
+    ("rule komi=1e400", lambda: Rules().with_options({"komi": "1e400"}), RulesError,
+     "invalid value for komi: '1e400' (a finite number)"),
+    ("rule komi=nan", lambda: Rules().with_options({"komi": "nan"}), RulesError,
+     "invalid value for komi: 'nan' (a finite number)"),
+    ("rule swap=1", lambda: Rules().with_options({"swap": "1"}), RulesError, "invalid value for swap: '1' (allowed on, off)"),
+    ("--rule size", lambda: parse_rule_pairs(["size"]), RulePairError, "--rule takes K=V: 'size'"),
+    ("--rule twice", lambda: parse_rule_pairs(["size=7", " size = 9"]), RulePairError, "--rule size given twice"),
+    *[(spec, lambda spec=spec: make_player(spec), PlayerSpecError, message) for spec, message in [
+        ("mcts:playouts=1_0", "player option playouts must be a whole number >= 1: '1_0'"),
+        ("mcts:playouts=+10", "player option playouts must be a whole number >= 1: '+10'"),
+        ("mcts:playout_moves=1_0", "player option playout_moves must be an integer: '1_0'"),
+        ("mcts:ladder=٣", "player option ladder must be an integer: '٣'"),
+        ("mcts:seconds=1e400", "player option seconds must be a finite number >= 0: '1e400'"),
+        ("mcts:c=inf", "player option c must be a finite number >= 0: 'inf'"),
+        ("mcts:reuse=1", "player option reuse must be on or off: '1'"),
+        ("mcts:early_stop=0", "player option early_stop must be on or off: '0'"),
+        ("mcts:prior_temp=-1", "player option prior_temp must be a finite number > 0: '-1'"),
+        ("random:seed=1_0", "player option seed must be an integer: '1_0' in spec 'random:seed=1_0'"),
+    ]],
+    *[(f"--adjudicate {text}", lambda text=text: Adjudication.parse(text), ValueError, message) for text, message in [
+        ("margin=1_0 moves=3", "--adjudicate margin must be a number: '1_0'"),
+        ("margin=inf moves=3", "--adjudicate margin must be a finite number: 'inf'"),
+        ("margin=5 moves=+3", "--adjudicate moves must be an integer: '+3'"),
+        ("margin=5 moves=3 moves=4", "--adjudicate takes margin=M moves=N: 'margin=5 moves=3 moves=4'"),
+    ]],
+    *[(f"--sprt {text}", lambda text=text: SprtSpec.parse(text), ValueError, message) for text, message in [
+        ("elo1=1_0", "--sprt elo1 must be a number: '1_0'"),
+        ("elo1=1e400", "--sprt elo1 must be finite: '1e400'"),
+        ("elo1=٥", "--sprt elo1 must be a number: '٥'"),
+    ]],
+]
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"swap": "off"}, "invalid swap: 'off' (True or False; text 'on'/'off' goes through with_options)"),
-    ({"bridge_cutting": "off"}, "invalid bridge_cutting: 'off' (True or False; text 'on'/'off' goes through with_options)"),
-    ({"all_freedoms": "off"}, "invalid all_freedoms: 'off' (True or False; text 'on'/'off' goes through with_options)"),
-    ({"allow_pass": 1}, "invalid allow_pass: 1 (True or False; text 'on'/'off' goes through with_options)"),
-    ({"max_level": True}, "invalid max_level: True (a number, not a bool)"),
-    ({"size": True}, "invalid size: True (a number, not a bool)"),
-    ({"max_level": 1.5}, "invalid max_level: 1.5 (an integer or None)"),
-    ({"komi": "6.5"}, "invalid komi: '6.5' (a number)"),
-])
-def test_rules_from_python_take_their_own_types(changes, message):
-    with pytest.raises(RulesError) as caught:
-        Rules(**changes)
+@pytest.mark.parametrize("case, call, error, message", CONSUMER_REFUSALS, ids=[row[0] for row in CONSUMER_REFUSALS])
+def test_consumer_refusals(case, call, error, message):
+    with pytest.raises(error) as caught:
+        call()
     assert str(caught.value) == message
 
 
-def test_rules_text_goes_through_the_reader():
+def test_consumers_read_what_the_reader_accepts():
     rules = Rules().with_options({"swap": "off", "bridge_cutting": "false", "all_freedoms": "TRUE", "komi": "+5"})
     assert (rules.swap, rules.bridge_cutting, rules.all_freedoms, rules.komi) == (False, False, True, 5.0)
-
-
-@pytest.mark.parametrize("options, message", [
-    ({"max_level": "+3"}, "invalid value for max_level: '+3' (an integer)"),
-    ({"size": "1_0"}, "invalid value for size: '1_0' (an integer)"),
-    ({"size": "\u0667"}, "invalid value for size: '\u0667' (an integer)"),
-    ({"komi": "1e400"}, "invalid value for komi: '1e400' (a finite number)"),
-    ({"komi": "nan"}, "invalid value for komi: 'nan' (a finite number)"),
-    ({"swap": "1"}, "invalid value for swap: '1' (allowed on, off)"),
-])
-def test_rule_values_refused(options, message):
-    with pytest.raises(RulesError) as caught:
-        Rules().with_options(options)
-    assert str(caught.value) == message
-
-
-def test_rule_pairs_refused():
-    with pytest.raises(RulePairError, match=r"^--rule takes K=V: 'size'$"):
-        parse_rule_pairs(["size"])
-    with pytest.raises(RulePairError, match=r"^--rule size given twice$"):
-        parse_rule_pairs(["size=7", " size = 9"])
-
-
-from margo_gtp.players import PlayerSpecError, make_player  # noqa: E402
-from margo_gtp.players.spec import OPTIONS, read_mcts_options  # noqa: E402
-
-
-@pytest.mark.parametrize("spec, message", [
-    ("mcts:playouts=1_0", "player option playouts must be a whole number >= 1: '1_0'"),
-    ("mcts:playouts=+10", "player option playouts must be a whole number >= 1: '+10'"),
-    ("mcts:playout_moves=1_0", "player option playout_moves must be an integer: '1_0'"),
-    ("mcts:ladder=\u0663", "player option ladder must be an integer: '\u0663'"),
-    ("mcts:seconds=1e400", "player option seconds must be a finite number >= 0: '1e400'"),
-    ("mcts:c=inf", "player option c must be a finite number >= 0: 'inf'"),
-    ("mcts:reuse=1", "player option reuse must be on or off: '1'"),
-    ("mcts:early_stop=0", "player option early_stop must be on or off: '0'"),
-    ("mcts:prior_temp=-1", "player option prior_temp must be a finite number > 0: '-1'"),
-    ("random:seed=1_0", "player option seed must be an integer: '1_0' in spec 'random:seed=1_0'"),
-])
-def test_player_spec_refusals(spec, message):
-    with pytest.raises(PlayerSpecError) as caught:
-        make_player(spec)
-    assert str(caught.value) == message
-
-
-def test_player_spec_values():
     assert read_mcts_options({"playouts": "10", "reuse": "true", "early_stop": "OFF", "seconds": "+0.5"}) == {
         "playouts": 10, "reuse": True, "early_stop": False, "seconds": 0.5}
     assert set(OPTIONS) >= {"seconds", "playouts", "c", "rave", "workers", "core"}
-
-
-from margo_adapters.match_config import Adjudication  # noqa: E402
-from margo_adapters.sprt import SprtSpec  # noqa: E402
-
-
-@pytest.mark.parametrize("text, message", [
-    ("margin=1_0 moves=3", "--adjudicate margin must be a number: '1_0'"),
-    ("margin=inf moves=3", "--adjudicate margin must be a finite number: 'inf'"),
-    ("margin=5 moves=+3", "--adjudicate moves must be an integer: '+3'"),
-    ("margin=5 moves=3 moves=4", "--adjudicate takes margin=M moves=N: 'margin=5 moves=3 moves=4'"),
-])
-def test_adjudicate_refusals(text, message):
-    with pytest.raises(ValueError) as caught:
-        Adjudication.parse(text)
-    assert str(caught.value) == message
-
-
-def test_adjudicate_reads():
     assert Adjudication.parse("margin=7.5, moves=4") == Adjudication(7.5, 4)
-
-
-@pytest.mark.parametrize("text, message", [
-    ("elo1=1_0", "--sprt elo1 must be a number: '1_0'"),
-    ("elo1=1e400", "--sprt elo1 must be finite: '1e400'"),
-    ("elo1=\u0665", "--sprt elo1 must be a number: '\u0665'"),
-])
-def test_sprt_refusals(text, message):
-    with pytest.raises(ValueError) as caught:
-        SprtSpec.parse(text)
-    assert str(caught.value) == message
+    assert SprtSpec.parse("elo0=-1.5,elo1=+3") == SprtSpec(-1.5, 3.0)
