@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from margo_adapters.match_config import Adjudication, TimeControl
 from margo_adapters.sprt import SprtSpec
+from margo_gtp import sgf
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import RulePairError, parse_rule_pairs
 from margo_gtp.options import (
@@ -17,6 +18,8 @@ from margo_gtp.options import (
 )
 from margo_gtp.players import PlayerSpecError, make_player
 from margo_gtp.players.spec import OPTIONS, read_mcts_options
+from margo_gtp.protocol.analysis import parse_info
+from margo_gtp.sgf import SgfError
 
 
 @pytest.mark.parametrize("text, value", [("0", 0), ("42", 42), ("-3", -3), ("007", 7)])
