@@ -150,8 +150,8 @@ CONSUMER_REFUSALS = [
      "invalid value for max_level: '+3' (an integer)"),
     ("rule size=1_0", lambda: Rules().with_options({"size": "1_0"}), RulesError,
      "invalid value for size: '1_0' (an integer)"),
-    ("rule size=٧", lambda: Rules().with_options({"size": "٧"}), RulesError,
-     "invalid value for size: '٧' (an integer)"),
+    ("rule size=\u0667", lambda: Rules().with_options({"size": "\u0667"}), RulesError,
+     "invalid value for size: '\u0667' (an integer)"),
     ("rule komi=1e400", lambda: Rules().with_options({"komi": "1e400"}), RulesError,
      "invalid value for komi: '1e400' (a finite number)"),
     ("rule komi=nan", lambda: Rules().with_options({"komi": "nan"}), RulesError,
@@ -163,7 +163,7 @@ CONSUMER_REFUSALS = [
         ("mcts:playouts=1_0", "player option playouts must be a whole number >= 1: '1_0'"),
         ("mcts:playouts=+10", "player option playouts must be a whole number >= 1: '+10'"),
         ("mcts:playout_moves=1_0", "player option playout_moves must be an integer: '1_0'"),
-        ("mcts:ladder=٣", "player option ladder must be an integer: '٣'"),
+        ("mcts:ladder=\u0663", "player option ladder must be an integer: '\u0663'"),
         ("mcts:seconds=1e400", "player option seconds must be a finite number >= 0: '1e400'"),
         ("mcts:c=inf", "player option c must be a finite number >= 0: 'inf'"),
         ("mcts:reuse=1", "player option reuse must be on or off: '1'"),
@@ -180,8 +180,21 @@ CONSUMER_REFUSALS = [
     *[(f"--sprt {text}", lambda text=text: SprtSpec.parse(text), ValueError, message) for text, message in [
         ("elo1=1_0", "--sprt elo1 must be a number: '1_0'"),
         ("elo1=1e400", "--sprt elo1 must be finite: '1e400'"),
-        ("elo1=٥", "--sprt elo1 must be a number: '٥'"),
+        ("elo1=\u0665", "--sprt elo1 must be a number: '\u0665'"),
     ]],
+    *[(f"--time-control {text}", lambda text=text: TimeControl.parse(text), ValueError,
+       f"time control must be 'MAIN', 'MAIN BYO_YOMI_TIME BYO_YOMI_STONES' or 'MAIN+INCREMENT': {text!r}")
+      for text in ["1_0", "inf", "1e400", "60 10 +5", "60 10+5"]],
+    ("--time-control 60+-1", lambda: TimeControl.parse("60+-1"), ValueError,
+     "time control values must be finite and not negative: '60+-1'"),
+    ("SGF MR twice", lambda: sgf.loads("(;GM[77]SZ[5]MR[swap=on][swap=off])"), SgfError,
+     "bad MR entry: 'swap=off' (swap given twice)"),
+    ("SGF MR swap=1", lambda: sgf.loads("(;GM[77]SZ[5]MR[swap=1])"), SgfError,
+     "bad rule option in MR: invalid value for swap: '1' (allowed on, off)"),
+    ("info visits 1_0", lambda: parse_info("info move A1:1 visits 1_0 winrate 0.5 prior 0.5 order 0 pv A1:1"),
+     ValueError, "not an integer: '1_0'"),
+    ("info winrate nan", lambda: parse_info("info move A1:1 visits 1 winrate nan prior 0.5 order 0 pv A1:1"),
+     ValueError, "not a decimal number: 'nan'"),
 ]
 
 
