@@ -33,11 +33,11 @@ from typing import IO, Any
 
 import margo_gtp
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
+from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
 from margo_gtp.players import RESIGN, Budget, Player, timecontrol
 from margo_gtp.players.clock import KGS_ARITY, ClockReading, TimeSettings
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
-from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
 from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
 
 __all__ = ["ENGINE_NAME", "GameSession", "TimeSettings", "format_result", "make_gtp_engine", "render_board"]
