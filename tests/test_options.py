@@ -4,10 +4,12 @@ exact one-line refusals, each naming the key and the value."""
 from __future__ import annotations
 
 import pytest
+import typer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from margo_adapters.match_config import Adjudication, TimeControl
+from margo_adapters.projected_session import ProjectedSession
 from margo_adapters.sprt import SprtSpec
 from margo_gtp import sgf
 from margo_gtp.engine import Rules, RulesError
@@ -19,7 +21,9 @@ from margo_gtp.options import (
 from margo_gtp.players import PlayerSpecError, make_player
 from margo_gtp.players.spec import OPTIONS, read_mcts_options
 from margo_gtp.protocol.analysis import parse_info
+from margo_gtp.protocol.gtp import GtpError
 from margo_gtp.sgf import SgfError
+from margo_gtp.web.cli import parse_engine_options
 
 
 @pytest.mark.parametrize("text, value", [("0", 0), ("42", 42), ("-3", -3), ("007", 7)])
@@ -185,6 +189,10 @@ CONSUMER_REFUSALS = [
     *[(f"--time-control {text}", lambda text=text: TimeControl.parse(text), ValueError,
        f"time control must be 'MAIN', 'MAIN BYO_YOMI_TIME BYO_YOMI_STONES' or 'MAIN+INCREMENT': {text!r}")
       for text in ["1_0", "inf", "1e400", "60 10 +5", "60 10+5"]],
+    ("margo-web --engine twice", lambda: parse_engine_options(["a=margo-gtp", "a=margo-gtp"]), typer.BadParameter,
+     "engine 'a' given twice"),
+    ("margo-gtp-2d boardsize +17", lambda: ProjectedSession(None).cmd_boardsize(["+17"]), GtpError, "syntax error"),
+    ("margo-gtp-2d boardsize 1_7", lambda: ProjectedSession(None).cmd_boardsize(["1_7"]), GtpError, "syntax error"),
     ("--time-control 60+-1", lambda: TimeControl.parse("60+-1"), ValueError,
      "time control values must be finite and not negative: '60+-1'"),
     ("SGF MR twice", lambda: sgf.loads("(;GM[77]SZ[5]MR[swap=on][swap=off])"), SgfError,
