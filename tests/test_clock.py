@@ -97,15 +97,27 @@ def test_fischer_budget_spends_the_increment():
     assert budget(TimeSettings("fischer", 60, increment=2), None).seconds == pytest.approx((60 / 30 + 2) * 0.9)
 
 
-@pytest.mark.parametrize("values, message", [
-    ({"system": "hourglass"}, "time system must be one of none, absolute, byoyomi, canadian, fischer: 'hourglass'"),
-    ({"system": "absolute", "main_time": -1}, "time setting main_time must be a finite number >= 0: -1"),
-    ({"system": "fischer", "increment": float("inf")}, "time setting increment must be a finite number >= 0: inf"),
+@pytest.mark.parametrize("call, message", [
+    (lambda: TimeSettings("hourglass"), "time system must be one of none, absolute, byoyomi, canadian, fischer: 'hourglass'"),
+    (lambda: TimeSettings("absolute", -1), "time setting main_time must be a finite number >= 0: -1"),
+    (lambda: TimeSettings("fischer", increment=float("inf")), "time setting increment must be a finite number >= 0: inf"),
+    (lambda: TimeSettings("canadian", 60, 10, True), "time setting period_stones must be a finite number >= 0: True"),
+    (lambda: TimeSettings.from_kgs("fischer", [60, 5]),
+     "kgs-time_settings system must be one of none, absolute, byoyomi, canadian: 'fischer'"),
+    (lambda: TimeSettings.from_kgs("byoyomi", [60, 5]), "kgs-time_settings byoyomi takes 3 values, not 2"),
 ])
-def test_time_settings_refused(values, message):
+def test_time_settings_refused(call, message):
     with pytest.raises(ValueError) as caught:
-        TimeSettings(**values)
+        call()
     assert str(caught.value) == message
+
+
+def test_time_settings_from_gtp_and_kgs():
+    assert TimeSettings.from_gtp(300, 30, 0) == TimeSettings()  # GTP 2: byo-yomi time, no stones = no limit
+    assert TimeSettings.from_gtp(300, 0, 5) == TimeSettings("absolute", 300)
+    assert TimeSettings.from_gtp(300, 30, 5) == TimeSettings("canadian", 300, 30, 5)
+    assert TimeSettings.from_kgs("byoyomi", [600, 30, 5]) == TimeSettings("byoyomi", 600, 30, 1, 5)
+    assert TimeSettings.from_kgs("canadian", [600, 300, 25]) == TimeSettings("canadian", 600, 300, 25)
 
 
 # -- the referee's time control ---------------------------------------------------------------

@@ -5,7 +5,9 @@ Spec syntax: ``name[:key=value,key=value]``, e.g. ``random``, ``random:seed=3``,
 ``seed`` wins over the ``seed`` argument of :func:`make_player`.
 
 Built in: ``random`` (:class:`RandomPlayer`), ``heuristic`` (:mod:`.heuristic`) and ``mcts``
-(:mod:`.mcts`; imported on first use). Other modules add players with
+(:mod:`.mcts`, its options read by :mod:`.spec`; imported on first use). Specs are read by
+:mod:`margo_gtp.options`, the project's one options reader (``1_0``, ``inf`` and a key
+given twice are refused). Other modules add players with
 :func:`register_player`; installed packages add them through the entry-point group
 ``margo_gtp.players`` (each entry point loads to a factory, looked up on first use of an
 unknown name). A factory is ``factory(options: dict[str, str], seed: int | None) ->

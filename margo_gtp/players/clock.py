@@ -79,8 +79,10 @@ class TimeSettings:
     def from_kgs(cls, system: str, values: Sequence[float]) -> "TimeSettings":
         """``kgs-time_settings SYSTEM values...`` (:data:`KGS_ARITY`); ValueError when the
         system is unknown or the count of values is wrong."""
-        if KGS_ARITY.get(system) != len(values):
-            raise ValueError(f"kgs-time_settings {system} takes {KGS_ARITY.get(system, 'no such system: ')} values")
+        if system not in KGS_ARITY:
+            raise ValueError(f"kgs-time_settings system must be one of {', '.join(KGS_ARITY)}: {system!r}")
+        if KGS_ARITY[system] != len(values):
+            raise ValueError(f"kgs-time_settings {system} takes {KGS_ARITY[system]} values, not {len(values)}")
         if system == "none":
             return cls()
         if system == "absolute":
