@@ -191,10 +191,9 @@ class Adjudication:
         between), read by :mod:`margo_gtp.options`."""
         usage = f"--adjudicate takes margin=M moves=N: {text!r}"
         try:
-            values = read_pairs(split_items(text, ", "), malformed=usage.replace("{", "{{").replace("}", "}}"),
-                                repeated=usage.replace("{", "{{").replace("}", "}}"))
-        except PairError as error:
-            raise ValueError(str(error)) from None
+            values = read_pairs(split_items(text, ", "))
+        except PairError:  # not K=V, or a key twice: the usage says both
+            raise ValueError(usage) from None
         if set(values) != {"margin", "moves"}:
             raise ValueError(usage)
         try:

@@ -64,17 +64,12 @@ def parse_player_spec(spec: str) -> tuple[str, dict[str, str]]:
     if not name:
         raise PlayerSpecError(f"empty player name in spec {spec!r}")
     try:
-        options = read_pairs(split_items(option_text, ","),
-                             malformed="player option must be key=value: {item!r} in spec " + _braced(spec),
-                             repeated="player option {key} given twice in spec " + _braced(spec))
+        options = read_pairs(split_items(option_text, ","))
     except PairError as error:  # as margo-set_limit: a repeat is a mistake, not an override
-        raise PlayerSpecError(str(error)) from None
+        if error.key is None:
+            raise PlayerSpecError(f"player option must be key=value: {error.item!r} in spec {spec!r}") from None
+        raise PlayerSpecError(f"player option {error.key} given twice in spec {spec!r}") from None
     return name, options
-
-
-def _braced(spec: str) -> str:
-    """``repr(spec)`` made safe inside a ``str.format`` template."""
-    return repr(spec).replace("{", "{{").replace("}", "}}")
 
 
 def _load_entry_points() -> None:
