@@ -16,6 +16,7 @@ from typing import IO, Callable, Sequence
 from margo_adapters.projection import NativeView, board_rows, lift, project_vertex, top_view
 from margo_gtp.client.process import ProcessTransport
 from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout
+from margo_gtp.options import parse_integer
 from margo_gtp.protocol.gtp import GtpEngine, GtpError, GtpQuit, GtpStream
 from margo_gtp.vertex import InvalidVertexError, format_point_2d, parse_point_2d, parse_vertex, project, projected_size
 
@@ -234,7 +235,7 @@ class ProjectedSession:
         if len(args) != 1:
             raise GtpError("syntax error")
         try:
-            side = int(args[0])
+            side = parse_integer(args[0])  # GTP integers: no '+17', no '1_7'
         except ValueError:
             raise GtpError("syntax error") from None
         if side % 2 == 0 or not 3 <= side <= MAX_SIZE_2D:

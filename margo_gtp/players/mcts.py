@@ -50,10 +50,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.engine.core import CORES, board_core, board_on_core, native_available, native_uct_select
+from margo_gtp.engine.core import board_core, board_on_core, native_uct_select
 from margo_gtp.players.base import RESIGN, Budget, Resign
 from margo_gtp.players.playout_policy import POLICIES, HeavyPolicy, PlayoutPolicy
-from margo_gtp.vertex import Point, parse_decimal
+from margo_gtp.vertex import Point
 
 __all__ = [
     "Analysis",
@@ -789,164 +789,6 @@ class MctsPlayer:
             amaf = child.rave_w / child.rave_n if child.rave_n else PRIOR_VALUE
             out.append(Analysis(child.move, child.n, child.win_rate(), child.prior, order, tuple(pv), amaf))  # type: ignore[arg-type]
         return out
-
-
-def _parse_float(value: str, key: str) -> float:
-    from margo_gtp.players import PlayerSpecError
-
-    try:
-        number = parse_decimal(value)
-    except ValueError as error:
-        if "finite" in str(error) or value.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise PlayerSpecError(f"player option {key} must be a finite number >= 0: {value!r}") from None
-        raise PlayerSpecError(f"player option {key} must be a number: {value!r}") from None
-    if not math.isfinite(number) or number < 0:
-        raise PlayerSpecError(f"player option {key} must be a finite number >= 0: {value!r}")
-    return number
-
-
-def _parse_count(value: str, key: str) -> int:
-    from margo_gtp.players import PlayerSpecError
-
-    if not (value.isascii() and value.isdigit()):
-        raise PlayerSpecError(f"player option {key} must be a whole number >= 0: {value!r}")
-    return int(value)
-
-
-def _parse_int(value: str, key: str) -> int:
-    from margo_gtp.players import PlayerSpecError
-
-    try:
-        return int(value)
-    except ValueError:
-        raise PlayerSpecError(f"player option {key} must be an integer: {value!r}") from None
-
-
-def _parse_depth(value: str, key: str) -> int:
-    """A count where -1 means "none" or "to the end" (``playout_moves``, ``prior_depth``)."""
-    from margo_gtp.players import PlayerSpecError
-
-    number = _parse_int(value, key)
-    if number < -1:
-        raise PlayerSpecError(f"player option {key} must be -1 or a whole number >= 0: {value!r}")
-    return number
-
-
-def _parse_positive_count(value: str, key: str) -> int:
-    from margo_gtp.players import PlayerSpecError
-
-    if not (value.isascii() and value.isdigit()) or int(value) < 1:  # zero: a move chosen by no search
-        raise PlayerSpecError(f"player option {key} must be a whole number >= 1: {value!r}")
-    return int(value)
-
-
-def _parse_positive(value: str, key: str) -> float:
-    from margo_gtp.players import PlayerSpecError
-
-    number = _parse_float(value, key)
-    if number == 0:  # a divisor: prior_temp scales the heuristic's scores
-        raise PlayerSpecError(f"player option {key} must be a finite number > 0: {value!r}")
-    return number
-
-
-def _parse_evaluator(value: str, key: str) -> str:
-    from margo_gtp.players import PlayerSpecError
-
-    if value not in EVALUATORS:
-        raise PlayerSpecError(f"player option {key} must be one of {', '.join(EVALUATORS)}: {value!r}")
-    return value
-
-
-def _parse_policy(value: str, key: str) -> str:
-    from margo_gtp.players import PlayerSpecError
-
-    if value not in POLICIES:
-        raise PlayerSpecError(f"player option {key} must be one of {', '.join(POLICIES)}: {value!r}")
-    return value
-
-
-def _parse_probability(value: str, key: str) -> float:
-    from margo_gtp.players import PlayerSpecError
-
-    number = _parse_float(value, key)
-    if number > 1:
-        raise PlayerSpecError(f"player option {key} must be between 0 and 1: {value!r}")
-    return number
-
-
-def _parse_workers(value: str, key: str) -> int:
-    from margo_gtp.players import PlayerSpecError
-
-    count = _parse_count(value, key)
-    if not 1 <= count <= MAX_WORKERS:
-        raise PlayerSpecError(f"player option {key} must be between 1 and {MAX_WORKERS}: {value!r}")
-    return count
-
-
-def _parse_ladder(value: str, key: str) -> int:
-    from margo_gtp.players import PlayerSpecError
-
-    depth = _parse_int(value, key)
-    if not 0 <= depth <= MAX_LADDER_DEPTH:
-        raise PlayerSpecError(f"player option {key} must be between 0 and {MAX_LADDER_DEPTH}: {value!r}")
-    return depth
-
-
-def _parse_core(value: str, key: str) -> str:
-    from margo_gtp.players import PlayerSpecError
-
-    if value not in CORES:
-        raise PlayerSpecError(f"player option {key} must be one of {', '.join(CORES)}: {value!r}")
-    if value == "native" and not native_available():
-        raise PlayerSpecError(f"player option {key}=native: the native core is not built")
-    return value
-
-
-def _parse_switch(value: str, key: str) -> bool:
-    from margo_gtp.players import PlayerSpecError
-
-    words = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
-    if value.lower() not in words:
-        raise PlayerSpecError(f"player option {key} must be on or off: {value!r}")
-    return words[value.lower()]
-
-
-#: Spec options of ``mcts`` -> (MctsPlayer keyword, parser).
-OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
-    "seconds": ("seconds", _parse_float),
-    "playouts": ("playouts", _parse_positive_count),
-    "c": ("uct_c", _parse_float),
-    "rave": ("rave_k", _parse_float),
-    "playout_moves": ("playout_moves", _parse_depth),
-    "eval": ("evaluator", _parse_evaluator),
-    "policy": ("playout_policy", _parse_policy),
-    "tactics": ("heavy_tactics", _parse_probability),
-    "ladder": ("ladder_depth", _parse_ladder),
-    "expand": ("expand_visits", _parse_count),
-    "prior_depth": ("prior_depth", _parse_depth),
-    "prior_visits": ("prior_visits", _parse_count),
-    "prior_temp": ("prior_temp", _parse_positive),
-    "resign": ("resign", _parse_probability),
-    "resign_visits": ("resign_min_visits", _parse_count),
-    "resign_moves": ("resign_moves", _parse_count),
-    "reuse": ("reuse", _parse_switch),
-    "early_stop": ("early_stop", _parse_switch),
-    "workers": ("workers", _parse_workers),
-    "core": ("core", _parse_core),
-}
-
-
-def make_mcts(options: dict[str, str], seed: int | None) -> MctsPlayer:
-    """Registry factory: ``mcts:seconds=1,playouts=5000,seed=7,c=0.4,rave=300,...``."""
-    from margo_gtp.players import PlayerSpecError
-
-    keywords: dict[str, object] = {}
-    for key, value in options.items():
-        if key not in OPTIONS:
-            raise PlayerSpecError(f"unknown option for player 'mcts': {key!r} (known: {', '.join(OPTIONS)}, seed)")
-        name, parse = OPTIONS[key]
-        keywords[name] = parse(value, key)
-    return MctsPlayer(random.Random(seed), **keywords)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------------------
