@@ -21,8 +21,9 @@ How it routes one command line (the proxy above it never knows there are two):
   playing on with two different games.
 
 Each engine is any object with ``send(command) -> (ok, text)``, ``running``, ``failure``,
-``check()`` and ``close()`` (the proxy's engine client). Exceptions they raise (an engine
-that is gone) pass through unchanged.
+``check()`` and ``close()`` (the proxy's engine client). Once either engine is gone, every
+command goes to that one, so the proxy answers ``engine is not running`` as it does for a
+single engine: exceptions the engines raise pass through unchanged.
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ class EnginePair:
         return black_ok and white_ok
 
     def send(self, command: str) -> tuple[bool, str]:
+        for engine in (self.black, self.white):
+            if not engine.running:  # one engine gone: the pair is; its own send says so
+                return engine.send(command)
         words = command.split()
         name = words[0] if words else ""
         if name in GENERATORS and len(words) == 2 and words[1].lower() in _WHITE_WORDS | _BLACK_WORDS:

@@ -20,6 +20,7 @@ engines draw the same moves.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -239,3 +240,40 @@ def test_the_pair_checks_both_engines() -> None:
     black, white = Recorder({"protocol_version": (False, "")}), Recorder()
     assert EnginePair(black, white).check() is False
     assert white.sent == ["protocol_version"]  # checked even though Black failed
+
+
+@pytest.mark.parametrize(
+    "args, stderr_end",
+    [
+        (["--white-engine", "/nonexistent/engine"],
+         "cannot start engine ['/nonexistent/engine']: [Errno 2] No such file or directory: '/nonexistent/engine'\n"),
+        (["--white-engine", "margo-gtp 'unbalanced"], "error: --white-engine: No closing quotation\n"),
+        (["--white-engine", ""], "error: --white-engine: empty command\n"),
+    ],
+)
+def test_a_bad_white_engine_exits_with_status_2(args: list[str], stderr_end: str) -> None:
+    completed = subprocess.run([str(MARGO_GTP_2D), "--engine", str(MARGO_GTP), *args], input="quit\n",
+                               capture_output=True, text=True, timeout=60)
+    assert (completed.returncode, completed.stdout) == (2, "")
+    assert completed.stderr.endswith(stderr_end) and completed.stderr.count("\n") <= 3
+
+
+def test_a_dead_white_engine_is_reported_and_quit_still_works() -> None:
+    completed = subprocess.run(
+        [str(MARGO_GTP_2D), "--engine", str(MARGO_GTP), "--white-engine", f"{sys.executable} -c pass"],
+        input="gogui-rules_game_id\nplay b a1\ngenmove w\nname\nquit\n", capture_output=True, text=True, timeout=60,
+    )
+    assert completed.stdout == (
+        "= Margo\n\n? engine is not running\n\n? engine is not running\n\n? engine is not running\n\n=\n\n"
+    )
+    assert completed.returncode == 0
+    assert "is not usable" in completed.stderr and "Traceback" not in completed.stderr
+
+
+def test_once_an_engine_is_gone_every_command_goes_to_it() -> None:
+    """So the proxy answers ``engine is not running`` (the gone engine's send raises)."""
+    black, white = Recorder(), Recorder()
+    white.closed = True
+    EnginePair(black, white).send("name")
+    EnginePair(black, white).send("genmove b")
+    assert (black.sent, white.sent) == ([], ["name", "genmove b"])
