@@ -317,6 +317,75 @@ def test_a_failing_generator_raises_and_keeps_the_moves_played(both_cores):
 
 
 @needs_native
+@pytest.mark.parametrize("action", ["push", "pop", "push and pop"])
+def test_a_generator_that_changes_the_board_stops_the_playout_on_both_cores(both_cores, action):
+    """A random() that plays or undoes a move on the board being played out used to leave the
+    playout loop working on stale candidates (a point ended up holding both colours). Both
+    cores now stop with the same RuntimeError and a consistent board (the same on both)."""
+    from margo_gtp.engine.board import BOARD_CHANGED_DURING_PLAYOUT
+
+    class Meddling:
+        def __init__(self, board: Board) -> None:
+            self.board, self.calls, self.inner = board, 0, random.Random(5)
+
+        def random(self) -> float:
+            self.calls += 1
+            if self.calls == 6:
+                if action == "pop":
+                    self.board.pop()
+                else:
+                    self.board.push(self.board.legal_moves()[0])
+                    if action == "push and pop":  # the same position, yet a change: still stopped
+                        self.board.pop()
+            return self.inner.random()
+
+    boards = both_cores(Rules(size=5))
+    for board in boards:
+        with pytest.raises(RuntimeError) as raised:
+            board.random_playout(Meddling(board), 100)
+        assert str(raised.value) == BOARD_CHANGED_DURING_PLAYOUT
+        assert not board.ball_mask(Colour.WHITE) & board.ball_mask(Colour.BLACK)
+    assert state_of(boards[1]) == state_of(boards[0])
+
+
+def test_uct_select_survives_a_child_whose_getter_empties_the_list():
+    """_native.uct_select read a list item without holding it, then read its attributes: a
+    getter that empties the list freed the child mid-call (SIGSEGV). Run in a subprocess so
+    that a crash fails this test instead of the run. The C loop sees the children Python's
+    own ``for child in children`` loop sees: the first, whose getter emptied the list."""
+    code = """
+import math
+from margo_gtp.engine import core
+if not core.native_available():
+    print("no native core")
+    raise SystemExit
+from margo_gtp.engine import _native
+
+children = []
+
+class Emptying:
+    def __init__(self, label):
+        self.label, self.w, self.rave_n, self.rave_w = label, 0.0, 0, 0.0
+    @property
+    def n(self):
+        children.clear()  # drops the last reference to every child, this one included
+        return 3
+
+children.extend(Emptying(label) for label in "abc")
+for _ in range(200):
+    best = _native.uct_select(children, math.log(10), 0.2, 300.0, 1, 0.5)
+    print(best.label if best is not None else None, len(children))
+    children.extend(Emptying(label) for label in "xyz")
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    if lines == ["no native core"]:
+        pytest.skip("native core not built")
+    assert lines == ["a 0"] + ["x 0"] * 199
+
+
+@needs_native
 @native_settings
 @given(rules=random_rules(), seed=st.integers(0, 2**64 - 1), max_moves=st.sampled_from([0, 1, 10, 2000]))
 def test_splitmix_playouts_are_the_same_game(both_cores, rules, seed, max_moves):

@@ -305,6 +305,9 @@ typedef struct {
     size_t hcap, hfill;
     /* scratch */
     int *walk;
+    /* bumped by every change of the position (commit, undo, set_root, load): a playout
+     * that calls back into Python sees whether the callback changed the board */
+    uint64_t version;
 } StateObject;
 
 #define BITS(s, k) ((s)->bits + (k) * MAXW)
@@ -893,6 +896,7 @@ static int stack_push(StateObject *s, int c, int code) {
 /* Board._commit; r is the resolution of a placement (NULL for pass and swap). */
 static int commit(StateObject *s, int code, int c, const Res *r) {
     if (stack_push(s, c, code) < 0) return -1;
+    s->version++;
     if (code >= 0) {
         if (positions_push(s, r->rk) < 0) {
             s->nstack--;
@@ -1009,6 +1013,7 @@ static void state_clear_history(StateObject *s) {
 
 static int set_root(StateObject *s, int to_move) {
     int nw = s->nw;
+    s->version++;
     s->to_move = to_move;
     s->cap[0] = s->cap[1] = 0;
     s->passes = 0;
@@ -1194,6 +1199,7 @@ static PyObject *State_load(StateObject *s, PyObject *args) {
     }
     s->key = key;
     s->bkey = bkey;
+    s->version++;
     each_group_unsettled(s, BITS(s, B_UNS));
     Py_RETURN_NONE;
 }
@@ -1269,6 +1275,7 @@ static PyObject *State_pop(StateObject *s, PyObject *unused) {
 /* Undo the last move exactly (the stack must not be empty). */
 static void undo(StateObject *s) {
     int nw = s->nw;
+    s->version++;
     Entry *e = &s->stack[--s->nstack];
     W *src = s->stack_bits + (size_t)s->nstack * NB * nw;
     for (int k = 0; k < NB; k++) memcpy(BITS(s, k), src + k * nw, nw * sizeof(W));
@@ -1457,6 +1464,10 @@ static double draw_py(void *fn) {
     return x;
 }
 
+/* Board._random_playout's error when the generator's random() pushed or popped a move on
+ * the board being played out (as CPython's "dictionary changed size during iteration") */
+#define BOARD_CHANGED "board changed during random_playout (the generator's random() played or undid a move)"
+
 static long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
     int nw = s->nw, count = s->count;
     const W *playable = s->geo->up_to_level + (size_t)s->top_level * nw;
@@ -1495,8 +1506,11 @@ static long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
         if (sl) extra++;
         int chosen = -3; /* none */
         while (k + extra) {
+            uint64_t version = s->version;
             int pick = (int)(draw(gen) * (k + extra));
-            if (draw == draw_py && PyErr_Occurred()) {
+            if (draw == draw_py && (PyErr_Occurred() || s->version != version)) {
+                if (!PyErr_Occurred()) /* the candidates describe a position that is gone */
+                    PyErr_SetString(PyExc_RuntimeError, BOARD_CHANGED);
                 played = -1;
                 goto done;
             }
@@ -2378,6 +2392,47 @@ static int read_number(PyObject *obj, PyObject *name, double *out) {
     return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
 }
 
+/* The UCT+RAVE score of one child (mcts._child_score), into *out; -1 with an exception set
+ * when an attribute is missing or the arithmetic fails as Python's would. */
+static int child_score(PyObject *child, double log_parent, double uct_c, double rave_k, double prior_visits,
+                       double prior_wins, double *out) {
+    double visits, wins, rave_n, rave_w;
+    if (read_number(child, str_n, &visits) < 0 || read_number(child, str_w, &wins) < 0 ||
+        read_number(child, str_rave_n, &rave_n) < 0)
+        return -1;
+    double n = visits + prior_visits;
+    if (n == 0.0) {
+        PyErr_SetString(PyExc_ZeroDivisionError, "float division by zero");
+        return -1;
+    }
+    double q = (wins + prior_wins) / n;
+    if (rave_n != 0.0) {
+        if (read_number(child, str_rave_w, &rave_w) < 0) return -1;
+        double beta = 0.0;
+        if (rave_k != 0.0) {
+            double d = 3 * visits + rave_k;
+            if (d == 0.0) {
+                PyErr_SetString(PyExc_ZeroDivisionError, "float division by zero");
+                return -1;
+            }
+            double r = rave_k / d;
+            if (r < 0.0) {
+                PyErr_SetString(PyExc_ValueError, "math domain error");
+                return -1;
+            }
+            beta = sqrt(r);
+        }
+        q = beta * (rave_w / rave_n) + (1 - beta) * q;
+    }
+    double u = log_parent / n;
+    if (u < 0.0) {
+        PyErr_SetString(PyExc_ValueError, "math domain error");
+        return -1;
+    }
+    *out = q + uct_c * sqrt(u);
+    return 0;
+}
+
 static PyObject *uct_select(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 6) return PyErr_Format(PyExc_TypeError, "uct_select takes 6 arguments (%zd given)", nargs);
     PyObject *children = args[0];
@@ -2386,38 +2441,27 @@ static PyObject *uct_select(PyObject *module, PyObject *const *args, Py_ssize_t 
     double rave_k = PyFloat_AsDouble(args[3]), prior_visits = PyFloat_AsDouble(args[4]);
     double prior_wins = PyFloat_AsDouble(args[5]);
     if (PyErr_Occurred()) return NULL;
-    PyObject *best = Py_None;
+    /* A child's attribute getter may run Python code that changes the list (and drops the
+     * last reference to a child): each child is held by a strong reference while it is read,
+     * the best so far too, and the length is read again at every step, as Python's own
+     * `for child in children` does (so both loops see the same children). */
+    PyObject *best = Py_NewRef(Py_None);
     double best_score = -1.0;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(children); k++) {
-        PyObject *child = PyList_GET_ITEM(children, k);
-        double visits, wins, rave_n, rave_w;
-        if (read_number(child, str_n, &visits) < 0 || read_number(child, str_w, &wins) < 0 ||
-            read_number(child, str_rave_n, &rave_n) < 0)
+        PyObject *child = Py_NewRef(PyList_GET_ITEM(children, k));
+        double score;
+        if (child_score(child, log_parent, uct_c, rave_k, prior_visits, prior_wins, &score) < 0) {
+            Py_DECREF(child);
+            Py_DECREF(best);
             return NULL;
-        double n = visits + prior_visits;
-        if (n == 0.0) return PyErr_Format(PyExc_ZeroDivisionError, "float division by zero");
-        double q = (wins + prior_wins) / n;
-        if (rave_n != 0.0) {
-            if (read_number(child, str_rave_w, &rave_w) < 0) return NULL;
-            double beta = 0.0;
-            if (rave_k != 0.0) {
-                double d = 3 * visits + rave_k;
-                if (d == 0.0) return PyErr_Format(PyExc_ZeroDivisionError, "float division by zero");
-                double r = rave_k / d;
-                if (r < 0.0) return PyErr_Format(PyExc_ValueError, "math domain error");
-                beta = sqrt(r);
-            }
-            q = beta * (rave_w / rave_n) + (1 - beta) * q;
         }
-        double u = log_parent / n;
-        if (u < 0.0) return PyErr_Format(PyExc_ValueError, "math domain error");
-        double score = q + uct_c * sqrt(u);
         if (score > best_score) {
-            best = child;
+            Py_SETREF(best, child);
             best_score = score;
+        } else {
+            Py_DECREF(child);
         }
     }
-    Py_INCREF(best);
     return best;
 }
 

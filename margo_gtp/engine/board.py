@@ -56,6 +56,11 @@ class IllegalMoveError(ValueError):
     """Raised when a move is illegal in the current position"""
 
 
+#: random_playout's error when the generator's random() changed the board (both cores)
+BOARD_CHANGED_DURING_PLAYOUT = (
+    "board changed during random_playout (the generator's random() played or undid a move)")
+
+
 @dataclass(frozen=True, slots=True)
 class Move:
     """A move: a placement at ``point``, or the singletons :attr:`PASS` and :attr:`SWAP`.
@@ -1014,7 +1019,11 @@ class Board:
         return self._random_playout(splitmix64(seed), max_moves)
 
     def _random_playout(self, rand, max_moves: int) -> int:
-        """The playout loop; ``rand()`` returns uniform floats in [0, 1)."""
+        """The playout loop; ``rand()`` returns uniform floats in [0, 1).
+
+        ``rand`` may be any Python callable; if it plays or undoes a move on this board, the
+        candidate list describes a position that is gone, so the loop stops with
+        RuntimeError (as a dict changed during iteration does), keeping the moves played."""
         playable = self._playable
         g = self._g
         allow_pass = self.rules.allow_pass
@@ -1039,7 +1048,10 @@ class Board:
                 extra += 1
             chosen = None
             while k + extra:
+                version = self._version
                 r = int(rand() * (k + extra))
+                if self._version != version:
+                    raise RuntimeError(BOARD_CHANGED_DURING_PLAYOUT)
                 if r >= k:  # a pass or a swap, both always legal when offered
                     chosen = Move.SWAP if (r == k and self._swap_legal(c)) else Move.PASS
                     state = None
