@@ -33,6 +33,15 @@ from margo_gtp.engine.board import Board as PythonBoard
 needs_native = pytest.mark.skipif(not core.native_available(), reason="native core not built")
 
 
+def _search_available() -> bool:
+    from margo_gtp.players import native_search
+
+    return native_search.available()
+
+
+needs_search = pytest.mark.skipif(not _search_available(), reason="native search not built")
+
+
 def _have_c_toolchain() -> bool:
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
@@ -43,6 +52,34 @@ def test_native_core_is_built_where_it_can_be():
     if not _have_c_toolchain():
         pytest.skip("no C compiler or Python headers: the pure-Python core is the expected fallback")
     assert core.native_available(), f"the install did not build the native core: {core.native_unavailable_reason()}"
+
+
+def test_native_search_is_built_where_it_can_be():
+    from margo_gtp.players import native_search
+
+    if not _have_c_toolchain():
+        pytest.skip("no C compiler or Python headers: the Python search is the expected fallback")
+    assert native_search.available(), f"the install did not build the native search: {native_search.unavailable_reason}"
+
+
+def test_the_rules_room_holds_no_search_code():
+    """Issue #23: the C rules core (margo_gtp/engine/*.c, *.h) defines no function of the
+    search (evaluator, ladders, heavy playout policy, UCT, the MCTS bulk call), and the
+    rules extension exposes none; they live in margo_gtp/players (search_*.c, _search.c)."""
+    import re
+
+    engine = Path(__file__).resolve().parent.parent / "margo_gtp" / "engine"
+    search_names = re.compile(r"^\w[\w \*]*\b(uct_\w+|heavy_\w+|heuristic|simulate|can_escape|ladder_captures|"
+                              r"child_score|eval_cb|stats_cb)\s*\(", re.M)
+    sources = sorted(engine.glob("*.[ch]"))
+    assert {path.name for path in sources} >= {"rules_core.h", "_native.c", "rules_position.c"}
+    for path in sources:
+        assert search_names.findall(path.read_text(encoding="utf-8")) == [], path.name
+    if core.native_available():
+        from margo_gtp.engine import _native
+
+        assert not hasattr(_native, "uct_select")
+        assert not {"heavy_playout", "simulate"} & set(dir(_native.State))
 
 
 def _core_in_subprocess(env_value: str | None) -> subprocess.CompletedProcess:
@@ -264,7 +301,7 @@ def test_other_generators_drive_the_same_game(both_cores, make_rng):
 @given(rules=random_rules(), seed=st.integers(0, 2**32 - 1), prefix=st.integers(0, 60),
        max_moves=st.integers(0, 400), tactics=st.sampled_from([0.0, 0.5, 0.9, 1.0]))
 def test_heavy_playouts_are_the_same_game(both_cores, rules, seed, prefix, max_moves, tactics):
-    """The heavy playout policy in C (NativeBoard.heavy_playout) plays the game of the
+    """The heavy playout policy in C (native_search.heavy_playout) plays the game of the
     Python policy (playout_policy.HeavyPolicy on the Python core): same moves, same count,
     the generator left in the same state, after a random opening under random rules."""
     from margo_gtp.players.playout_policy import HeavyPolicy
@@ -283,11 +320,12 @@ def test_heavy_playouts_are_the_same_game(both_cores, rules, seed, prefix, max_m
 @needs_native
 @pytest.mark.parametrize("make_rng", [_LinearCongruential, _Halves], ids=["not-Random", "Random-subclass"])
 def test_heavy_playouts_with_other_generators_run_the_python_loop(both_cores, make_rng):
+    from margo_gtp.players import native_search
     from margo_gtp.players.playout_policy import HeavyPolicy
 
     for seed in range(6):
         python_board, native_board = both_cores(Rules(size=5))
-        assert native_board.heavy_playout(make_rng(seed), 10, 0.9) is None  # not for C
+        assert native_search.heavy_playout(native_board, make_rng(seed), 10, 0.9) is None  # not for C
         python_rng, native_rng = make_rng(seed), make_rng(seed)
         assert (HeavyPolicy(0.9).play(native_board, native_rng, 80)
                 == HeavyPolicy(0.9).play(python_board, python_rng, 80))
@@ -349,17 +387,17 @@ def test_a_generator_that_changes_the_board_stops_the_playout_on_both_cores(both
 
 
 def test_uct_select_survives_a_child_whose_getter_empties_the_list():
-    """_native.uct_select read a list item without holding it, then read its attributes: a
-    getter that empties the list freed the child mid-call (SIGSEGV). Run in a subprocess so
+    """_search.uct_select (_native.uct_select before issue #23) read a list item without
+    holding it, then read its attributes: a getter that empties the list freed the child mid-call (SIGSEGV). Run in a subprocess so
     that a crash fails this test instead of the run. The C loop sees the children Python's
     own ``for child in children`` loop sees: the first, whose getter emptied the list."""
     code = """
 import math
-from margo_gtp.engine import core
-if not core.native_available():
-    print("no native core")
+from margo_gtp.players import native_search
+if not native_search.available():
+    print("no native search")
     raise SystemExit
-from margo_gtp.engine import _native
+from margo_gtp.players import _search
 
 children = []
 
@@ -373,15 +411,15 @@ class Emptying:
 
 children.extend(Emptying(label) for label in "abc")
 for _ in range(200):
-    best = _native.uct_select(children, math.log(10), 0.2, 300.0, 1, 0.5)
+    best = _search.uct_select(children, math.log(10), 0.2, 300.0, 1, 0.5)
     print(best.label if best is not None else None, len(children))
     children.extend(Emptying(label) for label in "xyz")
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    if lines == ["no native core"]:
-        pytest.skip("native core not built")
+    if lines == ["no native search"]:
+        pytest.skip("native search not built")
     assert lines == ["a 0"] + ["x 0"] * 199
 
 
@@ -481,10 +519,6 @@ def test_bad_arguments_raise_python_exceptions():
         state.get(14)
     with pytest.raises(IndexError, match="^point index out of range$"):
         state.group_at(-1)
-    with pytest.raises(ValueError, match="625"):
-        state.heavy_playout((1, 2, 3), 10, 0.9)
-    with pytest.raises(TypeError):
-        state.heavy_playout(random.Random(1).getstate()[1], 10, "often")
     with pytest.raises(TypeError):
         state.group_at("A1")
     with pytest.raises(ValueError):
@@ -496,6 +530,23 @@ def test_bad_arguments_raise_python_exceptions():
     with pytest.raises(IllegalMoveError, match=r"^illegal move: Move\(Point\(7, 7, 0\)\) is off a 3x3 board$"):
         board.push(Move(Point(7, 7, 0)))
 
+
+
+@needs_search
+def test_bad_arguments_to_the_search_raise_python_exceptions():
+    from margo_gtp.players import _search
+
+    state = core.native_state(core.board_on_core(Board(size=3), "native"))
+    with pytest.raises(ValueError, match="625"):
+        _search.heavy_playout(state, (1, 2, 3), 10, 0.9)
+    with pytest.raises(TypeError):
+        _search.heavy_playout(state, random.Random(1).getstate()[1], 10, "often")
+    with pytest.raises(TypeError, match="^a margo_gtp.engine._native.State expected, not Board$"):
+        _search.heavy_playout(core.board_on_core(Board(size=3), "python"), random.Random(1).getstate()[1], 10, 0.9)
+    with pytest.raises(TypeError, match="^a margo_gtp.engine._native.State expected, not int$"):
+        _search.simulate(7, 1, 10, 0.5, True, 0, (1.5, 0.15, 0.3, 0.25, 0.5, 0))
+    with pytest.raises(ValueError, match="^evaluator must be 0 or 1$"):
+        _search.simulate(state, 1, 10, 0.5, True, 2, (1.5, 0.15, 0.3, 0.25, 0.5, 0))
 
 @needs_native
 @pytest.mark.parametrize("ladder_depth", [0, 1, 4])
@@ -632,7 +683,7 @@ def test_mcts_core_option_searches_on_that_core(both_cores, monkeypatch, search_
     assert seen_types == {NativeBoard if search_core == "native" else PythonBoard}
 
 
-# -- the MCTS selection step in C (_native.uct_select) -------------------------------------
+# -- the MCTS selection step in C (_search.uct_select) -------------------------------------
 
 _stat_counts = st.integers(min_value=0, max_value=400)
 
@@ -654,15 +705,14 @@ def _children_stats(draw):
     return children
 
 
-@needs_native
+@needs_search
 @settings(max_examples=300, deadline=None)
 @given(children=_children_stats(), parent_n=st.integers(min_value=0, max_value=5000),
        uct_c=st.sampled_from([0.0, 0.2, 0.44, 1.0]), rave_k=st.sampled_from([0, 0.0, 50, 300.0, 1000.0]))
 def test_native_uct_select_picks_the_child_the_python_loop_picks(children, parent_n, uct_c, rave_k):
     import math
 
-    from margo_gtp.engine import _native
-    from margo_gtp.players import mcts
+    from margo_gtp.players import _search, mcts
 
     log_parent = math.log(parent_n + 1)
     best, best_score = None, -1.0
@@ -671,17 +721,17 @@ def test_native_uct_select_picks_the_child_the_python_loop_picks(children, paren
         if score > best_score:
             best, best_score = child, score
     prior_w = mcts.PRIOR_VALUE * mcts.PRIOR_VISITS
-    assert _native.uct_select(children, log_parent, uct_c, rave_k, mcts.PRIOR_VISITS, prior_w) is best
+    assert _search.uct_select(children, log_parent, uct_c, rave_k, mcts.PRIOR_VISITS, prior_w) is best
 
 
-@needs_native
+@needs_search
 def test_native_uct_select_rejects_bad_arguments():
-    from margo_gtp.engine import _native
+    from margo_gtp.players import _search
 
     with pytest.raises(TypeError, match="uct_select takes 6 arguments"):
-        _native.uct_select([], 0.0)
+        _search.uct_select([], 0.0)
     with pytest.raises(TypeError, match="children must be a list"):
-        _native.uct_select((), 0.0, 1.0, 0.0, 1, 0.5)
+        _search.uct_select((), 0.0, 1.0, 0.0, 1, 0.5)
     with pytest.raises(AttributeError):
-        _native.uct_select([object()], 0.0, 1.0, 0.0, 1, 0.5)
-    assert _native.uct_select([], 0.0, 1.0, 0.0, 1, 0.5) is None
+        _search.uct_select([object()], 0.0, 1.0, 0.0, 1, 0.5)
+    assert _search.uct_select([], 0.0, 1.0, 0.0, 1, 0.5) is None

@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from margo_gtp.engine import board as _board
@@ -45,14 +44,12 @@ def native_available() -> bool:
     return _NativeBoard is not None
 
 
-def native_uct_select() -> Callable[..., Any] | None:
-    """The C selection step of MCTS (``_native.uct_select``, the loop of
-    ``MctsPlayer._descend``) while the native core is selected, else None."""
-    if _board._native_board is None:
+def native_state(board: _board.Board) -> Any | None:
+    """The C state (a ``_native.State``) of a board on the native core, else None: what the
+    native search (:mod:`margo_gtp.players.native_search`) works on."""
+    if _NativeBoard is None or not isinstance(board, _NativeBoard):
         return None
-    from margo_gtp.engine import _native
-
-    return _native.uct_select
+    return board._core
 
 
 def native_unavailable_reason() -> str | None:

@@ -50,7 +50,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.engine.core import board_core, board_on_core, native_uct_select
+from margo_gtp.engine.core import board_on_core
+from margo_gtp.players import native_search
 from margo_gtp.players.base import RESIGN, Budget, Resign
 from margo_gtp.players.playout_policy import POLICIES, HeavyPolicy, PlayoutPolicy
 from margo_gtp.vertex import Point
@@ -317,10 +318,11 @@ def playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
 def _result(board: Board, evaluator: Callable[[Board], float], ladder_depth: int | None = None) -> float:
     """White's result: exact if the game is over, else ``evaluator(board)`` (the
     heuristic evaluator reads ladders ``ladder_depth`` deep; None: ``LADDER_DEPTH``)."""
-    simulate = getattr(board, "simulate", None)
     code = _NATIVE_EVALUATORS.get(evaluator)
-    if simulate is not None and code is not None:  # the same evaluation in C, no moves played
-        return simulate(0, 0, code, _native_params(ladder_depth))
+    if code is not None:  # the same evaluation in C, no moves played (None: not on the C path)
+        result = native_search.simulate(board, 0, 0, code, _native_params(ladder_depth))
+        if result is not None:
+            return result
     outcome = board.outcome()
     if outcome is not None:
         if outcome.winner is None:
@@ -337,14 +339,16 @@ def seeded_playout(board: Board, seed: int, max_moves: int = PLAYOUT_MOVES,
     """:func:`playout` with the random moves drawn from splitmix64 seeded by ``seed``
     (:meth:`Board.seeded_playout`), so a seeded search plays the same simulations on both
     rules cores. On the native core with a built-in evaluator, the playout and the
-    evaluation are one call (``NativeBoard.simulate``: C ports of
+    evaluation are one call (:func:`.native_search.simulate`: C ports of
     :func:`heuristic_evaluator` and :func:`territory_evaluator`, same tunables, read from
     this module on each call); otherwise the Python evaluator runs.
     """
-    simulate = getattr(board, "simulate", None)
     code = _NATIVE_EVALUATORS.get(evaluator)
-    if simulate is not None and code is not None:
-        return simulate(seed, max_moves if max_moves >= 0 else PLAYOUT_CAP, code, _native_params(ladder_depth))
+    if code is not None:
+        result = native_search.simulate(board, seed, max_moves if max_moves >= 0 else PLAYOUT_CAP, code,
+                                        _native_params(ladder_depth))
+        if result is not None:
+            return result
     if max_moves:
         board.seeded_playout(seed, max_moves=max_moves if max_moves > 0 else PLAYOUT_CAP)
     return _result(board, evaluator, ladder_depth)
@@ -656,9 +660,9 @@ class MctsPlayer:
         uct_c, rave_k = self.uct_c, self.rave_k
         prior_w = PRIOR_VALUE * PRIOR_VISITS
         sqrt = math.sqrt
-        native_select = native_uct_select() if board_core(board) == "native" else None
+        native_select = native_search.uct_select_for(board)
         while native_select is not None and node.children:
-            # The same loop in C (margo_gtp/engine/_native.c): same floats, same choice.
+            # The same loop in C (margo_gtp/players/search_uct.c): same floats, same choice.
             node = native_select(node.children, math.log(node.n + 1), uct_c, rave_k, PRIOR_VISITS, prior_w)
             board.push(node.move, _COLOURS[to_move])
             to_move = int(board.to_move)
