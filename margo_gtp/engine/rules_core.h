@@ -211,6 +211,7 @@ double result_if_over(StateObject *s, double komi, int territory_scoring);
 
 /* rules_playout.c */
 #define BOARD_CHANGED "board changed during random_playout (the generator's random() played or undid a move)"
+uint32_t mt_next(MT *m); /* genrand_uint32 of _randommodule.c */
 double mt_random(MT *m);
 int mt_from_tuple(PyObject *t, MT *m);
 PyObject *mt_to_tuple(const MT *m);

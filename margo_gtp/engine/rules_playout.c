@@ -3,7 +3,7 @@
  * callable, and the playout loop of Board._random_playout. */
 #include "rules_core.h"
 
-static uint32_t mt_next(MT *m) {
+uint32_t mt_next(MT *m) {
     static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
     uint32_t y;
     if (m->index >= 624) {

@@ -124,6 +124,156 @@ static PyObject *search_uct_select(PyObject *module, PyObject *const *args, Py_s
     return best;
 }
 
+/* -- the tree search */
+
+typedef struct {
+    PyObject *callback; /* priors(path, to_move, codes) -> [rate] or None */
+} PriorCallback;
+
+static PyObject *int_list(const int32_t *codes, int n) {
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (int k = 0; k < n; k++) {
+        PyObject *v = PyLong_FromLong(codes[k]);
+        if (!v) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, k, v);
+    }
+    return list;
+}
+
+static int call_priors(void *ctx, const int32_t *path, int depth, int to_move, const int32_t *codes, int n,
+                       double *rates) {
+    PriorCallback *cb = ctx;
+    PyObject *moves = int_list(path, depth), *children = int_list(codes, n);
+    PyObject *answer = NULL;
+    if (moves && children) answer = PyObject_CallFunction(cb->callback, "OiO", moves, to_move, children);
+    Py_XDECREF(moves);
+    Py_XDECREF(children);
+    if (!answer) return -1;
+    if (answer == Py_None) {
+        Py_DECREF(answer);
+        return 0;
+    }
+    PyObject *seq = PySequence_Fast(answer, "priors must return a list of floats or None");
+    Py_DECREF(answer);
+    if (!seq) return -1;
+    int ok = PySequence_Fast_GET_SIZE(seq) == n;
+    for (int k = 0; ok && k < n; k++) {
+        rates[k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, k));
+        if (rates[k] == -1.0 && PyErr_Occurred()) ok = 0;
+    }
+    Py_DECREF(seq);
+    if (!ok) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "priors must return %d rates", n);
+        return -1;
+    }
+    return 1;
+}
+
+/* Every node in preorder (children in pool order) as (depth, code, n, w, rave_n, rave_w,
+ * prior): what the tests compare with the Python tree. */
+static PyObject *tree_nodes(const Tree *t, int32_t root) {
+    PyObject *out = PyList_New(0);
+    int32_t *stack = PyMem_Malloc((size_t)(t->count + 1) * sizeof(int32_t));
+    int32_t *depths = PyMem_Malloc((size_t)(t->count + 1) * sizeof(int32_t));
+    if (!out || !stack || !depths) goto fail;
+    int top = 0;
+    stack[top] = root;
+    depths[top++] = 0;
+    while (top) {
+        top--;
+        const TreeNode *node = &t->nodes[stack[top]];
+        int depth = depths[top];
+        PyObject *item = Py_BuildValue("(iiLdLdd)", depth, node->code, (long long)node->n, node->w,
+                                       (long long)node->rave_n, node->rave_w, node->prior);
+        if (!item || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            goto fail;
+        }
+        Py_DECREF(item);
+        if (node->first_child >= 0)
+            for (int32_t k = node->first_child + node->nchildren - 1; k >= node->first_child; k--) {
+                stack[top] = k;
+                depths[top++] = depth + 1;
+            }
+    }
+    PyMem_Free(stack);
+    PyMem_Free(depths);
+    return out;
+fail:
+    if (out && !PyErr_Occurred()) PyErr_NoMemory();
+    if (!out) PyErr_NoMemory();
+    Py_XDECREF(out);
+    PyMem_Free(stack);
+    PyMem_Free(depths);
+    return NULL;
+}
+
+/* tree_search(state, colour, mt_state, params, playouts, max_nodes, priors)
+ *   -> (simulations, new mt_state, nodes in preorder, pool full)
+ * params = (uct_c, rave_k, uct_prior_visits, uct_prior_wins, prior_value, expand_visits,
+ *           prior_depth, prior_visits, decided_every, playout_moves, early_stop,
+ *           territory_scoring, evaluator, komi, (6 evaluator tunables)) */
+static PyObject *search_tree_search(PyObject *module, PyObject *args) {
+    PyObject *so, *mt_state, *callback;
+    int colour;
+    long playouts;
+    long max_nodes;
+    SearchParams prm;
+    if (!PyArg_ParseTuple(args, "OiO!(dddddlllllppid(dddddd))llO", &so, &colour, &PyTuple_Type, &mt_state, &prm.uct_c,
+                          &prm.rave_k, &prm.uct_prior_visits, &prm.uct_prior_wins, &prm.prior_value,
+                          &prm.expand_visits, &prm.prior_depth, &prm.prior_visits, &prm.decided_every,
+                          &prm.playout_moves, &prm.early_stop, &prm.territory_scoring, &prm.evaluator, &prm.komi,
+                          &prm.eval[0], &prm.eval[1], &prm.eval[2], &prm.eval[3], &prm.eval[4], &prm.eval[5],
+                          &playouts, &max_nodes, &callback))
+        return NULL;
+    StateObject *s = as_state(so);
+    if (!s) return NULL;
+    if (colour != 0 && colour != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
+    if (prm.evaluator != 0 && prm.evaluator != 1) return PyErr_Format(PyExc_ValueError, "evaluator must be 0 or 1");
+    if (prm.decided_every < 1 || prm.expand_visits < 1)
+        return PyErr_Format(PyExc_ValueError, "decided_every and expand_visits must be >= 1");
+    if (max_nodes < 1 || max_nodes > INT32_MAX) return PyErr_Format(PyExc_ValueError, "max_nodes must be 1..2**31-1");
+    if (callback != Py_None && !PyCallable_Check(callback)) return PyErr_Format(PyExc_TypeError, "priors must be callable");
+    MT mt;
+    if (mt_from_tuple(mt_state, &mt) < 0) return NULL;
+    PyObject *work = PyObject_CallMethod(so, "copy", NULL);
+    if (!work) return NULL;
+    Tree tree = {NULL, 0, 0, (int32_t)max_nodes};
+    PriorCallback cb = {callback};
+    SearchRun run = {&tree, (StateObject *)work, &mt, &prm, callback == Py_None ? NULL : call_priors, &cb,
+                     PyMem_Malloc((size_t)(s->count + 2) * sizeof(int32_t)),
+                     PyMem_Malloc((size_t)(s->count + 2) * sizeof(double)), NULL, NULL, 0, 0};
+    PyObject *result = NULL;
+    long done = -1;
+    if (!run.codes || !run.rates) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int32_t root = tree_new_root(&tree, colour ^ 1, prm.prior_value);
+    if (root < 0) goto done;
+    done = tree_search(&run, root, colour, playouts);
+    if (done < 0) goto done;
+    PyObject *nodes = tree_nodes(&tree, root);
+    PyObject *nt = nodes ? mt_to_tuple(&mt) : NULL;
+    if (nodes && nt) result = Py_BuildValue("(lNNO)", done, nt, nodes, run.pool_full ? Py_True : Py_False);
+    else {
+        Py_XDECREF(nodes);
+        Py_XDECREF(nt);
+    }
+done:
+    PyMem_Free(run.codes);
+    PyMem_Free(run.rates);
+    PyMem_Free(run.path);
+    PyMem_Free(run.path_codes);
+    tree_free(&tree);
+    Py_DECREF(work);
+    return result;
+}
+
 static PyMethodDef search_functions[] = {
     {"uct_select", (PyCFunction)(void (*)(void))search_uct_select, METH_FASTCALL,
      "uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins) -> best child or None"},
@@ -131,6 +281,8 @@ static PyMethodDef search_functions[] = {
      "simulate(state, seed, max_moves, komi, territory_scoring, evaluator, params) -> White's result"},
     {"heavy_playout", (PyCFunction)search_heavy_playout, METH_VARARGS,
      "heavy_playout(state, mt_state, max_moves, tactics) -> (played, mt_state)"},
+    {"tree_search", (PyCFunction)search_tree_search, METH_VARARGS,
+     "tree_search(state, colour, mt_state, params, playouts, max_nodes, priors) -> (simulations, mt_state, nodes, full)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -716,19 +716,25 @@ class MctsPlayer:
         False when priors are off or there is no choice to bias."""
         if self.prior_visits <= 0 or len(children) <= 1:
             return False
+        rates = self._prior_rates(board, [child.move for child in children], to_move)  # type: ignore[misc]
+        for child, rate in zip(children, rates):
+            child.n += self.prior_visits
+            child.w += rate * self.prior_visits
+            child.prior = rate
+        return True
+
+    def _prior_rates(self, board: Board, moves: list[Move], to_move: int) -> list[float]:
+        """The heuristic prior win rate of each move: ``PRIOR_HIGH`` for the heuristic
+        player's favourite, falling by a factor e per ``prior_temp`` of score towards
+        ``PRIOR_LOW``. ``board`` is unchanged."""
         from margo_gtp.players.heuristic import HeuristicPlayer
 
         judge = HeuristicPlayer(self.rng)
         work = board.copy()
         colour = Colour(to_move)
-        scores = [judge.evaluate(work, child.move, colour) for child in children]  # type: ignore[arg-type]
+        scores = [judge.evaluate(work, move, colour) for move in moves]
         top = max(scores)
-        for child, score in zip(children, scores):
-            rate = PRIOR_LOW + (PRIOR_HIGH - PRIOR_LOW) * math.exp((score - top) / self.prior_temp)
-            child.n += self.prior_visits
-            child.w += rate * self.prior_visits
-            child.prior = rate
-        return True
+        return [PRIOR_LOW + (PRIOR_HIGH - PRIOR_LOW) * math.exp((score - top) / self.prior_temp) for score in scores]
 
     def _prime(self, node: Node, board: Board, to_move: int, depth: int) -> None:
         """Give a reused tree the priors a fresh search would have given it: the nodes

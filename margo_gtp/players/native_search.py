@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from margo_gtp.engine import Board
+from margo_gtp.engine import Board, Colour, Move
 from margo_gtp.engine.core import native_state
 
 
@@ -76,3 +76,46 @@ def heavy_playout(board: Board, rng: random.Random, max_moves: int, tactics: flo
     played, internal = _search.heavy_playout(state, internal, max_moves, tactics)
     rng.setstate((version, internal, gauss))
     return played
+
+
+def _move_of(board: Board, code: int) -> Move:
+    """The move of a C move code: a point index, -1 pass, -2 swap."""
+    if code == -1:
+        return Move.PASS
+    if code == -2:
+        return Move.SWAP
+    return Move(board.geometry.points[code])
+
+
+def tree_search(player: Any, board: Board, colour: Colour, playouts: int,
+                max_nodes: int = 1 << 24) -> tuple[int, list[tuple], bool] | None:
+    """``player.search(board, colour, playouts=playouts)`` (an :class:`.mcts.MctsPlayer`
+    with reuse off, the light playout policy and a built-in evaluator) run by the C tree
+    (``search_tree.c``), drawing from ``player.rng`` exactly as the Python search does.
+    Returns (simulations, every node in preorder as (depth, move code, n, w, rave_n,
+    rave_w, prior), whether the pool reached ``max_nodes``), or None off the C path.
+
+    Not yet the player's search: tree reuse, time budgets, stop requests, analysis and
+    threads are the next steps of issue #23."""
+    from margo_gtp.players import mcts
+
+    state = native_state(board)
+    code = mcts._NATIVE_EVALUATORS.get(player.evaluator)
+    if _search is None or state is None or code is None or player.policy is not None:
+        return None
+
+    def priors(path: list[int], to_move: int, codes: list[int]) -> list[float]:
+        work = board.copy()
+        for move_code in path:
+            work.push(_move_of(work, move_code))
+        return player._prior_rates(work, [_move_of(work, c) for c in codes], to_move)
+
+    rules = board.rules
+    params = (player.uct_c, player.rave_k, mcts.PRIOR_VISITS, mcts.PRIOR_VALUE * mcts.PRIOR_VISITS, mcts.PRIOR_VALUE,
+              player.expand_visits, player.prior_depth, player.prior_visits, mcts.DECIDED_CHECK_EVERY,
+              player.playout_moves if player.playout_moves >= 0 else mcts.PLAYOUT_CAP, player.early_stop,
+              rules.scoring == "territory", code, rules.komi, mcts._native_params(player.ladder_depth))
+    version, internal, gauss = player.rng.getstate()
+    done, internal, nodes, full = _search.tree_search(state, int(colour), internal, params, playouts, max_nodes, priors)
+    player.rng.setstate((version, internal, gauss))
+    return done, nodes, full
