@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from margo_gtp.engine import Board, Rules, core
+from margo_gtp.engine import Board, Colour, Rules, core
 from margo_gtp.engine.positions import midgame_positions
 from margo_gtp.players import mcts, native_search
 from margo_gtp.players.mcts import MctsPlayer, Node
@@ -41,13 +41,20 @@ def python_nodes(root: Node, board: Board) -> list[tuple]:
     return out
 
 
-def both_searches(board: Board, playouts: int, seed: int, **options) -> tuple[tuple, tuple]:
+def c_tree(player: MctsPlayer, board: Board, colour, playouts: int, max_nodes: int = 1 << 24) -> tuple:
+    """``player``'s search by the C tree, every node in preorder: (simulations, nodes, full)."""
+    return native_search.tree_search(board, colour, player.rng, player._c_tree_params(board), playouts,
+                                     native_search.priors_on(board, player._prior_rates), max_nodes)
+
+
+def both_searches(board: Board, playouts: int, seed: int, colour=None, **options) -> tuple[tuple, tuple]:
     """(Python tree, C tree): each as (simulations, nodes, the generator's state after)."""
     board = core.board_on_core(board, "native")
-    python_player = MctsPlayer(random.Random(seed), reuse=False, **options)
-    root = python_player.search(board, board.to_move, playouts=playouts)
+    colour = board.to_move if colour is None else colour
+    python_player = MctsPlayer(random.Random(seed), reuse=True, **options)  # reuse: the Python search
+    root = python_player.search(board, colour, playouts=playouts)
     native_player = MctsPlayer(random.Random(seed), reuse=False, **options)
-    done, nodes, full = native_search.tree_search(native_player, board, board.to_move, playouts)
+    done, nodes, full = c_tree(native_player, board, colour, playouts)
     assert not full
     return ((python_player.last_simulations, python_nodes(root, board), python_player.rng.getstate()),
             (done, nodes, native_player.rng.getstate()))
@@ -60,6 +67,15 @@ def test_the_c_tree_is_the_python_tree_on_the_bench_positions(position, early_st
     python_tree, c_tree = both_searches(board, 250, seed=position + 3, early_stop=early_stop)
     assert c_tree == python_tree
     assert len(c_tree[1]) > 250  # expanded beyond the root's children
+
+
+def test_the_c_tree_searches_for_the_colour_not_to_move_as_the_python_tree():
+    """select_move(board, colour) may name the colour that is not to move: the moves below
+    the root (and those the priors replay) are played by the colours of the tree."""
+    for position, board in enumerate(midgame_positions()):
+        python_tree, c_tree = both_searches(board, 120, seed=position, colour=Colour(int(board.to_move) ^ 1),
+                                            expand_visits=1)
+        assert c_tree == python_tree
 
 
 @st.composite
@@ -97,16 +113,16 @@ def test_the_c_tree_is_the_python_tree_under_random_rules_and_options(board, see
 def test_the_pool_cap_bounds_the_tree_and_the_search_goes_on():
     board = midgame_positions()[0]
     player = MctsPlayer(random.Random(5), reuse=False, early_stop=False)
-    done, nodes, full = native_search.tree_search(player, board, board.to_move, 400)
+    done, nodes, full = c_tree(player, board, board.to_move, 400)
     assert (done, full) == (400, False)
     cap = len(nodes) // 3
-    done, capped, full = native_search.tree_search(MctsPlayer(random.Random(5), reuse=False, early_stop=False),
-                                                   board, board.to_move, 400, max_nodes=cap)
+    done, capped, full = c_tree(MctsPlayer(random.Random(5), reuse=False, early_stop=False), board, board.to_move,
+                                400, max_nodes=cap)
     assert (done, full) == (400, True) and len(capped) <= cap
     assert sum(node[2] for node in capped if node[0] == 1) >= 400  # every simulation went through a root child
     # a cap the uncapped tree fits in changes nothing
-    same = native_search.tree_search(MctsPlayer(random.Random(5), reuse=False, early_stop=False),
-                                     board, board.to_move, 400, max_nodes=len(nodes))
+    same = c_tree(MctsPlayer(random.Random(5), reuse=False, early_stop=False), board, board.to_move, 400,
+                  max_nodes=len(nodes))
     assert same == (400, nodes, False)
 
 
@@ -124,6 +140,37 @@ def test_bad_arguments_to_the_tree_search_raise():
     with pytest.raises(TypeError, match="^priors must be callable$"):
         _search.tree_search(state, 0, mt, params, 10, 100, 7)
     with pytest.raises(ValueError, match="^priors must return 25 rates$"):
-        _search.tree_search(state, 0, mt, params, 10, 100, lambda path, to_move, codes: [0.5])
+        _search.tree_search(state, 0, mt, params, 10, 100, lambda path, colours, to_move, codes: [0.5])
     done, _, nodes, full = _search.tree_search(state, 0, mt, params, 10, 1, None)
     assert (done, len(nodes), full) == (10, 1, True)  # room for the root only: ten playouts from it
+
+
+@pytest.mark.parametrize("position", range(5))
+def test_the_player_on_the_c_tree_chooses_and_analyses_as_on_the_python_tree(position):
+    """MctsPlayer.search with reuse=off runs the C tree and returns a view of it (the root,
+    its children, their principal variations): the move chosen, the visits behind it and
+    the analysis (visits, win rates, priors, AMAF, PVs) are those of the Python search."""
+    from margo_gtp.players.base import Budget
+
+    board = midgame_positions()[position]
+    results = []
+    for reuse in (True, False):  # reuse=on: the Python search (a fresh tree); off: the C tree
+        player = MctsPlayer(random.Random(position), reuse=reuse, playouts=300)
+        move = player.select_move(board, board.to_move, Budget())
+        results.append((move, player.last_visits, player.last_winrate, player.last_simulations,
+                        player.analysis(player.root, max_moves=40, pv_length=12), player.rng.getstate()))
+        assert (player.last_tree_nodes > 0) == (not reuse)
+    assert results[1] == results[0]
+
+
+def test_the_c_tree_stops_at_the_deadline():
+    """The C search reads time.perf_counter's clock: a deadline in the past runs no
+    simulation (the root is still expanded), a near one runs some and stops."""
+    import time
+
+    player = MctsPlayer(random.Random(2), reuse=False)
+    board = midgame_positions()[1]
+    root = player.search(board, board.to_move, deadline=time.perf_counter() + 0.05)
+    assert player.last_tree_nodes > 0 and root.n == player.last_simulations >= 1
+    past = player.search(board, board.to_move, deadline=time.perf_counter() - 1.0)
+    assert player.last_simulations == 0 and past.n == 0 and past.children

@@ -127,7 +127,7 @@ static PyObject *search_uct_select(PyObject *module, PyObject *const *args, Py_s
 /* -- the tree search */
 
 typedef struct {
-    PyObject *callback; /* priors(path, to_move, codes) -> [rate] or None */
+    PyObject *callback; /* priors(path, colours, to_move, codes) -> [rate] or None */
 } PriorCallback;
 
 static PyObject *int_list(const int32_t *codes, int n) {
@@ -144,13 +144,15 @@ static PyObject *int_list(const int32_t *codes, int n) {
     return list;
 }
 
-static int call_priors(void *ctx, const int32_t *path, int depth, int to_move, const int32_t *codes, int n,
-                       double *rates) {
+static int call_priors(void *ctx, const int32_t *path, const int32_t *colours, int depth, int to_move,
+                       const int32_t *codes, int n, double *rates) {
     PriorCallback *cb = ctx;
-    PyObject *moves = int_list(path, depth), *children = int_list(codes, n);
+    PyObject *moves = int_list(path, depth), *movers = int_list(colours, depth), *children = int_list(codes, n);
     PyObject *answer = NULL;
-    if (moves && children) answer = PyObject_CallFunction(cb->callback, "OiO", moves, to_move, children);
+    if (moves && movers && children)
+        answer = PyObject_CallFunction(cb->callback, "OOiO", moves, movers, to_move, children);
     Py_XDECREF(moves);
+    Py_XDECREF(movers);
     Py_XDECREF(children);
     if (!answer) return -1;
     if (answer == Py_None) {
@@ -212,24 +214,74 @@ fail:
     return NULL;
 }
 
-/* tree_search(state, colour, mt_state, params, playouts, max_nodes, priors)
- *   -> (simulations, new mt_state, nodes in preorder, pool full)
+/* The root's children in pool order as (code, n, w, rave_n, rave_w, prior, pv), pv being
+ * the principal variation below the child: the descendants chosen by the most visits
+ * (then wins, the first on ties, as max() in MctsPlayer.analysis), each (code, player, n,
+ * w, rave_n, rave_w, prior), at most 64, ending with the first unvisited one. */
+static PyObject *root_children(const Tree *t, int32_t root) {
+    const TreeNode *r = &t->nodes[root];
+    int n = r->first_child >= 0 ? r->nchildren : 0;
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (int k = 0; k < n; k++) {
+        const TreeNode *child = &t->nodes[r->first_child + k];
+        PyObject *pv = PyList_New(0);
+        if (!pv) goto fail;
+        const TreeNode *node = child;
+        while (node->first_child >= 0 && node->nchildren > 0 && PyList_GET_SIZE(pv) < 64) {
+            const TreeNode *best = &t->nodes[node->first_child];
+            for (int32_t c = node->first_child + 1; c < node->first_child + node->nchildren; c++) {
+                const TreeNode *x = &t->nodes[c];
+                if (x->n > best->n || (x->n == best->n && x->w > best->w)) best = x;
+            }
+            PyObject *item = Py_BuildValue("(iiLdLdd)", best->code, best->player, (long long)best->n, best->w,
+                                           (long long)best->rave_n, best->rave_w, best->prior);
+            if (!item || PyList_Append(pv, item) < 0) {
+                Py_XDECREF(item);
+                Py_DECREF(pv);
+                goto fail;
+            }
+            Py_DECREF(item);
+            if (best->n == 0) break;
+            node = best;
+        }
+        PyObject *entry = Py_BuildValue("(iLdLddN)", child->code, (long long)child->n, child->w,
+                                        (long long)child->rave_n, child->rave_w, child->prior, pv);
+        if (!entry) goto fail;
+        PyList_SET_ITEM(out, k, entry);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None,
+ *             whole=True)
+ *   -> (simulations, new mt_state, nodes, pool full), nodes being every node in preorder
+ *      when `whole`, else (root n, root w, the root's children with their pv, tree size)
+ * playouts < 0: no limit; deadline: a time.perf_counter() value
  * params = (uct_c, rave_k, uct_prior_visits, uct_prior_wins, prior_value, expand_visits,
  *           prior_depth, prior_visits, decided_every, playout_moves, early_stop,
  *           territory_scoring, evaluator, komi, (6 evaluator tunables)) */
 static PyObject *search_tree_search(PyObject *module, PyObject *args) {
-    PyObject *so, *mt_state, *callback;
-    int colour;
+    PyObject *so, *mt_state, *callback, *deadline_obj = Py_None;
+    int colour, whole = 1;
     long playouts;
     long max_nodes;
     SearchParams prm;
-    if (!PyArg_ParseTuple(args, "OiO!(dddddlllllppid(dddddd))llO", &so, &colour, &PyTuple_Type, &mt_state, &prm.uct_c,
+    if (!PyArg_ParseTuple(args, "OiO!(dddddlllllppid(dddddd))llO|Op", &so, &colour, &PyTuple_Type, &mt_state, &prm.uct_c,
                           &prm.rave_k, &prm.uct_prior_visits, &prm.uct_prior_wins, &prm.prior_value,
                           &prm.expand_visits, &prm.prior_depth, &prm.prior_visits, &prm.decided_every,
                           &prm.playout_moves, &prm.early_stop, &prm.territory_scoring, &prm.evaluator, &prm.komi,
                           &prm.eval[0], &prm.eval[1], &prm.eval[2], &prm.eval[3], &prm.eval[4], &prm.eval[5],
-                          &playouts, &max_nodes, &callback))
+                          &playouts, &max_nodes, &callback, &deadline_obj, &whole))
         return NULL;
+    double deadline = 0.0;
+    if (deadline_obj != Py_None) {
+        deadline = PyFloat_AsDouble(deadline_obj);
+        if (deadline == -1.0 && PyErr_Occurred()) return NULL;
+    }
     StateObject *s = as_state(so);
     if (!s) return NULL;
     if (colour != 0 && colour != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
@@ -246,7 +298,7 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
     PriorCallback cb = {callback};
     SearchRun run = {&tree, (StateObject *)work, &mt, &prm, callback == Py_None ? NULL : call_priors, &cb,
                      PyMem_Malloc((size_t)(s->count + 2) * sizeof(int32_t)),
-                     PyMem_Malloc((size_t)(s->count + 2) * sizeof(double)), NULL, NULL, 0, 0};
+                     PyMem_Malloc((size_t)(s->count + 2) * sizeof(double)), NULL, NULL, NULL, 0, 0};
     PyObject *result = NULL;
     long done = -1;
     if (!run.codes || !run.rates) {
@@ -255,9 +307,11 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
     }
     int32_t root = tree_new_root(&tree, colour ^ 1, prm.prior_value);
     if (root < 0) goto done;
-    done = tree_search(&run, root, colour, playouts);
+    done = tree_search(&run, root, colour, playouts, deadline_obj != Py_None, deadline);
     if (done < 0) goto done;
-    PyObject *nodes = tree_nodes(&tree, root);
+    PyObject *nodes = whole ? tree_nodes(&tree, root)
+                            : Py_BuildValue("(LdNi)", (long long)tree.nodes[root].n, tree.nodes[root].w,
+                                            root_children(&tree, root), tree.count);
     PyObject *nt = nodes ? mt_to_tuple(&mt) : NULL;
     if (nodes && nt) result = Py_BuildValue("(lNNO)", done, nt, nodes, run.pool_full ? Py_True : Py_False);
     else {
@@ -269,6 +323,7 @@ done:
     PyMem_Free(run.rates);
     PyMem_Free(run.path);
     PyMem_Free(run.path_codes);
+    PyMem_Free(run.path_colours);
     tree_free(&tree);
     Py_DECREF(work);
     return result;
@@ -307,5 +362,7 @@ PyMODINIT_FUNC PyInit__search(void) {
         return NULL;
     }
     state_type = (PyTypeObject *)type; /* kept for the life of the process, as the module is */
-    return PyModule_Create(&search_module);
+    PyObject *m = PyModule_Create(&search_module);
+    if (m && PyModule_AddIntConstant(m, "NODE_BYTES", (long)sizeof(TreeNode)) < 0) Py_CLEAR(m);
+    return m;
 }

@@ -454,6 +454,7 @@ class MctsPlayer:
         self.root: Node | None = None
         self._root_key: tuple[int, int, int] | None = None  # (zobrist, moves, colour to move)
         self.last_simulations = 0  # simulations run by the last search (for tests and bench)
+        self.last_tree_nodes = 0  # nodes of the last search's C tree (0: the Python tree ran)
         self.last_winrate: float | None = None  # the chosen move's win rate (resignation analysis)
         self.last_visits = 0  # root visits behind it (all workers)
 
@@ -594,6 +595,12 @@ class MctsPlayer:
             deadline = self.clock() + DEFAULT_SECONDS
         if self.core is not None:
             board = board_on_core(board, self.core)
+        self.last_tree_nodes = 0
+        if not self.reuse and stop is None and on_progress is None and self._c_tree_can_search(board):
+            # The same search in C (players/search_tree.c): the same tree, a view of it back.
+            self.root = self._c_tree_search(board, colour, playouts, deadline)
+            self._root_key = (board.zobrist_key, len(board.history), int(colour))
+            return self.root
         root = self._root_for(board, colour)
         if root.children is None:
             self._expand(root, board, int(colour), depth=0)
@@ -618,6 +625,51 @@ class MctsPlayer:
             done += 1
         self.last_simulations = done
         return root
+
+    # -- the same search by the C tree (margo_gtp/players/search_tree.c) ------------------
+
+    def _c_tree_can_search(self, board: Board) -> bool:
+        """True if the C tree can run this player's search of ``board``: the native core and
+        search built and in use, the light playout policy, a built-in evaluator, and the
+        clock ``time.perf_counter`` (the C search reads that clock)."""
+        return (self.policy is None and self.evaluator in _NATIVE_EVALUATORS and self.clock is time.perf_counter
+                and native_search.can_search(board))
+
+    def _c_tree_params(self, board: Board) -> tuple:
+        """This player's options and this module's tunables, as ``_search.tree_search`` reads them."""
+        rules = board.rules
+        return (self.uct_c, self.rave_k, PRIOR_VISITS, PRIOR_VALUE * PRIOR_VISITS, PRIOR_VALUE, self.expand_visits,
+                self.prior_depth, self.prior_visits, DECIDED_CHECK_EVERY,
+                self.playout_moves if self.playout_moves >= 0 else PLAYOUT_CAP, self.early_stop,
+                rules.scoring == "territory", _NATIVE_EVALUATORS[self.evaluator], rules.komi,
+                _native_params(self.ladder_depth))
+
+    def _c_tree_search(self, board: Board, colour: Colour, playouts: int | None, deadline: float | None) -> Node:
+        """:meth:`search` by the C tree, returning a view of the tree as :class:`Node` objects:
+        the root and all its children exact, below each child only its principal variation
+        (the most visited child, then its most visited child, ...): what ``select_move``,
+        ``_merge`` and :meth:`analysis` read. The C tree itself is freed."""
+        done, n, w, children, size = native_search.search(
+            board, colour, self.rng, self._c_tree_params(board), playouts, deadline,
+            native_search.priors_on(board, self._prior_rates))
+        self.last_simulations, self.last_tree_nodes = done, size
+        root = Node(None, int(colour) ^ 1, -1, None)
+        root.n, root.w, root.children = n, w, []
+        for code, child_n, child_w, rave_n, rave_w, prior, pv in children:
+            child = self._view_node(board, root, code, int(colour), child_n, child_w, rave_n, rave_w, prior)
+            root.children.append(child)
+            for entry in pv:
+                below = self._view_node(board, child, *entry)
+                child.children = [below]
+                child = below
+        return root
+
+    @staticmethod
+    def _view_node(board: Board, parent: Node, code: int, player: int, n: int, w: float, rave_n: int,
+                   rave_w: float, prior: float) -> Node:
+        node = Node(native_search.move_of(board, code), player, code if code >= 0 else -1, parent)
+        node.n, node.w, node.rave_n, node.rave_w, node.prior = n, w, rave_n, rave_w, prior
+        return node
 
     def _decided(self, root: Node, done: int, start: float, now: float, deadline: float | None,
                  playouts: int | None) -> bool:
@@ -866,29 +918,37 @@ def benchmark(seconds: float = 2.0) -> dict:
     """MCTS simulations per second on 9x9 (empty board; median over the mid-game
     positions of :func:`margo_gtp.engine.positions.midgame_positions`) and mean bytes per tree node
     (the node object, its children list and its two float fields; the moves are shared
-    with the board's move cache only in part, so they are counted too)."""
+    with the board's move cache only in part, so they are counted too; on the native core
+    the C tree runs the searches timed (``reuse=False``), and the bytes per node are those of
+    the Python tree of a short search; ``mcts_c_tree_bytes_per_node`` gives the C tree's)."""
     from margo_gtp.engine.positions import midgame_positions
 
-    def rate(board: Board, budget_seconds: float, policy: str = PLAYOUT_POLICY) -> tuple[float, Node]:
+    def rate(board: Board, budget_seconds: float, policy: str = PLAYOUT_POLICY) -> tuple[float, MctsPlayer, Node]:
         player = MctsPlayer(random.Random(1), reuse=False, early_stop=False, playout_policy=policy)
         start = time.perf_counter()
         root = player.search(board, board.to_move, deadline=start + budget_seconds)
-        return player.last_simulations / (time.perf_counter() - start), root
+        return player.last_simulations / (time.perf_counter() - start), player, root
 
-    empty_rate, root = rate(Board(Rules(size=9)), seconds)
+    empty_rate, empty_player, root = rate(Board(Rules(size=9)), seconds)
     positions = midgame_positions()
     per = max(seconds / max(len(positions), 1), 0.2)
     mid_rates = sorted(rate(board, per)[0] for board in positions)
     heavy_rates = sorted(rate(board, per, "heavy")[0] for board in positions)
+    if empty_player.last_tree_nodes:  # the C tree ran: measure the Python tree of a short search
+        empty = Board(Rules(size=9))
+        root = MctsPlayer(random.Random(1), early_stop=False).search(empty, empty.to_move, playouts=300)  # reuse: Python
     nodes = list(_nodes(root))
     moves_bytes = sum(sys.getsizeof(node.move) + sys.getsizeof(node.move.point) for node in nodes if node.move)
-    bytes_per_node = (sum(_deep_size(node) for node in nodes) + moves_bytes) / len(nodes)
+    node_count = len(nodes)
+    bytes_per_node = (sum(_deep_size(node) for node in nodes) + moves_bytes) / node_count
     return {
         "mcts_sims_per_s_9x9_empty": round(empty_rate, 1),
         "mcts_sims_per_s_9x9_midgame": round(mid_rates[len(mid_rates) // 2], 1) if mid_rates else None,
         # the heavy playout policy (mcts:policy=heavy) on the same positions: its cost in speed
         "mcts_sims_per_s_9x9_midgame_heavy": round(heavy_rates[len(heavy_rates) // 2], 1) if heavy_rates else None,
         "mcts_bytes_per_node": round(bytes_per_node, 1),
-        "mcts_tree_nodes_measured": len(nodes),
+        "mcts_tree_nodes_measured": node_count,
+        # a node of the C tree (players/search_tree.c), which the rates above measure on the native core
+        "mcts_c_tree_bytes_per_node": native_search.node_bytes() if empty_player.last_tree_nodes else None,
         "mcts_playout_moves": PLAYOUT_MOVES,
     }

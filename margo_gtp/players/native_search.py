@@ -15,6 +15,7 @@ or the board is on the Python core), and the caller then runs the Python code.
 from __future__ import annotations
 
 import importlib
+import os
 import random
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +33,25 @@ def _load() -> tuple[Any, str | None]:
 
 
 _search, unavailable_reason = _load()
+
+#: Pool cap of the C tree by default: an eighth of the machine's memory, at most 2**31 - 1
+#: nodes (a node is ``_search.NODE_BYTES`` bytes); a search that fills it stops growing the
+#: tree, not the process.
+MEMORY_SHARE = 8
+
+
+def node_bytes() -> int:
+    """Bytes of one node of the C tree (64 when the extension is not built)."""
+    return _search.NODE_BYTES if _search is not None else 64
+
+
+def default_max_nodes() -> int:
+    """``MEMORY_SHARE``-th of the physical memory, in nodes (2**20 when it is unknown)."""
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 1 << 20
+    return max(1, min(2**31 - 1, memory // MEMORY_SHARE // node_bytes()))
 
 
 def available() -> bool:
@@ -78,7 +98,7 @@ def heavy_playout(board: Board, rng: random.Random, max_moves: int, tactics: flo
     return played
 
 
-def _move_of(board: Board, code: int) -> Move:
+def move_of(board: Board, code: int) -> Move:
     """The move of a C move code: a point index, -1 pass, -2 swap."""
     if code == -1:
         return Move.PASS
@@ -87,35 +107,52 @@ def _move_of(board: Board, code: int) -> Move:
     return Move(board.geometry.points[code])
 
 
-def tree_search(player: Any, board: Board, colour: Colour, playouts: int,
-                max_nodes: int = 1 << 24) -> tuple[int, list[tuple], bool] | None:
-    """``player.search(board, colour, playouts=playouts)`` (an :class:`.mcts.MctsPlayer`
-    with reuse off, the light playout policy and a built-in evaluator) run by the C tree
-    (``search_tree.c``), drawing from ``player.rng`` exactly as the Python search does.
-    Returns (simulations, every node in preorder as (depth, move code, n, w, rave_n,
-    rave_w, prior), whether the pool reached ``max_nodes``), or None off the C path.
+def priors_on(board: Board, rates: Callable[[Board, list[Move], int], list[float]]) -> Callable[..., list[float]]:
+    """The priors callback of the C tree for a search of ``board``: it replays the tree's
+    ``path`` (played by ``colours``) on a copy and asks ``rates(position, moves, to_move)``
+    (``MctsPlayer._prior_rates``)."""
 
-    Not yet the player's search: tree reuse, time budgets, stop requests, analysis and
-    threads are the next steps of issue #23."""
-    from margo_gtp.players import mcts
-
-    state = native_state(board)
-    code = mcts._NATIVE_EVALUATORS.get(player.evaluator)
-    if _search is None or state is None or code is None or player.policy is not None:
-        return None
-
-    def priors(path: list[int], to_move: int, codes: list[int]) -> list[float]:
+    def priors(path: list[int], colours: list[int], to_move: int, codes: list[int]) -> list[float]:
         work = board.copy()
-        for move_code in path:
-            work.push(_move_of(work, move_code))
-        return player._prior_rates(work, [_move_of(work, c) for c in codes], to_move)
+        for move_code, colour in zip(path, colours):
+            work.push(move_of(work, move_code), Colour(colour))
+        return rates(work, [move_of(work, code) for code in codes], to_move)
 
-    rules = board.rules
-    params = (player.uct_c, player.rave_k, mcts.PRIOR_VISITS, mcts.PRIOR_VALUE * mcts.PRIOR_VISITS, mcts.PRIOR_VALUE,
-              player.expand_visits, player.prior_depth, player.prior_visits, mcts.DECIDED_CHECK_EVERY,
-              player.playout_moves if player.playout_moves >= 0 else mcts.PLAYOUT_CAP, player.early_stop,
-              rules.scoring == "territory", code, rules.komi, mcts._native_params(player.ladder_depth))
-    version, internal, gauss = player.rng.getstate()
-    done, internal, nodes, full = _search.tree_search(state, int(colour), internal, params, playouts, max_nodes, priors)
-    player.rng.setstate((version, internal, gauss))
+    return priors
+
+
+def can_search(board: Board) -> bool:
+    """True if the C tree can search ``board``: both extensions built, the board on the
+    native core (the caller checks that its options are the C tree's)."""
+    return _search is not None and native_state(board) is not None
+
+
+def search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int | None,
+           deadline: float | None, priors: Callable[..., list[float]] | None,
+           max_nodes: int | None = None) -> tuple[int, int, float, list[tuple], int]:
+    """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
+    ``rng`` as ``MctsPlayer.search`` does (its state goes in and comes back): until
+    ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
+    value; None: none). ``params``: see ``_search.tree_search``. Returns (simulations, root
+    visits, root wins, the root's children as (code, n, w, rave_n, rave_w, prior, pv), the
+    tree's size in nodes); ``pv`` lists (code, player, n, w, rave_n, rave_w, prior) along
+    the most visited line below the child. :func:`can_search` must hold."""
+    version, internal, gauss = rng.getstate()
+    done, internal, (n, w, children, size), _ = _search.tree_search(
+        native_state(board), int(colour), internal, params, -1 if playouts is None else playouts,
+        max_nodes or default_max_nodes(), priors, deadline, False)
+    rng.setstate((version, internal, gauss))
+    return done, n, w, children, size
+
+
+def tree_search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int,
+                priors: Callable[..., list[float]] | None,
+                max_nodes: int = 1 << 24) -> tuple[int, list[tuple], bool]:
+    """As :func:`search` with a playout budget, returning every node in preorder as (depth,
+    move code, n, w, rave_n, rave_w, prior) and whether the pool reached ``max_nodes``: what
+    the tests compare with the Python tree."""
+    version, internal, gauss = rng.getstate()
+    done, internal, nodes, full = _search.tree_search(native_state(board), int(colour), internal, params, playouts,
+                                                      max_nodes, priors)
+    rng.setstate((version, internal, gauss))
     return done, nodes, full

@@ -50,10 +50,10 @@ typedef struct {
 } SearchParams;
 
 /* The heuristic priors (MctsPlayer._give_priors): for the position after the `depth` moves
- * `path` from the root, colour to_move, the prior win rates of the n moves `codes` into
- * rates; 1 given, 0 none, -1 with an exception set. */
-typedef int (*prior_fn)(void *ctx, const int32_t *path, int depth, int to_move, const int32_t *codes, int n,
-                        double *rates);
+ * `path` (played by `colours`) from the root, colour to_move, the prior win rates of the n
+ * moves `codes` into rates; 1 given, 0 none, -1 with an exception set. */
+typedef int (*prior_fn)(void *ctx, const int32_t *path, const int32_t *colours, int depth, int to_move,
+                        const int32_t *codes, int n, double *rates);
 
 typedef struct {
     Tree *tree;
@@ -64,13 +64,16 @@ typedef struct {
     void *priors_ctx;
     int32_t *codes;           /* count + 2 move codes */
     double *rates;            /* count + 2 prior rates */
-    int32_t *path, *path_codes;
+    int32_t *path, *path_codes, *path_colours; /* nodes; the moves below the root, their colours */
     int path_cap;
     int pool_full;            /* an expansion was refused: max_nodes reached */
 } SearchRun;
 
 int32_t tree_new_root(Tree *t, int player, double prior_value);
 void tree_free(Tree *t);
-long tree_search(SearchRun *run, int32_t root, int colour, long playouts);
+/* MctsPlayer.search from `root`: until `playouts` simulations (< 0: no limit) or the
+ * deadline (time.perf_counter() seconds) when has_deadline; simulations run, -1 with an
+ * exception set. */
+long tree_search(SearchRun *run, int32_t root, int colour, long playouts, int has_deadline, double deadline);
 
 #endif /* MARGO_SEARCH_CORE_H */

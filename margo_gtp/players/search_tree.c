@@ -21,6 +21,8 @@
  */
 #include "search_core.h"
 
+#include <time.h>
+
 /* random.Random.getrandbits(k) for 0 < k <= 32, and for k = 64 (two words, low first) */
 static uint32_t getrandbits32(MT *m, int k) { return mt_next(m) >> (32 - k); }
 
@@ -128,7 +130,8 @@ static int expand(SearchRun *run, int32_t node_index, int to_move, int depth) {
     node->nchildren = n;
     if (depth <= run->prm->prior_depth) {
         if (run->priors && run->prm->prior_visits > 0 && n > 1) {
-            int given = run->priors(run->priors_ctx, run->path_codes, depth, to_move, codes, n, run->rates);
+            int given = run->priors(run->priors_ctx, run->path_codes, run->path_colours, depth, to_move, codes, n,
+                                    run->rates);
             if (given < 0) return -1;
             if (given) {
                 for (int k = 0; k < n; k++) {
@@ -171,7 +174,9 @@ static int path_reserve(SearchRun *run, int len) {
     if (path) run->path = path;
     int32_t *codes = PyMem_Realloc(run->path_codes, (size_t)cap * sizeof(int32_t));
     if (codes) run->path_codes = codes;
-    if (!path || !codes) {
+    int32_t *colours = PyMem_Realloc(run->path_colours, (size_t)cap * sizeof(int32_t));
+    if (colours) run->path_colours = colours;
+    if (!path || !codes || !colours) {
         PyErr_NoMemory();
         return -1;
     }
@@ -212,6 +217,7 @@ static int descend(SearchRun *run, int32_t root, int colour) {
         node = best;
         if (path_reserve(run, len) < 0 || push(s, t->nodes[node].code, to_move) < 0) return -1;
         run->path_codes[len - 1] = t->nodes[node].code;
+        run->path_colours[len - 1] = to_move;
         to_move = s->to_move;
         run->path[len++] = node;
     }
@@ -222,6 +228,7 @@ static int descend(SearchRun *run, int32_t root, int colour) {
             int32_t child = leaf->first_child;
             if (path_reserve(run, len) < 0 || push(s, t->nodes[child].code, to_move) < 0) return -1;
             run->path_codes[len - 1] = t->nodes[child].code;
+            run->path_colours[len - 1] = to_move;
             run->path[len++] = child;
         }
     }
@@ -257,9 +264,18 @@ static void backup(SearchRun *run, int len, double white_result, Py_ssize_t star
     }
 }
 
-/* MctsPlayer._decided with a playout budget only: the most visited root child leads the
- * runner-up by more visits than the simulations left can give it. */
-static int decided(const Tree *t, int32_t root, long done, long playouts) {
+/* time.perf_counter() on Linux: CLOCK_MONOTONIC in seconds */
+static double perf_counter(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* MctsPlayer._decided: the most visited root child leads the runner-up by more visits
+ * than the simulations left can give it (playouts < 0: no playout budget; no deadline
+ * when has_deadline is 0). */
+static int decided(const Tree *t, int32_t root, long done, long playouts, double start, double now, int has_deadline,
+                   double deadline) {
     const TreeNode *r = &t->nodes[root];
     if (r->first_child < 0 || r->nchildren < 2) return 1;
     int64_t first = 0, second = 0;
@@ -272,18 +288,28 @@ static int decided(const Tree *t, int32_t root, long done, long playouts) {
             second = n;
         }
     }
-    return first - second > playouts - done;
+    double left = playouts >= 0 ? (double)(playouts - done) : INFINITY;
+    if (has_deadline && now > start) {
+        double by_time = done / (now - start) * (deadline - now);
+        if (by_time < left) left = by_time;
+    }
+    return (double)(first - second) > left;
 }
 
-long tree_search(SearchRun *run, int32_t root, int colour, long playouts) {
+long tree_search(SearchRun *run, int32_t root, int colour, long playouts, int has_deadline, double deadline) {
     Tree *t = run->tree;
     StateObject *s = run->work;
     const SearchParams *p = run->prm;
     if (t->nodes[root].first_child < 0 && expand(run, root, colour, 0) < 0) return -1;
     long done = 0;
     Py_ssize_t base = s->nstack;
-    while (done < playouts) {
-        if (done && done % p->decided_every == 0 && p->early_stop && decided(t, root, done, playouts)) break;
+    double start = has_deadline ? perf_counter() : 0.0;
+    while (playouts < 0 || done < playouts) {
+        double now = has_deadline ? perf_counter() : 0.0;
+        if (has_deadline && now >= deadline) break;
+        if (done && done % p->decided_every == 0 && p->early_stop &&
+            decided(t, root, done, playouts, start, now, has_deadline, deadline))
+            break;
         int len = descend(run, root, colour);
         if (len < 0) return -1;
         Py_ssize_t start = s->nstack;
