@@ -676,9 +676,8 @@ def test_mcts_core_option_searches_on_that_core(both_cores, monkeypatch, search_
     trees = []
     for board in both_cores(Rules(size=5)):
         board.seeded_playout(11, 8)
-        # reuse=on: the Python search, whose playouts the spy sees (with reuse=off a native
-        # board is searched by the C tree, tests/test_native_search.py); a fresh tree either way
-        player = make_player(f"mcts:playouts=120,core={search_core},reuse=on,early_stop=off", seed=4)
+        player = make_player(f"mcts:playouts=120,core={search_core},reuse=off,early_stop=off", seed=4)
+        player.c_tree = False  # the Python search, whose playouts the spy sees (test_native_search.py: the C tree)
         root = player.search(board, board.to_move, playouts=120)
         trees.append([(child.move, child.n, child.w, child.rave_n) for child in root.children])
     assert trees[0] == trees[1]

@@ -51,7 +51,7 @@ def both_searches(board: Board, playouts: int, seed: int, colour=None, **options
     """(Python tree, C tree): each as (simulations, nodes, the generator's state after)."""
     board = core.board_on_core(board, "native")
     colour = board.to_move if colour is None else colour
-    python_player = MctsPlayer(random.Random(seed), reuse=True, **options)  # reuse: the Python search
+    python_player = MctsPlayer(random.Random(seed), c_tree=False, **options)
     root = python_player.search(board, colour, playouts=playouts)
     native_player = MctsPlayer(random.Random(seed), reuse=False, **options)
     done, nodes, full = c_tree(native_player, board, colour, playouts)
@@ -154,12 +154,12 @@ def test_the_player_on_the_c_tree_chooses_and_analyses_as_on_the_python_tree(pos
 
     board = midgame_positions()[position]
     results = []
-    for reuse in (True, False):  # reuse=on: the Python search (a fresh tree); off: the C tree
-        player = MctsPlayer(random.Random(position), reuse=reuse, playouts=300)
+    for python in (True, False):
+        player = MctsPlayer(random.Random(position), playouts=300, c_tree=not python)
         move = player.select_move(board, board.to_move, Budget())
         results.append((move, player.last_visits, player.last_winrate, player.last_simulations,
                         player.analysis(player.root, max_moves=40, pv_length=12), player.rng.getstate()))
-        assert (player.last_tree_nodes > 0) == (not reuse)
+        assert (player.last_tree_nodes > 0) == (not python)
     assert results[1] == results[0]
 
 
@@ -174,3 +174,31 @@ def test_the_c_tree_stops_at_the_deadline():
     assert player.last_tree_nodes > 0 and root.n == player.last_simulations >= 1
     past = player.search(board, board.to_move, deadline=time.perf_counter() - 1.0)
     assert player.last_simulations == 0 and past.n == 0 and past.children
+
+
+@pytest.mark.parametrize("prior_depth", [0, 1, 2])
+def test_tree_reuse_keeps_the_same_tree_in_c_as_in_python(prior_depth):
+    """A game of eight moves between two players of each kind, with tree reuse: the C tree
+    keeps the subtree of each move played (compacted into a fresh pool) and gives the nodes
+    near its new root the priors they missed (MctsPlayer._prime), so every move, its visits
+    and the analysis are those of the Python players."""
+    from margo_gtp.players.base import Budget
+
+    records = []
+    for python in (True, False):
+        board = core.board_on_core(midgame_positions()[2], "native")
+        players = [MctsPlayer(random.Random(seed), playouts=200, prior_depth=prior_depth, c_tree=not python)
+                   for seed in (1, 2)]
+        record = []
+        for ply in range(8):
+            colour = board.to_move
+            player = players[ply % 2]
+            move = player.select_move(board, colour, Budget())
+            record.append((move, player.last_visits, player.last_winrate, player.last_simulations,
+                           player.analysis(player.root, max_moves=5)))
+            assert (player.last_tree_nodes > 0) == (not python)
+            board.push(move, colour)
+            for each in players:
+                each.notify(board, move, colour)
+        records.append(record)
+    assert records[1] == records[0]

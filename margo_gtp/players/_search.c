@@ -256,26 +256,89 @@ fail:
     return NULL;
 }
 
+/* Tree(max_nodes): a tree kept between searches (tree reuse), at most max_nodes nodes */
+typedef struct {
+    PyObject_HEAD
+    Tree tree;
+    int32_t root; /* -1: empty */
+} TreeObject;
+
+static void TreeObject_dealloc(TreeObject *o) {
+    tree_free(&o->tree);
+    Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+static PyObject *TreeObject_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    long max_nodes;
+    if (kwds && PyDict_Size(kwds)) return PyErr_Format(PyExc_TypeError, "Tree takes one positional argument, max_nodes");
+    if (!PyArg_ParseTuple(args, "l", &max_nodes)) return NULL;
+    if (max_nodes < 1 || max_nodes > INT32_MAX) return PyErr_Format(PyExc_ValueError, "max_nodes must be 1..2**31-1");
+    TreeObject *o = (TreeObject *)type->tp_alloc(type, 0);
+    if (!o) return NULL;
+    o->tree = (Tree){NULL, 0, 0, (int32_t)max_nodes};
+    o->root = -1;
+    return (PyObject *)o;
+}
+
+/* advance(code, colour) -> True if the root had that child (now the root), else False */
+static PyObject *TreeObject_advance(TreeObject *o, PyObject *args) {
+    int code, colour;
+    if (!PyArg_ParseTuple(args, "ii", &code, &colour)) return NULL;
+    if (o->root < 0) Py_RETURN_FALSE;
+    int done = tree_advance(&o->tree, &o->root, code, colour);
+    if (done < 0) return NULL;
+    return PyBool_FromLong(done);
+}
+
+static PyObject *TreeObject_get_size(TreeObject *o, void *unused) {
+    return PyLong_FromLong(o->root < 0 ? 0 : o->tree.count);
+}
+
+static PyMethodDef TreeObject_methods[] = {
+    {"advance", (PyCFunction)TreeObject_advance, METH_VARARGS,
+     "advance(code, colour) -> bool: keep the subtree below the root's child reached by that move"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef TreeObject_getset[] = {
+    {"size", (getter)TreeObject_get_size, NULL, "nodes in the tree", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject TreeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "margo_gtp.players._search.Tree",
+    .tp_basicsize = sizeof(TreeObject),
+    .tp_dealloc = (destructor)TreeObject_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An MCTS tree kept between searches (search_tree.c)",
+    .tp_methods = TreeObject_methods,
+    .tp_getset = TreeObject_getset,
+    .tp_new = TreeObject_new,
+};
+
 /* tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None,
- *             whole=True)
+ *             whole=True, tree=None)
  *   -> (simulations, new mt_state, nodes, pool full), nodes being every node in preorder
  *      when `whole`, else (root n, root w, the root's children with their pv, tree size)
- * playouts < 0: no limit; deadline: a time.perf_counter() value
+ * playouts < 0: no limit; deadline: a time.perf_counter() value; tree: a Tree to search
+ * on (from its root, or a new one; it keeps the tree, and its own max_nodes), else a tree
+ * of max_nodes made for this search and freed
  * params = (uct_c, rave_k, uct_prior_visits, uct_prior_wins, prior_value, expand_visits,
  *           prior_depth, prior_visits, decided_every, playout_moves, early_stop,
  *           territory_scoring, evaluator, komi, (6 evaluator tunables)) */
 static PyObject *search_tree_search(PyObject *module, PyObject *args) {
-    PyObject *so, *mt_state, *callback, *deadline_obj = Py_None;
+    PyObject *so, *mt_state, *callback, *deadline_obj = Py_None, *tree_obj = Py_None;
     int colour, whole = 1;
     long playouts;
     long max_nodes;
     SearchParams prm;
-    if (!PyArg_ParseTuple(args, "OiO!(dddddlllllppid(dddddd))llO|Op", &so, &colour, &PyTuple_Type, &mt_state, &prm.uct_c,
+    if (!PyArg_ParseTuple(args, "OiO!(dddddlllllppid(dddddd))llO|OpO", &so, &colour, &PyTuple_Type, &mt_state, &prm.uct_c,
                           &prm.rave_k, &prm.uct_prior_visits, &prm.uct_prior_wins, &prm.prior_value,
                           &prm.expand_visits, &prm.prior_depth, &prm.prior_visits, &prm.decided_every,
                           &prm.playout_moves, &prm.early_stop, &prm.territory_scoring, &prm.evaluator, &prm.komi,
                           &prm.eval[0], &prm.eval[1], &prm.eval[2], &prm.eval[3], &prm.eval[4], &prm.eval[5],
-                          &playouts, &max_nodes, &callback, &deadline_obj, &whole))
+                          &playouts, &max_nodes, &callback, &deadline_obj, &whole, &tree_obj))
         return NULL;
     double deadline = 0.0;
     if (deadline_obj != Py_None) {
@@ -289,14 +352,18 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
     if (prm.decided_every < 1 || prm.expand_visits < 1)
         return PyErr_Format(PyExc_ValueError, "decided_every and expand_visits must be >= 1");
     if (max_nodes < 1 || max_nodes > INT32_MAX) return PyErr_Format(PyExc_ValueError, "max_nodes must be 1..2**31-1");
+    if (tree_obj != Py_None && !PyObject_TypeCheck(tree_obj, &TreeType))
+        return PyErr_Format(PyExc_TypeError, "tree must be a Tree or None");
     if (callback != Py_None && !PyCallable_Check(callback)) return PyErr_Format(PyExc_TypeError, "priors must be callable");
     MT mt;
     if (mt_from_tuple(mt_state, &mt) < 0) return NULL;
     PyObject *work = PyObject_CallMethod(so, "copy", NULL);
     if (!work) return NULL;
-    Tree tree = {NULL, 0, 0, (int32_t)max_nodes};
+    Tree local = {NULL, 0, 0, (int32_t)max_nodes};
+    TreeObject *kept = tree_obj == Py_None ? NULL : (TreeObject *)tree_obj;
+    Tree *tree = kept ? &kept->tree : &local;
     PriorCallback cb = {callback};
-    SearchRun run = {&tree, (StateObject *)work, &mt, &prm, callback == Py_None ? NULL : call_priors, &cb,
+    SearchRun run = {tree, (StateObject *)work, &mt, &prm, callback == Py_None ? NULL : call_priors, &cb,
                      PyMem_Malloc((size_t)(s->count + 2) * sizeof(int32_t)),
                      PyMem_Malloc((size_t)(s->count + 2) * sizeof(double)), NULL, NULL, NULL, 0, 0};
     PyObject *result = NULL;
@@ -305,13 +372,14 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    int32_t root = tree_new_root(&tree, colour ^ 1, prm.prior_value);
+    int32_t root = kept && kept->root >= 0 ? kept->root : tree_new_root(tree, colour ^ 1, prm.prior_value);
     if (root < 0) goto done;
+    if (kept) kept->root = root;
     done = tree_search(&run, root, colour, playouts, deadline_obj != Py_None, deadline);
     if (done < 0) goto done;
-    PyObject *nodes = whole ? tree_nodes(&tree, root)
-                            : Py_BuildValue("(LdNi)", (long long)tree.nodes[root].n, tree.nodes[root].w,
-                                            root_children(&tree, root), tree.count);
+    PyObject *nodes = whole ? tree_nodes(tree, root)
+                            : Py_BuildValue("(LdNi)", (long long)tree->nodes[root].n, tree->nodes[root].w,
+                                            root_children(tree, root), tree->count);
     PyObject *nt = nodes ? mt_to_tuple(&mt) : NULL;
     if (nodes && nt) result = Py_BuildValue("(lNNO)", done, nt, nodes, run.pool_full ? Py_True : Py_False);
     else {
@@ -324,7 +392,7 @@ done:
     PyMem_Free(run.path);
     PyMem_Free(run.path_codes);
     PyMem_Free(run.path_colours);
-    tree_free(&tree);
+    tree_free(&local);
     Py_DECREF(work);
     return result;
 }
@@ -362,7 +430,9 @@ PyMODINIT_FUNC PyInit__search(void) {
         return NULL;
     }
     state_type = (PyTypeObject *)type; /* kept for the life of the process, as the module is */
+    if (PyType_Ready(&TreeType) < 0) return NULL;
     PyObject *m = PyModule_Create(&search_module);
     if (m && PyModule_AddIntConstant(m, "NODE_BYTES", (long)sizeof(TreeNode)) < 0) Py_CLEAR(m);
+    if (m && PyModule_AddObjectRef(m, "Tree", (PyObject *)&TreeType) < 0) Py_CLEAR(m);
     return m;
 }

@@ -415,6 +415,7 @@ class MctsPlayer:
         workers: int = 1,
         core: str | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        c_tree: bool = True,
     ) -> None:
         self.rng = rng if rng is not None else random.Random()
         # What a helper process needs to build the same player (root parallel, workers > 1).
@@ -455,6 +456,11 @@ class MctsPlayer:
         self._root_key: tuple[int, int, int] | None = None  # (zobrist, moves, colour to move)
         self.last_simulations = 0  # simulations run by the last search (for tests and bench)
         self.last_tree_nodes = 0  # nodes of the last search's C tree (0: the Python tree ran)
+        # True: search with the C tree (players/search_tree.c) whenever it can run this
+        # player's search (_c_tree_can_search); False: always the Python search, the
+        # reference (tests of its internals ask for it)
+        self.c_tree = c_tree
+        self._c_tree = None  # the C tree kept between moves (reuse on), when the C search runs
         self.last_winrate: float | None = None  # the chosen move's win rate (resignation analysis)
         self.last_visits = 0  # root visits behind it (all workers)
 
@@ -536,6 +542,13 @@ class MctsPlayer:
         root = self.root
         if root is None or self._root_key is None or not self.reuse:
             return
+        if self._c_tree is not None:  # the C tree keeps the subtree itself; root is its view
+            if self._root_key[2] == int(colour) and self._c_tree.advance(native_search.code_of(board, move), int(colour)):
+                self.root = next((child for child in root.children or [] if child.move == move), None)
+                self._root_key = (board.zobrist_key, len(board.history), int(board.to_move))
+            else:
+                self._c_tree, self.root, self._root_key = None, None, None
+            return
         child = None
         if root.children and self._root_key[2] == int(colour):
             for candidate in root.children:
@@ -552,6 +565,7 @@ class MctsPlayer:
     def reset(self, board: Board) -> None:
         """Drop the tree (the position changed other than by one move)."""
         self.root, self._root_key = None, None
+        self._c_tree = None
         self._low_streak = [0, 0]
 
     # -- search ------------------------------------------------------------------------
@@ -596,11 +610,11 @@ class MctsPlayer:
         if self.core is not None:
             board = board_on_core(board, self.core)
         self.last_tree_nodes = 0
-        if not self.reuse and stop is None and on_progress is None and self._c_tree_can_search(board):
+        if stop is None and on_progress is None and self._c_tree_can_search(board):
             # The same search in C (players/search_tree.c): the same tree, a view of it back.
-            self.root = self._c_tree_search(board, colour, playouts, deadline)
-            self._root_key = (board.zobrist_key, len(board.history), int(colour))
-            return self.root
+            return self._c_tree_search(board, colour, playouts, deadline)
+        if self._c_tree is not None:  # the Python search cannot go on from the C tree's view
+            self._c_tree, self.root = None, None
         root = self._root_for(board, colour)
         if root.children is None:
             self._expand(root, board, int(colour), depth=0)
@@ -632,8 +646,8 @@ class MctsPlayer:
         """True if the C tree can run this player's search of ``board``: the native core and
         search built and in use, the light playout policy, a built-in evaluator, and the
         clock ``time.perf_counter`` (the C search reads that clock)."""
-        return (self.policy is None and self.evaluator in _NATIVE_EVALUATORS and self.clock is time.perf_counter
-                and native_search.can_search(board))
+        return (self.c_tree and self.policy is None and self.evaluator in _NATIVE_EVALUATORS
+                and self.clock is time.perf_counter and native_search.can_search(board))
 
     def _c_tree_params(self, board: Board) -> tuple:
         """This player's options and this module's tunables, as ``_search.tree_search`` reads them."""
@@ -648,10 +662,17 @@ class MctsPlayer:
         """:meth:`search` by the C tree, returning a view of the tree as :class:`Node` objects:
         the root and all its children exact, below each child only its principal variation
         (the most visited child, then its most visited child, ...): what ``select_move``,
-        ``_merge`` and :meth:`analysis` read. The C tree itself is freed."""
+        ``_merge`` and :meth:`analysis` read. With ``reuse`` the C tree is kept for the next
+        move (:meth:`notify` keeps the subtree of the move played), else freed."""
+        key = (board.zobrist_key, len(board.history), int(colour))
+        tree = None
+        if self.reuse:
+            if self._c_tree is None or self._root_key != key:
+                self._c_tree = native_search.new_tree()
+            tree = self._c_tree
         done, n, w, children, size = native_search.search(
             board, colour, self.rng, self._c_tree_params(board), playouts, deadline,
-            native_search.priors_on(board, self._prior_rates))
+            native_search.priors_on(board, self._prior_rates), tree=tree)
         self.last_simulations, self.last_tree_nodes = done, size
         root = Node(None, int(colour) ^ 1, -1, None)
         root.n, root.w, root.children = n, w, []
@@ -662,6 +683,7 @@ class MctsPlayer:
                 below = self._view_node(board, child, *entry)
                 child.children = [below]
                 child = below
+        self.root, self._root_key = root, key
         return root
 
     @staticmethod

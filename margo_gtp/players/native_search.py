@@ -127,20 +127,35 @@ def can_search(board: Board) -> bool:
     return _search is not None and native_state(board) is not None
 
 
+def new_tree(max_nodes: int | None = None) -> Any:
+    """A C tree to keep between searches (tree reuse): ``_search.Tree`` of at most
+    ``max_nodes`` nodes (None: :func:`default_max_nodes`)."""
+    return _search.Tree(max_nodes or default_max_nodes())
+
+
+def code_of(board: Board, move: Move) -> int:
+    """The C move code of ``move``: its point index, -1 pass, -2 swap."""
+    if move.point is None:
+        return -1 if move.kind == "pass" else -2
+    return board.geometry.index[move.point]
+
+
 def search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int | None,
            deadline: float | None, priors: Callable[..., list[float]] | None,
-           max_nodes: int | None = None) -> tuple[int, int, float, list[tuple], int]:
+           max_nodes: int | None = None, tree: Any = None) -> tuple[int, int, float, list[tuple], int]:
     """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
     ``rng`` as ``MctsPlayer.search`` does (its state goes in and comes back): until
     ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
     value; None: none). ``params``: see ``_search.tree_search``. Returns (simulations, root
     visits, root wins, the root's children as (code, n, w, rave_n, rave_w, prior, pv), the
     tree's size in nodes); ``pv`` lists (code, player, n, w, rave_n, rave_w, prior) along
-    the most visited line below the child. :func:`can_search` must hold."""
+    the most visited line below the child. With ``tree`` (:func:`new_tree`) the search goes
+    on from that tree's root (priming it as ``MctsPlayer._prime`` does) and the tree is
+    kept; else a tree of ``max_nodes`` is made and freed. :func:`can_search` must hold."""
     version, internal, gauss = rng.getstate()
     done, internal, (n, w, children, size), _ = _search.tree_search(
         native_state(board), int(colour), internal, params, -1 if playouts is None else playouts,
-        max_nodes or default_max_nodes(), priors, deadline, False)
+        max_nodes or default_max_nodes(), priors, deadline, False, tree)
     rng.setstate((version, internal, gauss))
     return done, n, w, children, size
 

@@ -71,6 +71,7 @@ typedef struct {
 
 int32_t tree_new_root(Tree *t, int player, double prior_value);
 void tree_free(Tree *t);
+int tree_advance(Tree *t, int32_t *root, int code, int colour);
 /* MctsPlayer.search from `root`: until `playouts` simulations (< 0: no limit) or the
  * deadline (time.perf_counter() seconds) when has_deadline; simulations run, -1 with an
  * exception set. */

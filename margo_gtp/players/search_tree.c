@@ -296,11 +296,113 @@ static int decided(const Tree *t, int32_t root, long done, long playouts, double
     return (double)(first - second) > left;
 }
 
+/* MctsPlayer._prime: a reused tree gets the priors a fresh search would have given it --
+ * the nodes within prior_depth of the root that were expanded deeper down (so without
+ * priors) get them now (added to their visits, not sorted). `len` moves lead from the
+ * root to node; 0 or -1 with an exception set. */
+static int prime(SearchRun *run, int32_t node_index, int to_move, int depth, int len) {
+    Tree *t = run->tree;
+    StateObject *s = run->work;
+    const SearchParams *p = run->prm;
+    if (depth > p->prior_depth || t->nodes[node_index].first_child < 0 || t->nodes[node_index].nchildren == 0) return 0;
+    int32_t first = t->nodes[node_index].first_child, n = t->nodes[node_index].nchildren;
+    if (!t->nodes[node_index].primed) {
+        if (run->priors && p->prior_visits > 0 && n > 1) {
+            for (int k = 0; k < n; k++) run->codes[k] = t->nodes[first + k].code;
+            int given = run->priors(run->priors_ctx, run->path_codes, run->path_colours, len, to_move, run->codes, n,
+                                    run->rates);
+            if (given < 0) return -1;
+            if (given) {
+                for (int k = 0; k < n; k++) {
+                    TreeNode *child = &t->nodes[first + k];
+                    child->n += p->prior_visits;
+                    child->w += run->rates[k] * p->prior_visits;
+                    child->prior = run->rates[k];
+                }
+            }
+        }
+        t->nodes[node_index].primed = 1;
+    }
+    if (depth + 1 > p->prior_depth) return 0;
+    for (int k = 0; k < n; k++) {
+        int32_t child = first + k;
+        if (t->nodes[child].first_child < 0 || t->nodes[child].nchildren == 0) continue;
+        if (path_reserve(run, len + 1) < 0 || push(s, t->nodes[child].code, to_move) < 0) return -1;
+        run->path_codes[len] = t->nodes[child].code;
+        run->path_colours[len] = to_move;
+        int err = prime(run, child, s->to_move, depth + 1, len + 1);
+        undo(s);
+        if (err < 0) return -1;
+    }
+    return 0;
+}
+
+/* Keep the subtree below the root's child that `colour` reached by `code` (MctsPlayer.notify):
+ * copied breadth-first into a fresh pool (children stay consecutive, in their order), the
+ * rest freed. 1 done, 0 no such child (the tree is unchanged), -1 with MemoryError. */
+int tree_advance(Tree *t, int32_t *root, int code, int colour) {
+    const TreeNode *r = &t->nodes[*root];
+    int32_t from = -1;
+    for (int32_t k = r->first_child; r->first_child >= 0 && k < r->first_child + r->nchildren; k++)
+        if (t->nodes[k].code == code && t->nodes[k].player == colour) {
+            from = k;
+            break;
+        }
+    if (from < 0) return 0;
+    /* the subtree's size, to allocate once */
+    int64_t size = 0;
+    int32_t *todo = PyMem_Malloc((size_t)t->count * sizeof(int32_t));
+    if (!todo) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int64_t head = 0, tail = 0;
+    todo[tail++] = from;
+    while (head < tail) {
+        const TreeNode *node = &t->nodes[todo[head++]];
+        size++;
+        for (int32_t k = node->first_child; node->first_child >= 0 && k < node->first_child + node->nchildren; k++)
+            todo[tail++] = k;
+    }
+    int64_t cap = size > 1024 ? size : 1024;
+    if (cap > t->max_nodes && size <= t->max_nodes) cap = t->max_nodes;
+    TreeNode *nodes = PyMem_Malloc((size_t)cap * sizeof(TreeNode));
+    if (!nodes) {
+        PyMem_Free(todo);
+        PyErr_NoMemory();
+        return -1;
+    }
+    /* breadth first again: todo[i] is the old index of new node i */
+    nodes[0] = t->nodes[from];
+    todo[0] = from;
+    int32_t count = 1;
+    for (int32_t i = 0; i < count; i++) {
+        const TreeNode *old = &t->nodes[todo[i]];
+        if (old->first_child < 0) continue;
+        nodes[i].first_child = count;
+        for (int32_t k = 0; k < old->nchildren; k++) {
+            nodes[count] = t->nodes[old->first_child + k];
+            todo[count++] = old->first_child + k;
+        }
+    }
+    PyMem_Free(todo);
+    PyMem_Free(t->nodes);
+    t->nodes = nodes;
+    t->count = count;
+    t->cap = (int32_t)cap;
+    *root = 0;
+    return 1;
+}
+
 long tree_search(SearchRun *run, int32_t root, int colour, long playouts, int has_deadline, double deadline) {
     Tree *t = run->tree;
     StateObject *s = run->work;
     const SearchParams *p = run->prm;
-    if (t->nodes[root].first_child < 0 && expand(run, root, colour, 0) < 0) return -1;
+    if (t->nodes[root].first_child < 0) {
+        if (expand(run, root, colour, 0) < 0) return -1;
+    } else if (prime(run, root, colour, 0, 0) < 0) { /* a reused tree */
+        return -1;
+    }
     long done = 0;
     Py_ssize_t base = s->nstack;
     double start = has_deadline ? perf_counter() : 0.0;
