@@ -958,7 +958,7 @@ def benchmark(seconds: float = 2.0) -> dict:
     heavy_rates = sorted(rate(board, per, "heavy")[0] for board in positions)
     if empty_player.last_tree_nodes:  # the C tree ran: measure the Python tree of a short search
         empty = Board(Rules(size=9))
-        root = MctsPlayer(random.Random(1), early_stop=False).search(empty, empty.to_move, playouts=300)  # reuse: Python
+        root = MctsPlayer(random.Random(1), early_stop=False, c_tree=False).search(empty, empty.to_move, playouts=300)
     nodes = list(_nodes(root))
     moves_bytes = sum(sys.getsizeof(node.move) + sys.getsizeof(node.move.point) for node in nodes if node.move)
     node_count = len(nodes)
