@@ -1,4 +1,14 @@
-"""Build the optional native rules core and find the packages; the rest is in pyproject.toml.
+"""Build the optional native extensions and find the packages; the rest is in pyproject.toml.
+
+Two extensions, one per room (docs/native-core.md, "Two rooms, two extensions"):
+
+* ``margo_gtp.engine._native``: the rules core (``margo_gtp/engine/rules_*.c``, declared
+  in ``rules_core.h``) and its Python glue (``_native.c``: the Geometry and State types).
+* ``margo_gtp.players._search``: the MCTS search in C (``margo_gtp/players/search_*.c``,
+  ``search_core.h``) and its glue (``_search.c``). It works on the engine's State objects
+  and calls the rules through ``rules_core.h``; the rules sources it calls are compiled into
+  it too (no C-level dependency between two shared objects), and it checks at import that
+  both were built from the same ``StateObject``.
 
 Packages are discovered, not listed: every folder under ``margo_gtp/`` (``margo_gtp.client``,
 ``margo_gtp.game``, ``margo_gtp.web.static``...) and under ``adapters/`` (shipped as
@@ -7,10 +17,12 @@ Packages are discovered, not listed: every folder under ``margo_gtp/`` (``margo_
 The sdist carries every ``*.c`` and ``*.h`` under margo_gtp/ (MANIFEST.in).
 ``optional=True``: when the C compiler or the Python headers are missing, setuptools prints
 one "building extension ... failed" warning and the install goes on with the pure-Python
-core (see docs/native-core.md). Plain CPython C API, C99: no build or runtime dependency.
+core and search (see docs/native-core.md). Plain CPython C API, C99: no build or runtime dependency.
 Compiler flags depend on the compiler: GCC and Clang get ``-ffp-contract=off`` (no fused
 multiply-add, so float results equal the Python core's), MSVC its own spellings and a
-forced include of ``margo_gtp/engine/msvc_builtins.h``.
+forced include of ``margo_gtp/engine/msvc_builtins.h``. GCC and Clang also get
+``-fvisibility=hidden``: the rules functions are global within an extension, not outside it
+(MSVC exports nothing from a DLL unless told to).
 """
 
 from pathlib import Path
@@ -19,10 +31,14 @@ from setuptools import Extension, find_namespace_packages, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
-GCC_LIKE_FLAGS = ["-O2", "-std=gnu99", "-ffp-contract=off"]
+GCC_LIKE_FLAGS = ["-O2", "-std=gnu99", "-ffp-contract=off", "-fvisibility=hidden"]
 # MSVC: /fp:precise makes no contractions since VS 2022; /FI gives the C core the GCC bit
 # builtins it uses (MSVC has none; the header says how).
 MSVC_FLAGS = ["/O2", "/std:c11", "/fp:precise", f"/FI{HERE / 'margo_gtp' / 'engine' / 'msvc_builtins.h'}"]
+
+ENGINE = "margo_gtp/engine/"
+PLAYERS = "margo_gtp/players/"
+RULES = [ENGINE + name for name in ("rules_geometry.c", "rules_position.c", "rules_scoring.c", "rules_playout.c")]
 
 
 def find_packages() -> list[str]:
@@ -48,9 +64,18 @@ if __name__ == "__main__":  # as the build backend runs it; tests/test_packaging
         ext_modules=[
             Extension(
                 "margo_gtp.engine._native",
-                ["margo_gtp/engine/_native.c"],
+                [ENGINE + "_native.c", *RULES],
+                depends=[ENGINE + "rules_core.h"],
                 optional=True,
-            )
+            ),
+            Extension(
+                "margo_gtp.players._search",
+                [PLAYERS + "_search.c", PLAYERS + "search_eval.c", PLAYERS + "search_policy.c",
+                 PLAYERS + "search_uct.c", PLAYERS + "search_tree.c", *RULES[1:]],
+                include_dirs=[ENGINE],
+                depends=[ENGINE + "rules_core.h", PLAYERS + "search_core.h"],
+                optional=True,
+            ),
         ],
         cmdclass={"build_ext": BuildExtPerCompiler},
     )

@@ -20,6 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from margo_gtp.engine import Rules
+from margo_gtp.options import (
+    OptionError, PairError, parse_decimal, parse_integer, read_decimal, read_integer, read_pairs, split_items,
+)
+from margo_gtp.players.clock import Clock as OneClock
+from margo_gtp.players.clock import TimeSettings
 
 from margo_adapters.openings import Opening, book_digest
 from margo_gtp.client import find_program
@@ -32,81 +37,81 @@ FORMAT_VERSION = 1
 class TimeControl:
     """GTP ``time_settings``: main time, then byo-yomi periods of ``byo_yomi_time``
     seconds for ``byo_yomi_stones`` moves (Canadian). ``byo_yomi_stones == 0`` with a
-    positive byo-yomi time means no limit, as in GTP; main time only is sudden death."""
+    positive byo-yomi time means no limit, as in GTP; main time only is sudden death.
+    ``increment`` > 0 is Fischer (main time only, ``M+I`` as cutechess writes it): plain
+    GTP has no command for it, so engines are told ``time_settings M 0 0`` and, before
+    every move, ``time_left`` with the bank the increments have grown (as gtp2ogs tells
+    engines without KataGo's ``kata-time_settings``). The clock itself is the one
+    clock's (:meth:`settings`)."""
 
     main_time: float
     byo_yomi_time: float = 0.0
     byo_yomi_stones: int = 0
+    increment: float = 0.0
 
     @classmethod
     def parse(cls, text: str) -> "TimeControl":
-        """``'M'`` or ``'M B S'`` (also with commas or slashes): seconds, seconds, moves."""
-        parts = text.replace(",", " ").replace("/", " ").split()
-        control = None
+        """``'M'``, ``'M B S'`` (also with commas or slashes: seconds, seconds, moves) or
+        ``'M+I'`` (Fischer: seconds, seconds added after each move), read by
+        :mod:`margo_gtp.options` (no ``1_0``, no ``inf``)."""
+        main, plus, increment = text.strip().partition("+")
+        parts = main.replace(",", " ").replace("/", " ").split() + ([increment.strip()] if plus else [])
         try:
-            if len(parts) == 1:
-                control = cls(float(parts[0]))
-            elif len(parts) == 3:
-                control = cls(float(parts[0]), float(parts[1]), int(parts[2]))
+            if len(parts) != 2 if plus else len(parts) not in (1, 3):
+                raise ValueError
+            if plus:
+                numbers = [parse_decimal(part) for part in parts]
+                numbers = [numbers[0], 0.0, 0, numbers[1]]
+            else:
+                numbers = [parse_decimal(part) for part in parts[:2]] + [parse_integer(part) for part in parts[2:]]
         except ValueError:
-            pass
-        if control is None:
-            raise ValueError(f"time control must be 'MAIN' or 'MAIN BYO_YOMI_TIME BYO_YOMI_STONES': {text!r}")
-        numbers = (control.main_time, control.byo_yomi_time, control.byo_yomi_stones)
-        if not all(math.isfinite(x) and x >= 0 for x in numbers):
+            raise ValueError(f"time control must be 'MAIN', 'MAIN BYO_YOMI_TIME BYO_YOMI_STONES' or 'MAIN+INCREMENT': {text!r}") from None
+        if not all(x >= 0 for x in numbers):
             raise ValueError(f"time control values must be finite and not negative: {text!r}")
+        control = cls(*numbers)  # type: ignore[arg-type]
         if control.main_time == 0 and control.byo_yomi_time == 0:
             raise ValueError(f"time control gives no time at all: {text!r}")
         return control
 
     def gtp_args(self) -> tuple[int, int, int]:
+        """``time_settings`` arguments (Fischer: its main time, sudden death; see above)."""
         return (round(self.main_time), round(self.byo_yomi_time), self.byo_yomi_stones)
 
     @property
     def unlimited(self) -> bool:
         return self.byo_yomi_time > 0 and self.byo_yomi_stones == 0
 
+    def identity(self) -> dict[str, Any]:
+        """The fields, ``increment`` only when used (matches stored before it existed resume)."""
+        fields = dataclasses.asdict(self)
+        if not self.increment:
+            del fields["increment"]
+        return fields
 
-class Clock:
-    """One engine's clock under a :class:`TimeControl`."""
+    def settings(self) -> TimeSettings:
+        """The one clock's settings: GTP's reading of ``time_settings`` (an unlimited control
+        keeps its numbers, so its untouched clock reads as GTP sends it)."""
+        if self.unlimited:
+            return TimeSettings("none", self.main_time, self.byo_yomi_time)
+        if self.increment > 0:
+            return TimeSettings("fischer", self.main_time, increment=self.increment)
+        return TimeSettings.from_gtp(self.main_time, self.byo_yomi_time, self.byo_yomi_stones)
+
+
+class Clock(OneClock):
+    """One engine's clock under a :class:`TimeControl`: the one clock
+    (:class:`margo_gtp.players.clock.Clock`) with the referee's names."""
 
     def __init__(self, control: TimeControl) -> None:
         self.control = control
-        self.main_left = control.main_time
-        self.period_left = control.byo_yomi_time
-        self.stones_left = control.byo_yomi_stones
-        self.in_byo_yomi = control.main_time <= 0
-
-    def spend(self, seconds: float) -> bool:
-        """Charge one move; False when the engine has run out of time."""
-        if self.control.unlimited:
-            return True
-        if not self.in_byo_yomi:
-            if seconds <= self.main_left:
-                self.main_left -= seconds
-                return True
-            seconds -= self.main_left
-            self.main_left = 0.0
-            self.in_byo_yomi = True
-            if self.control.byo_yomi_stones <= 0:
-                return False
-        self.period_left -= seconds
-        if self.period_left < 0:
-            return False
-        self.stones_left -= 1
-        if self.stones_left <= 0:
-            self.period_left = self.control.byo_yomi_time
-            self.stones_left = self.control.byo_yomi_stones
-        return True
+        super().__init__(control.settings())
 
     def time_left_args(self) -> tuple[int, int]:
         """GTP ``time_left`` arguments: seconds left in the current period, stones left (0 in main time)."""
-        if self.in_byo_yomi:
-            return (max(0, int(self.period_left)), self.stones_left)
-        return (max(0, int(self.main_left)), 0)
+        return self.time_left()
 
     def seconds_left(self) -> float:
-        return self.period_left if self.in_byo_yomi else self.main_left
+        return self.reading.seconds
 
 
 def check_engine_command(command: str, spelled: str) -> None:
@@ -161,7 +166,7 @@ class MatchConfig:
             "engines": {label: dataclasses.asdict(spec) for label, spec in self.engines().items()},
             "rules": self.rules.options(),
             "move_timeout": self.move_timeout,
-            "time_control": dataclasses.asdict(self.time_control) if self.time_control else None,
+            "time_control": self.time_control.identity() if self.time_control else None,
             "max_moves": self.max_moves,
             # Absent unless used, so matches stored before these options existed still resume.
             **({"openings": book_digest(self.openings)} if self.openings else {}),
@@ -182,20 +187,21 @@ class Adjudication:
 
     @classmethod
     def parse(cls, text: str) -> "Adjudication":
-        """``"margin=M moves=N"`` (``M`` > 0 points, ``N`` >= 1 moves)."""
-        values: dict[str, str] = {}
-        for item in text.replace(",", " ").split():
-            key, sep, value = item.partition("=")
-            if not sep or key not in ("margin", "moves") or key in values:
-                raise ValueError(f"--adjudicate takes margin=M moves=N: {text!r}")
-            values[key] = value
-        if set(values) != {"margin", "moves"}:
-            raise ValueError(f"--adjudicate takes margin=M moves=N: {text!r}")
+        """``"margin=M moves=N"`` (``M`` > 0 points, ``N`` >= 1 moves; spaces or commas
+        between), read by :mod:`margo_gtp.options`."""
+        usage = f"--adjudicate takes margin=M moves=N: {text!r}"
         try:
-            margin, moves = float(values["margin"]), int(values["moves"])
-        except ValueError:
-            raise ValueError(f"--adjudicate takes margin=M moves=N: {text!r}") from None
-        if not (margin > 0 and math.isfinite(margin)) or moves < 1:
+            values = read_pairs(split_items(text, ", "))
+        except PairError:  # not K=V, or a key twice: the usage says both
+            raise ValueError(usage) from None
+        if set(values) != {"margin", "moves"}:
+            raise ValueError(usage)
+        try:
+            margin = read_decimal(values["margin"], "--adjudicate margin")
+            moves = read_integer(values["moves"], "--adjudicate moves")
+        except OptionError as error:
+            raise ValueError(str(error)) from None
+        if not margin > 0 or moves < 1:
             raise ValueError(f"--adjudicate needs margin > 0 and moves >= 1: {text!r}")
         return cls(margin, moves)
 

@@ -16,9 +16,19 @@ Commands the proxy answers or translates (everything else goes to the engine unc
     genmove C, reg_genmove the engine's 3-D answer projected; at game end ``pass`` without asking,
                            so 2-D referees see two passes and ask ``final_score``
     final_status_list S    the engine's vertices projected (each 2-D point once)
+    komi K                 accepted only when K is the engine's rule komi; else ``komi is fixed at K0``
     gogui-rules_*          GoGui ruler commands (game_id, board_size, board, legal_moves,
                            side_to_move, final_result, captured_count, board_gfx)
     gogui-analyze_commands the proxy's own analyze menu (top-view graphics and text commands)
+
+Komi is one of MarGo's rules (``--engine "margo-gtp --rule komi=K"``, or ``margo-set_rules``).
+The proxy does not let a Go tool change it with ``komi``: GoGui starts a second copy of
+the same command line as its ruler and never sends the ruler ``komi``, so a komi taken
+from GoGui (6.5 by default) would make the player and the ruler score differently.
+
+``--white-engine CMD`` puts a second engine behind the proxy (:mod:`margo_adapters.engine_pair`):
+``genmove W`` is then answered by it, so GoGui can show two engines playing each other
+with the proxy as ruler.
 
 State (board, side to move, whether the game is over) is always read back from the engine
 with ``margo-board`` and ``margo-legal_moves``; the proxy keeps none, so it can never
@@ -53,6 +63,7 @@ from margo_adapters.projected_session import (
     NativeEngine, ProjectedSession, ProxyEngine, build_engine,
 )
 from margo_adapters.projection import NativeView, board_rows, lift, project_vertex, top_view
+from margo_adapters.engine_pair import EnginePair
 
 __all__ = [
     "ANALYZE_COMMANDS", "DEFAULT_TIMEOUT", "GAME_ID", "HIDDEN_COMMANDS", "MAX_SIZE_2D", "RESERVED_BOARD_CHARS",
@@ -85,6 +96,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="native MarGo GTP engine command line (default: margo-gtp from this installation)",
     )
     parser.add_argument(
+        "--white-engine",
+        metavar="CMD",
+        help="a second engine that plays White (genmove w); --engine then plays Black. "
+        "Both get every move, and the first answers the rest",
+    )
+    parser.add_argument(
         "--hole",
         default="?",
         metavar="CHAR",
@@ -108,18 +125,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--hole {options.hole!r} would draw the holes as stones: use '?' or '.'")
     if not options.timeout > 0 or options.timeout == float("inf"):  # NaN too
         parser.error("--timeout must be a positive number of seconds")
-    try:
-        command = shlex.split(options.engine) if options.engine is not None else default_engine_command()
-    except ValueError as error:
-        parser.error(f"--engine: {error}")
-    if not command:
-        parser.error("--engine: empty command")
-    command = find_program(command)  # margo-gtp beside this Python: a venv that is not activated
-    try:
-        engine = NativeEngine(command, timeout=options.timeout, report=sys.stderr)
-    except OSError as error:
-        print(f"margo-gtp-2d: cannot start engine {command!r}: {error}", file=sys.stderr)
-        return 2
+    commands = []
+    for flag, text in (("--engine", options.engine), ("--white-engine", options.white_engine)):
+        if text is None and commands:
+            break  # no --white-engine: one engine
+        try:
+            command = shlex.split(text) if text is not None else default_engine_command()
+        except ValueError as error:
+            parser.error(f"{flag}: {error}")
+        if not command:
+            parser.error(f"{flag}: empty command")
+        commands.append(find_program(command))  # margo-gtp beside this Python: a venv that is not activated
+    started: list[NativeEngine] = []
+    for command in commands:
+        try:
+            started.append(NativeEngine(command, timeout=options.timeout, report=sys.stderr))
+        except OSError as error:
+            print(f"margo-gtp-2d: cannot start engine {command!r}: {error}", file=sys.stderr)
+            for running in started:
+                running.close()
+            return 2
+    engine: NativeEngine | EnginePair = started[0] if len(started) == 1 else EnginePair(*started)
     # When the check fails, keep serving: a GUI gets '? engine is not running' answers
     # instead of a dead program, and the reason is on stderr (GoGui shows it).
     engine.check()

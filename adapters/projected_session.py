@@ -10,14 +10,22 @@ whose docstring is the reading guide.
 
 from __future__ import annotations
 
+import json
 import shlex
-from typing import IO, Callable, Sequence
+from typing import IO, TYPE_CHECKING, Callable, Sequence
 
 from margo_adapters.projection import NativeView, board_rows, lift, project_vertex, top_view
 from margo_gtp.client.process import ProcessTransport
 from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout
+from margo_gtp.options import parse_integer
 from margo_gtp.protocol.gtp import GtpEngine, GtpError, GtpQuit, GtpStream
-from margo_gtp.vertex import InvalidVertexError, format_point_2d, parse_point_2d, parse_vertex, project, projected_size
+from margo_gtp.vertex import (
+    InvalidVertexError, column_points, format_point_2d, parse_decimal, parse_point_2d, parse_vertex, project,
+    projected_size,
+)
+
+if TYPE_CHECKING:
+    from margo_adapters.engine_pair import EnginePair
 
 #: Largest 2-D board: GTP vertices stop at 25 columns (A..Z without I), so N <= 13.
 MAX_SIZE_2D = 25
@@ -161,7 +169,7 @@ class ProjectedSession:
     ``.`` (it skips any other character, so a hole must be one of ``?`` ``.`` for GoGui).
     """
 
-    def __init__(self, engine: NativeEngine, *, hole: str = "?") -> None:
+    def __init__(self, engine: NativeEngine | EnginePair, *, hole: str = "?") -> None:
         self.engine = engine
         self.hole = hole
 
@@ -206,6 +214,7 @@ class ProjectedSession:
             "genmove": self.cmd_genmove,
             "reg_genmove": self.cmd_reg_genmove,
             "final_status_list": self.cmd_final_status_list,
+            "komi": self.cmd_komi,
             "gogui-rules_game_id": self.cmd_rules_game_id,
             "gogui-rules_board_size": self.cmd_rules_board_size,
             "gogui-rules_board": self.cmd_rules_board,
@@ -234,7 +243,7 @@ class ProjectedSession:
         if len(args) != 1:
             raise GtpError("syntax error")
         try:
-            side = int(args[0])
+            side = parse_integer(args[0])  # GTP integers: no '+17', no '1_7'
         except ValueError:
             raise GtpError("syntax error") from None
         if side % 2 == 0 or not 3 <= side <= MAX_SIZE_2D:
@@ -295,6 +304,23 @@ class ProjectedSession:
                 points.append(point)
         return " ".join(points)
 
+    def cmd_komi(self, args: list[str]) -> None:
+        """Komi is the engine's rule: a Go tool may only confirm it (GoGui's ruler, a
+        second copy of the proxy, never hears ``komi``, so changing it here would make the
+        player and the ruler score differently). Changes nothing either way."""
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        try:
+            komi = parse_decimal(args[0])
+        except ValueError:
+            raise GtpError("syntax error") from None
+        try:
+            fixed = float(json.loads(self.ask("margo-get_rules"))["komi"])
+        except (ValueError, KeyError, TypeError) as error:
+            raise GtpError(f"engine sent a bad margo-get_rules answer: {error}") from None
+        if komi != fixed:
+            raise GtpError(f"komi is fixed at {fixed:g}")
+
     # -- GoGui ruler commands ------------------------------------------------------------
 
     def cmd_rules_game_id(self, args: list[str]) -> str:
@@ -348,11 +374,19 @@ class ProjectedSession:
                 labels.append(f"{name} {point.level + 1}")
             if point in view.zombies:
                 zombies.append(name)
+        holes = [
+            format_point_2d(col, row)
+            for row in range(projected_size(view.size))
+            for col in range(projected_size(view.size))
+            if not column_points(col, row, view.size)
+        ]
         lines = []
         if labels:
             lines.append("LABEL " + " ".join(labels))
         if zombies:
             lines.append("COLOR red " + " ".join(zombies))
+        if holes:  # GoGui 1.6 draws removed points like empty ones: grey them out
+            lines.append("COLOR gray " + " ".join(holes))
         to_move = "Black" if view.to_move == "B" else "White"
         state = "game over" if view.over else f"{to_move} to move"
         lines.append(

@@ -84,7 +84,7 @@ def match(
     komi: Annotated[Optional[float], typer.Option(help="komi added to White (same as --rule komi=K)")] = None,
     move_timeout: Annotated[float, typer.Option(help="seconds allowed per genmove; 0 = no limit")] = 60.0,
     command_timeout: Annotated[float, typer.Option(help="seconds allowed for other commands (and engine start)")] = 30.0,
-    time_control: Annotated[Optional[str], typer.Option(help="'MAIN' or 'MAIN BYO_YOMI_TIME BYO_YOMI_STONES' in seconds, sent as time_settings")] = None,
+    time_control: Annotated[Optional[str], typer.Option(help="'MAIN', 'MAIN BYO_YOMI_TIME BYO_YOMI_STONES' or Fischer 'MAIN+INCREMENT', in seconds, sent as time_settings")] = None,
     max_moves: Annotated[int, typer.Option(help="adjudicate by the rules' scoring after this many engine moves; 0 = never")] = 0,
     adjudicate: Annotated[Optional[str], typer.Option(help="'margin=M moves=N': end a game when one side leads by M points for N moves in a row")] = None,
     openings: Annotated[Optional[Path], typer.Option(help="opening book: MarGo SGF collection or one move list a line; each opening is played twice, colours reversed")] = None,

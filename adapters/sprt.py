@@ -31,10 +31,11 @@ SPRT
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+
+from margo_gtp.options import OptionError, PairError, read_decimal, read_pairs, split_items
 
 #: Count put in place of an empty outcome class before taking likelihoods (fishtest's value).
 REGULARIZE_EPSILON = 1e-3
@@ -160,22 +161,19 @@ class SprtSpec:
     def parse(cls, text: str) -> "SprtSpec":
         """``"elo0=0 elo1=5 alpha=0.05 beta=0.05"`` (any subset, spaces or commas between;
         omitted keys take the defaults above, which are fishtest's usual ones)."""
+        try:
+            texts = read_pairs(split_items(text, ", "), malformed="--sprt takes elo0=X elo1=Y alpha=A beta=B: {item!r}",
+                               repeated="--sprt gives {key} twice")
+        except PairError as error:
+            raise ValueError(str(error)) from None
         values: dict[str, float] = {}
-        for item in re.split(r"[\s,]+", text.strip()):
-            if not item:
-                continue
-            key, sep, value = item.partition("=")
-            if not sep or key not in ("elo0", "elo1", "alpha", "beta"):
-                raise ValueError(f"--sprt takes elo0=X elo1=Y alpha=A beta=B: {item!r}")
-            if key in values:
-                raise ValueError(f"--sprt gives {key} twice")
+        for key, value in texts.items():
+            if key not in ("elo0", "elo1", "alpha", "beta"):
+                raise ValueError(f"--sprt takes elo0=X elo1=Y alpha=A beta=B: {key + '=' + value!r}")
             try:
-                number = float(value)
-            except ValueError:
-                raise ValueError(f"--sprt {key} must be a number: {value!r}") from None
-            if not math.isfinite(number):
-                raise ValueError(f"--sprt {key} must be finite: {value!r}")
-            values[key] = number
+                values[key] = read_decimal(value, f"--sprt {key}", bounds="finite")
+            except OptionError as error:
+                raise ValueError(str(error)) from None
         spec = cls(**values)
         if not spec.elo0 < spec.elo1:
             raise ValueError(f"--sprt needs elo0 < elo1: elo0={spec.elo0:g} elo1={spec.elo1:g}")

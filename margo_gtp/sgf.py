@@ -57,6 +57,7 @@ from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp import __version__
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules, RulesError
+from margo_gtp.options import PairError, read_pairs
 from margo_gtp.vertex import Point, column_points, format_point_2d, parse_decimal, project, projected_size
 
 #: Private SGF game number of native MarGo records (no number is registered for MarGo).
@@ -328,13 +329,12 @@ def _game_number(root: Any) -> int:
 
 
 def _read_rules(root: Any, size: int) -> Rules:
-    options: dict[str, str] = {}
-    if root.has_property("MR"):
-        for entry in _decode_values(root, "MR"):
-            name, sep, value = entry.partition("=")
-            if not sep or not name.strip():
-                raise SgfError(f"bad MR entry: {entry!r} (expected name=value)")
-            options[name.strip()] = value.strip()
+    try:  # the one K=V reader: a name given twice is a mistake, not an override
+        options = read_pairs(_decode_values(root, "MR") if root.has_property("MR") else [],
+                             malformed="bad MR entry: {item!r} (expected name=value)",
+                             repeated="bad MR entry: {item!r} ({key} given twice)")
+    except PairError as error:
+        raise SgfError(str(error)) from None
     for name in _OPTIONS_IN_OTHER_PROPERTIES:
         if name in options:
             raise SgfError(f"MR must not hold {name!r}: it is recorded in {'SZ' if name == 'size' else 'KM'}")

@@ -33,6 +33,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# The number readers live in the one options module; re-exported for older imports.
+from margo_gtp.options import parse_decimal, parse_integer  # noqa: F401
+
 #: GTP column letters: A..Z without I. 25 letters, enough for 2-D boards up to 25x25.
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
@@ -42,42 +45,8 @@ MAX_SIZE = 19
 # [0-9], never \d: \d also matches other scripts' digits ('A\u0661' would read as A1).
 _VERTEX_RE = re.compile(r"([A-HJ-Za-hj-z])([0-9]{1,2})(?::([0-9]{1,2}))?")
 _POINT_2D_RE = re.compile(r"([A-HJ-Za-hj-z])([0-9]{1,2})")
-# GTP numbers (komi, times): ASCII digits, optional sign, point and exponent; no
-# underscores, no other scripts' digits, no inf/nan (which float() all accepts).
-_INTEGER_RE = re.compile(r"[+-]?[0-9]+")
-_DECIMAL_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
 class InvalidVertexError(ValueError):
     """Raised when a vertex is malformed or off the board (a syntax error, not a legality one)"""
-
-
-def parse_integer(text: str) -> int:
-    """A GTP integer: ASCII digits with an optional sign; ValueError otherwise (where
-    ``int()`` would also take ``'1_0'``, ``' 5'`` or ``'\u0665'``).
-
-    >>> parse_integer("-12")
-    -12
-    """
-    if not isinstance(text, str) or _INTEGER_RE.fullmatch(text) is None:
-        raise ValueError(f"not an integer: {text!r}")
-    return int(text)
-
-
-def parse_decimal(text: str) -> float:
-    """A GTP float (komi, seconds): ASCII digits, optional sign, point and exponent, and
-    finite; ValueError otherwise (where ``float()`` would also take ``'1_0'``,
-    ``'\u0665'``, ``'inf'`` or ``'nan'``).
-
-    >>> parse_decimal("6.5"), parse_decimal("-.5"), parse_decimal("1e1")
-    (6.5, -0.5, 10.0)
-    """
-    if not isinstance(text, str) or _DECIMAL_RE.fullmatch(text) is None:
-        raise ValueError(f"not a decimal number: {text!r}")
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"not a finite number: {text!r}")
-    return value
 
 
 @dataclass(frozen=True, slots=True, order=True)

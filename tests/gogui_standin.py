@@ -13,8 +13,12 @@ What it copies from GoGui (``src/net/sf/gogui``):
   character and is itself kept; single quotes are ordinary characters.
 - ``tools/twogtp``: ``-size`` defaults to 19, and ``boardsize`` with another size fails
   with ``Size must be N`` (so GoGui's ``-size 17`` must be repeated on an inner twogtp).
-- GoGui sends ``boardsize`` with its ``-size`` first; a program that ends at once is
-  "The Go program terminated unexpectedly".
+- ``gogui/GoGui.java``: a program that lists ``gogui-rules_game_id``,
+  ``gogui-rules_legal_moves`` and ``gogui-rules_side_to_move`` is a ruler: GoGui starts a
+  second copy of its command line as the ruler and takes the board size from
+  ``gogui-rules_board_size``, overriding ``-size``. Otherwise GoGui sends ``boardsize``
+  with its ``-size``. A program that ends at once is "The Go program terminated
+  unexpectedly".
 
 Not copied: the games themselves (the conversation is one move per engine).
 """
@@ -27,6 +31,8 @@ import subprocess
 import sys
 
 TWOGTP_DEFAULT_SIZE = 19
+#: What makes GoGui take a program as its ruler (GoGui.isGtpRuler).
+RULER_COMMANDS = {"gogui-rules_game_id", "gogui-rules_legal_moves", "gogui-rules_side_to_move"}
 
 
 def split_arguments(string: str) -> list[str]:
@@ -111,6 +117,12 @@ def gogui(args: list[str]) -> dict:
     if words[:1] == ["gogui-twogtp"]:
         report["twogtp"] = twogtp(words[1:], boardsize=size)
     else:
+        ruler = converse(words, ["list_commands", "gogui-rules_board_size", "quit"])
+        report["ruler"] = ruler
+        listed = ruler["replies"][0][2:].split("\n") if ruler.get("replies") else []
+        if RULER_COMMANDS <= set(listed) and ruler["replies"][1].startswith("= "):
+            size = int(ruler["replies"][1][2:])  # GoGui's newBoard(gogui-rules_board_size)
+            report["size"] = size
         commands = engine_commands(size)[:-1] + ["gogui-rules_game_id", "gogui-rules_board_size", "gogui-rules_board", "quit"]
         report["engine"] = converse(words, commands)
     return report

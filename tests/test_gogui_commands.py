@@ -139,3 +139,64 @@ def test_gogui_with_twogtp_needs_the_inner_size(tmp_path: Path) -> None:
 )
 def test_split_arguments_is_gogui_s(line: str, words: list[str]) -> None:
     assert split_arguments(line) == words
+
+
+def test_gogui_takes_the_board_size_from_the_ruler(tmp_path: Path) -> None:
+    """GoGui's -size is overridden by the ruler's gogui-rules_board_size: the size is the
+    engine's (docs/adapters.md, GoGui: board size)."""
+    code = ('gogui -size 9 -program "margo-gtp-2d"\n'
+            'gogui -size 17 -program "margo-gtp-2d --engine \\"margo-gtp --size 5\\""\n')
+    default, small = run_with_standin(code, tmp_path)
+    assert (default["size"], small["size"]) == (17, 9)
+    for report in (default, small):
+        assert errors(report) == [] and all(reply.startswith("=") for reply in report["engine"]["replies"])
+    assert small["engine"]["replies"][8] == "= 9"
+
+
+def twogtp_reports(reports: list[dict]) -> list[dict]:
+    found = []
+    for report in reports:
+        if report["tool"] == "gogui-twogtp":
+            found.append(report)
+        if "twogtp" in report:
+            found.append(report["twogtp"])
+    return found
+
+
+@pytest.mark.parametrize("where, code", gogui_blocks(), ids=[where for where, _ in gogui_blocks()])
+def test_documented_twogtp_engines_let_black_move_first(where: str, code: str, tmp_path: Path) -> None:
+    """twogtp always asks Black first: every engine it runs says first_player=black."""
+    for report in twogtp_reports(run_with_standin(code, tmp_path)):
+        for colour in ("black", "white"):
+            assert "--rule first_player=black" in " ".join(report[colour]["argv"]), (where, colour)
+
+
+def test_documented_twogtp_matches_raise_the_move_limit() -> None:
+    """twogtp ends a game after 1000 moves by default, without a result; random MarGo
+    games on 9x9 go past that about one time in four. Checked by hand with twogtp 1.6.0:
+    a 2,430-move game overflowed its SGF writer on Java's default stack."""
+    matches = [code for _, code in gogui_blocks() if "-games" in code]
+    assert matches
+    for code in matches:
+        words = code.replace("\\\n", " ").split()
+        assert "-maxmoves" in words and int(words[words.index("-maxmoves") + 1]) > 1000
+        # twogtp's recursive SGF writer overflows Java's default stack near 2,400 moves
+        assert int(words[words.index("-maxmoves") + 1]) <= 2000 or "JAVA_TOOL_OPTIONS=-Xss64m \\\n" in code
+
+
+# GoGui 1.6's GtpUtil.isStateChangingCommand: the shell refuses these.
+BOARD_CHANGING = {
+    "boardsize", "black", "clear_board", "fixed_handicap", "genmove", "genmove_black", "genmove_cleanup",
+    "genmove_white", "gg-undo", "gogui-play_sequence", "kgs-genmove_cleanup", "loadsgf", "place_free_handicap",
+    "play", "play_sequence", "quit", "set_free_handicap", "undo", "white",
+}
+
+
+def test_the_docs_send_no_board_changing_command_through_gogui_s_shell() -> None:
+    text = " ".join((ROOT / "docs" / "adapters.md").read_text(encoding="utf-8").split())
+    [bullet] = re.findall(r"\*\*GTP shell\*\*: (.*?) #### Komi", text)
+    refused, allowed = bullet.split("the shell is for the rest")
+    assert {word.split()[0] for word in re.findall(r"`([^`]+)`", refused)} <= BOARD_CHANGING
+    named = {word.split()[0] for word in re.findall(r"`([^`]+)`", allowed)}
+    assert named and not named & BOARD_CHANGING
+    assert "GTP shell always works" not in text and "shell always" not in text

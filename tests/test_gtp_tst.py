@@ -35,6 +35,24 @@ def test_regression_file(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", TST_FILES, ids=lambda path: path.name)
+def test_tst_files_never_quit(path: Path) -> None:
+    """gogui-regress (GoGui 1.6, tools/regress/Regress.java) sends ``cputime`` after the
+    last line of each file and subtracts the start value; after a ``quit`` the engine is
+    gone, cputime reads 0 and the file's CPU time comes out negative."""
+    names = [command.command.split()[0] for command in parse_commands(path.read_bytes().decode("utf-8"))]
+    assert "quit" not in names
+
+
+def test_testing_md_gives_the_number_of_tst_tests() -> None:
+    """The count gogui-regress prints (one test per numbered command with a ``#?``)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "testing.md").read_text(encoding="utf-8")
+    [stated] = re.findall(r"printed, in `summary.dat`:\s+(\d+) tests, 0 FAIL, (?:\d+) pass", text)
+    counted = sum(len(parse_tst(path.read_bytes().decode("utf-8"))) for path in TST_FILES)
+    assert int(stated) == counted
+    assert f"{counted} tests, 0 FAIL, {counted} pass" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("path", TST_FILES, ids=lambda path: path.name)
 def test_tst_files_expect_no_failure(path: Path) -> None:
     """gogui-regress fails every ``?`` answer: a .tst file holds no expected-error
     pattern, and every one of its commands, numbered or not, succeeds."""

@@ -75,7 +75,9 @@ def test_early_stop_never_changes_the_chosen_move() -> None:
 
 def test_tree_is_reused_after_notify_and_dropped_otherwise() -> None:
     board = Board(Rules(size=5))
-    player = MctsPlayer(random.Random(3), playouts=200, early_stop=False)
+    # c_tree=False: the Python tree, whose nodes this test follows (test_native_search.py
+    # compares the C tree's reuse with it)
+    player = MctsPlayer(random.Random(3), playouts=200, early_stop=False, c_tree=False)
     move = player.select_move(board, Colour.WHITE, Budget())
     child = next(c for c in player.root.children if c.move == move)
     board.push(move)
@@ -270,7 +272,7 @@ def test_a_reused_tree_gets_the_priors_a_fresh_search_gives() -> None:
     # expanded without them; when tree reuse makes it the root, it must get them, or the
     # reused search is weaker than a fresh one (it lost 3/0/14 at 0.25 s on 9x9).
     board = Board(Rules(size=5))
-    player = MctsPlayer(random.Random(3), playouts=600, early_stop=False)
+    player = MctsPlayer(random.Random(3), playouts=600, early_stop=False, c_tree=False)  # the Python tree's nodes
     player.select_move(board, Colour.WHITE, Budget())
     first = max(player.root.children, key=lambda child: child.n)
     second = max(first.children, key=lambda child: child.n)

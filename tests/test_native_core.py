@@ -33,6 +33,15 @@ from margo_gtp.engine.board import PythonCore
 needs_native = pytest.mark.skipif(not core.native_available(), reason="native core not built")
 
 
+def _search_available() -> bool:
+    from margo_gtp.players import native_search
+
+    return native_search.available()
+
+
+needs_search = pytest.mark.skipif(not _search_available(), reason="native search not built")
+
+
 def _have_c_toolchain() -> bool:
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
@@ -43,6 +52,34 @@ def test_native_core_is_built_where_it_can_be():
     if not _have_c_toolchain():
         pytest.skip("no C compiler or Python headers: the pure-Python core is the expected fallback")
     assert core.native_available(), f"the install did not build the native core: {core.native_unavailable_reason()}"
+
+
+def test_native_search_is_built_where_it_can_be():
+    from margo_gtp.players import native_search
+
+    if not _have_c_toolchain():
+        pytest.skip("no C compiler or Python headers: the Python search is the expected fallback")
+    assert native_search.available(), f"the install did not build the native search: {native_search.unavailable_reason}"
+
+
+def test_the_rules_room_holds_no_search_code():
+    """Issue #23: the C rules core (margo_gtp/engine/*.c, *.h) defines no function of the
+    search (evaluator, ladders, heavy playout policy, UCT, the MCTS bulk call), and the
+    rules extension exposes none; they live in margo_gtp/players (search_*.c, _search.c)."""
+    import re
+
+    engine = Path(__file__).resolve().parent.parent / "margo_gtp" / "engine"
+    search_names = re.compile(r"^\w[\w \*]*\b(uct_\w+|heavy_\w+|heuristic|simulate|can_escape|ladder_captures|"
+                              r"child_score|eval_cb|stats_cb)\s*\(", re.M)
+    sources = sorted(engine.glob("*.[ch]"))
+    assert {path.name for path in sources} >= {"rules_core.h", "_native.c", "rules_position.c"}
+    for path in sources:
+        assert search_names.findall(path.read_text(encoding="utf-8")) == [], path.name
+    if core.native_available():
+        from margo_gtp.engine import _native
+
+        assert not hasattr(_native, "uct_select")
+        assert not {"heavy_playout", "simulate"} & set(dir(_native.State))
 
 
 def _core_in_subprocess(env_value: str | None) -> subprocess.CompletedProcess:
@@ -265,7 +302,7 @@ def test_other_generators_drive_the_same_game(both_cores, make_rng):
 @given(rules=random_rules(), seed=st.integers(0, 2**32 - 1), prefix=st.integers(0, 60),
        max_moves=st.integers(0, 400), tactics=st.sampled_from([0.0, 0.5, 0.9, 1.0]))
 def test_heavy_playouts_are_the_same_game(both_cores, rules, seed, prefix, max_moves, tactics):
-    """The heavy playout policy in C (NativeCore.heavy_playout) plays the game of the
+    """The heavy playout policy in C (native_search.heavy_playout) plays the game of the
     Python policy (playout_policy.HeavyPolicy on the Python core): same moves, same count,
     the generator left in the same state, after a random opening under random rules."""
     from margo_gtp.players.playout_policy import HeavyPolicy
@@ -284,11 +321,12 @@ def test_heavy_playouts_are_the_same_game(both_cores, rules, seed, prefix, max_m
 @needs_native
 @pytest.mark.parametrize("make_rng", [_LinearCongruential, _Halves], ids=["not-Random", "Random-subclass"])
 def test_heavy_playouts_with_other_generators_run_the_python_loop(both_cores, make_rng):
+    from margo_gtp.players import native_search
     from margo_gtp.players.playout_policy import HeavyPolicy
 
     for seed in range(6):
         python_board, native_board = both_cores(Rules(size=5))
-        assert native_board.heavy_playout(make_rng(seed), 10, 0.9) is None  # not for C
+        assert native_search.heavy_playout(native_board, make_rng(seed), 10, 0.9) is None  # not for C
         python_rng, native_rng = make_rng(seed), make_rng(seed)
         assert (HeavyPolicy(0.9).play(native_board, native_rng, 80)
                 == HeavyPolicy(0.9).play(python_board, python_rng, 80))
@@ -315,6 +353,75 @@ def test_a_failing_generator_raises_and_keeps_the_moves_played(both_cores):
     with pytest.raises(ValueError, match=r"outside \[0, 1\)"):
         board.random_playout(type("Big", (), {"random": lambda self: 1.0})(), 100)
     assert board.ply == 3
+
+
+@needs_native
+@pytest.mark.parametrize("action", ["push", "pop", "push and pop"])
+def test_a_generator_that_changes_the_board_stops_the_playout_on_both_cores(both_cores, action):
+    """A random() that plays or undoes a move on the board being played out used to leave the
+    playout loop working on stale candidates (a point ended up holding both colours). Both
+    cores now stop with the same RuntimeError and a consistent board (the same on both)."""
+    from margo_gtp.engine.board import BOARD_CHANGED_DURING_PLAYOUT
+
+    class Meddling:
+        def __init__(self, board: Board) -> None:
+            self.board, self.calls, self.inner = board, 0, random.Random(5)
+
+        def random(self) -> float:
+            self.calls += 1
+            if self.calls == 6:
+                if action == "pop":
+                    self.board.pop()
+                else:
+                    self.board.push(self.board.legal_moves()[0])
+                    if action == "push and pop":  # the same position, yet a change: still stopped
+                        self.board.pop()
+            return self.inner.random()
+
+    boards = both_cores(Rules(size=5))
+    for board in boards:
+        with pytest.raises(RuntimeError) as raised:
+            board.random_playout(Meddling(board), 100)
+        assert str(raised.value) == BOARD_CHANGED_DURING_PLAYOUT
+        assert not board.ball_mask(Colour.WHITE) & board.ball_mask(Colour.BLACK)
+    assert state_of(boards[1]) == state_of(boards[0])
+
+
+def test_uct_select_survives_a_child_whose_getter_empties_the_list():
+    """_search.uct_select (_native.uct_select before issue #23) read a list item without
+    holding it, then read its attributes: a getter that empties the list freed the child mid-call (SIGSEGV). Run in a subprocess so
+    that a crash fails this test instead of the run. The C loop sees the children Python's
+    own ``for child in children`` loop sees: the first, whose getter emptied the list."""
+    code = """
+import math
+from margo_gtp.players import native_search
+if not native_search.available():
+    print("no native search")
+    raise SystemExit
+from margo_gtp.players import _search
+
+children = []
+
+class Emptying:
+    def __init__(self, label):
+        self.label, self.w, self.rave_n, self.rave_w = label, 0.0, 0, 0.0
+    @property
+    def n(self):
+        children.clear()  # drops the last reference to every child, this one included
+        return 3
+
+children.extend(Emptying(label) for label in "abc")
+for _ in range(200):
+    best = _search.uct_select(children, math.log(10), 0.2, 300.0, 1, 0.5)
+    print(best.label if best is not None else None, len(children))
+    children.extend(Emptying(label) for label in "xyz")
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    if lines == ["no native search"]:
+        pytest.skip("native search not built")
+    assert lines == ["a 0"] + ["x 0"] * 199
 
 
 @needs_native
@@ -413,10 +520,6 @@ def test_bad_arguments_raise_python_exceptions():
         state.get(14)
     with pytest.raises(IndexError, match="^point index out of range$"):
         state.group_at(-1)
-    with pytest.raises(ValueError, match="625"):
-        state.heavy_playout((1, 2, 3), 10, 0.9)
-    with pytest.raises(TypeError):
-        state.heavy_playout(random.Random(1).getstate()[1], 10, "often")
     with pytest.raises(TypeError):
         state.group_at("A1")
     with pytest.raises(ValueError):
@@ -428,6 +531,23 @@ def test_bad_arguments_raise_python_exceptions():
     with pytest.raises(IllegalMoveError, match=r"^illegal move: Move\(Point\(7, 7, 0\)\) is off a 3x3 board$"):
         board.push(Move(Point(7, 7, 0)))
 
+
+
+@needs_search
+def test_bad_arguments_to_the_search_raise_python_exceptions():
+    from margo_gtp.players import _search
+
+    state = core.native_state(core.board_on_core(Board(size=3), "native"))
+    with pytest.raises(ValueError, match="625"):
+        _search.heavy_playout(state, (1, 2, 3), 10, 0.9)
+    with pytest.raises(TypeError):
+        _search.heavy_playout(state, random.Random(1).getstate()[1], 10, "often")
+    with pytest.raises(TypeError, match="^a margo_gtp.engine._native.State expected, not Board$"):
+        _search.heavy_playout(core.board_on_core(Board(size=3), "python"), random.Random(1).getstate()[1], 10, 0.9)
+    with pytest.raises(TypeError, match="^a margo_gtp.engine._native.State expected, not int$"):
+        _search.simulate(7, 1, 10, 0.5, True, 0, (1.5, 0.15, 0.3, 0.25, 0.5, 0))
+    with pytest.raises(ValueError, match="^evaluator must be 0 or 1$"):
+        _search.simulate(state, 1, 10, 0.5, True, 2, (1.5, 0.15, 0.3, 0.25, 0.5, 0))
 
 @needs_native
 @pytest.mark.parametrize("ladder_depth", [0, 1, 4])
@@ -558,13 +678,14 @@ def test_mcts_core_option_searches_on_that_core(both_cores, monkeypatch, search_
     for board in both_cores(Rules(size=5)):
         board.seeded_playout(11, 8)
         player = make_player(f"mcts:playouts=120,core={search_core},reuse=off,early_stop=off", seed=4)
+        player.c_tree = False  # the Python search, whose playouts the spy sees (test_native_search.py: the C tree)
         root = player.search(board, board.to_move, playouts=120)
         trees.append([(child.move, child.n, child.w, child.rave_n) for child in root.children])
     assert trees[0] == trees[1]
     assert seen_types == {NativeCore if search_core == "native" else PythonCore}
 
 
-# -- the MCTS selection step in C (_native.uct_select) -------------------------------------
+# -- the MCTS selection step in C (_search.uct_select) -------------------------------------
 
 _stat_counts = st.integers(min_value=0, max_value=400)
 
@@ -586,15 +707,14 @@ def _children_stats(draw):
     return children
 
 
-@needs_native
+@needs_search
 @settings(max_examples=300, deadline=None)
 @given(children=_children_stats(), parent_n=st.integers(min_value=0, max_value=5000),
        uct_c=st.sampled_from([0.0, 0.2, 0.44, 1.0]), rave_k=st.sampled_from([0, 0.0, 50, 300.0, 1000.0]))
 def test_native_uct_select_picks_the_child_the_python_loop_picks(children, parent_n, uct_c, rave_k):
     import math
 
-    from margo_gtp.engine import _native
-    from margo_gtp.players import mcts
+    from margo_gtp.players import _search, mcts
 
     log_parent = math.log(parent_n + 1)
     best, best_score = None, -1.0
@@ -603,17 +723,17 @@ def test_native_uct_select_picks_the_child_the_python_loop_picks(children, paren
         if score > best_score:
             best, best_score = child, score
     prior_w = mcts.PRIOR_VALUE * mcts.PRIOR_VISITS
-    assert _native.uct_select(children, log_parent, uct_c, rave_k, mcts.PRIOR_VISITS, prior_w) is best
+    assert _search.uct_select(children, log_parent, uct_c, rave_k, mcts.PRIOR_VISITS, prior_w) is best
 
 
-@needs_native
+@needs_search
 def test_native_uct_select_rejects_bad_arguments():
-    from margo_gtp.engine import _native
+    from margo_gtp.players import _search
 
     with pytest.raises(TypeError, match="uct_select takes 6 arguments"):
-        _native.uct_select([], 0.0)
+        _search.uct_select([], 0.0)
     with pytest.raises(TypeError, match="children must be a list"):
-        _native.uct_select((), 0.0, 1.0, 0.0, 1, 0.5)
+        _search.uct_select((), 0.0, 1.0, 0.0, 1, 0.5)
     with pytest.raises(AttributeError):
-        _native.uct_select([object()], 0.0, 1.0, 0.0, 1, 0.5)
-    assert _native.uct_select([], 0.0, 1.0, 0.0, 1, 0.5) is None
+        _search.uct_select([object()], 0.0, 1.0, 0.0, 1, 0.5)
+    assert _search.uct_select([], 0.0, 1.0, 0.0, 1, 0.5) is None

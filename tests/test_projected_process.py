@@ -84,7 +84,8 @@ def play_twogtp_game(black: SimpleEngine, white: SimpleEngine, komi: str) -> tup
 
 @pytest.mark.parametrize("seeds", [(1, 2), (3, 4)])
 def test_twogtp_game_between_two_projected_engines(seeds: tuple[int, int]) -> None:
-    engine = "--rule first_player=black --seed {}"
+    # twogtp's -komi reaches the engines only if it is their rule komi (the proxy fixes komi)
+    engine = "--rule first_player=black --rule komi=0.5 --seed {}"
     with proxy(engine.format(seeds[0])) as black, proxy(engine.format(seeds[1])) as white:
         moves, score_black, score_white = play_twogtp_game(black, white, "0.5")
         black_board = json.loads(black.do_command("margo-board"))

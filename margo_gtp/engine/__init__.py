@@ -1,4 +1,6 @@
-"""The MarGo rules core: geometry, groups, captures, repetition, scoring — and players.
+"""The MarGo rules core: geometry, groups, captures, repetition, scoring.
+
+Rules only: the players (and the search's C code) are in :mod:`margo_gtp.players`.
 
 Imports nothing from :mod:`margo_gtp.protocol`. Public API in the spirit of python-chess::
 

@@ -83,6 +83,11 @@ def colour_index(colour: object) -> int:
     raise InvalidColourError(f"invalid colour: {colour!r} (allowed Colour.WHITE, Colour.BLACK)")
 
 
+#: random_playout's error when the generator's random() changed the board (both cores)
+BOARD_CHANGED_DURING_PLAYOUT = (
+    "board changed during random_playout (the generator's random() played or undid a move)")
+
+
 @dataclass(frozen=True, slots=True)
 class Move:
     """A move: a placement at ``point``, or the singletons :attr:`PASS` and :attr:`SWAP`.
@@ -866,7 +871,11 @@ class PythonCore:
         return self._random_playout(splitmix64(seed), max_moves)
 
     def _random_playout(self, rand, max_moves: int) -> int:
-        """The playout loop; ``rand()`` returns uniform floats in [0, 1)."""
+        """The playout loop; ``rand()`` returns uniform floats in [0, 1).
+
+        ``rand`` may be any Python callable; if it plays or undoes a move on this board, the
+        candidate list describes a position that is gone, so the loop stops with
+        RuntimeError (as a dict changed during iteration does), keeping the moves played."""
         playable = self._playable
         g = self._g
         allow_pass = self.rules.allow_pass
@@ -891,7 +900,10 @@ class PythonCore:
                 extra += 1
             chosen = None
             while k + extra:
+                version = self._version
                 r = int(rand() * (k + extra))
+                if self._version != version:
+                    raise RuntimeError(BOARD_CHANGED_DURING_PLAYOUT)
                 if r >= k:  # a pass or a swap, both always legal when offered
                     chosen = Move.SWAP if (r == k and self._swap_legal(c)) else Move.PASS
                     state = None
@@ -939,9 +951,8 @@ class Board:
     :class:`PythonCore` or, while the native core is selected (``MARGO_CORE``,
     :func:`margo_gtp.engine.core.set_core`), :class:`~margo_gtp.engine.native.NativeCore`.
     A board keeps its core for life (:meth:`copy` copies it). Both cores play the same
-    MarGo, so callers never need to know which one runs. On the native core a board also
-    has the core's bulk calls ``simulate`` and ``heavy_playout`` (see
-    :mod:`margo_gtp.engine.native`); players look them up with ``getattr``.
+    MarGo, so callers never need to know which one runs (the native search reaches the C
+    state through :func:`margo_gtp.engine.core.native_state`).
 
     >>> board = Board(Rules(size=4))
     >>> board.push(Move.from_gtp("B2", 4)); board.to_move
@@ -969,10 +980,6 @@ class Board:
         self.push = core.push
         self.pop = core.pop
         self.legal_moves = core.legal_moves
-        try:  # the native core's bulk calls; players look them up with getattr
-            self.simulate, self.heavy_playout = core.simulate, core.heavy_playout
-        except AttributeError:
-            pass
 
     def __reduce__(self):
         """Pickle and ``copy.deepcopy`` through the core (the bound methods are rebuilt)."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from margo_gtp.engine import board as _board
@@ -45,14 +44,13 @@ def native_available() -> bool:
     return _NativeCore is not None
 
 
-def native_uct_select() -> Callable[..., Any] | None:
-    """The C selection step of MCTS (``_native.uct_select``, the loop of
-    ``MctsPlayer._descend``) while the native core is selected, else None."""
-    if core_name() != "native":
+def native_state(board: _board.Board) -> Any | None:
+    """The C state (a ``_native.State``) of a board on the native core, else None: what the
+    native search (:mod:`margo_gtp.players.native_search`) works on."""
+    core = board._core
+    if _NativeCore is None or not isinstance(core, _NativeCore):
         return None
-    from margo_gtp.engine import _native
-
-    return _native.uct_select
+    return core._state
 
 
 def native_unavailable_reason() -> str | None:

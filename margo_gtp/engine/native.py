@@ -6,9 +6,10 @@ PEP 399 style: :mod:`margo_gtp.engine.board` is the readable reference; ``_nativ
 mirrors its state layout and algorithms in C, and :class:`NativeCore` offers the
 interface of ``PythonCore`` over a ``_native.State``. Every method that writes the state
 or runs on a hot path (push/pop, legal moves, random playouts, groups, zombies,
-territory, scores) calls the C object; the state attributes ``Board`` reads (``_balls``,
-``_buried``, ``_to_move``, ...) are read-only properties with the reference's names.
-``Board(...)`` holds a ``NativeCore`` while the native core is selected
+territory, scores) calls the C object (the search's C code, which works on the same
+object, is in :mod:`margo_gtp.players.native_search`); the state attributes ``Board``
+reads (``_balls``, ``_buried``, ``_to_move``, ...) are read-only properties with the
+reference's names. ``Board(...)`` holds a ``NativeCore`` while the native core is selected
 (:mod:`margo_gtp.engine.core`), so callers never know which core runs.
 
 Importing this module raises ImportError when the extension was not built.
@@ -58,7 +59,7 @@ def native_geometry(size: int) -> _native.Geometry:
                             Move.SWAP, (Colour.WHITE, Colour.BLACK))
 
 
-def _uses_mersenne_twister(rng: object) -> bool:
+def uses_mersenne_twister(rng: object) -> bool:
     """True if ``rng`` draws ``random()`` from :class:`random.Random`'s own generator, whose
     state the C core can advance exactly as Python would."""
     kind = type(rng)
@@ -69,8 +70,8 @@ def _uses_mersenne_twister(rng: object) -> bool:
 class NativeCore:
     """The rules core of a :class:`~margo_gtp.engine.board.Board` with its state and
     algorithms in C (see the module docstring): the interface of
-    :class:`~margo_gtp.engine.board.PythonCore`, plus the bulk calls :meth:`simulate`
-    and :meth:`heavy_playout`."""
+    :class:`~margo_gtp.engine.board.PythonCore` (the search's bulk calls on its state are
+    in :mod:`margo_gtp.players.native_search`)."""
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -287,37 +288,16 @@ class NativeCore:
         as Python would advance it (its state goes in and comes back); any other generator's
         ``random()`` is called from C, once per draw as the Python loop does."""
         rng = rng or _random.Random()
-        if _uses_mersenne_twister(rng):
+        if uses_mersenne_twister(rng):
             version, internal, gauss = rng.getstate()
             played, internal = self._state.random_playout(internal, max_moves)
             rng.setstate((version, internal, gauss))
             return played
         return self._state.callback_playout(rng.random, max_moves)
 
-    def heavy_playout(self, rng: _random.Random, max_moves: int, tactics: float) -> int | None:
-        """``playout_policy.HeavyPolicy(tactics).play(self, rng, max_moves)`` in one C call:
-        the same moves from the same draws of ``rng`` (a :class:`random.Random` whose state
-        goes in and comes back, as in :meth:`random_playout`). None, with nothing played,
-        when ``rng`` is another generator: the Python policy then plays."""
-        if not _uses_mersenne_twister(rng):
-            return None
-        version, internal, gauss = rng.getstate()
-        played, internal = self._state.heavy_playout(internal, max_moves, tactics)
-        rng.setstate((version, internal, gauss))
-        return played
-
     def seeded_playout(self, seed: int, max_moves: int = 2000) -> int:
         """As :meth:`Board.seeded_playout` (the same splitmix64 draws, the same game)."""
         return self._state.seeded_playout(seed & 0xFFFFFFFFFFFFFFFF, max_moves)
-
-    def simulate(self, seed: int, max_moves: int, evaluator: int, params: tuple[float, ...]) -> float:
-        """The MCTS bulk call (:mod:`margo_gtp.players.mcts`): :meth:`seeded_playout` of at most
-        ``max_moves`` moves, then White's result -- exact (1, 0 or 1/2) if the game
-        is over, else the C port of ``heuristic_evaluator`` (``evaluator`` 0, with ``params`` =
-        (scale_min, scale_per_point, freedom_value, short_of_freedoms_loss, group_cost)) or of
-        ``territory_evaluator`` (1). One crossing of the Python/C boundary."""
-        rules = self.rules
-        return self._state.simulate(seed & 0xFFFFFFFFFFFFFFFF, max_moves, rules.komi, rules.scoring == "territory", evaluator, params)
 
 
 def _rebuild(rules, root: tuple[int, int, int], history: list[tuple[int, Move]]) -> NativeCore:

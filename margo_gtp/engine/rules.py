@@ -14,7 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from margo_gtp.vertex import MAX_SIZE, MIN_SIZE, parse_decimal, parse_integer
+from margo_gtp.options import OptionError, PairError, read_choice, read_decimal, read_integer, read_pairs, read_switch
+from margo_gtp.vertex import MAX_SIZE, MIN_SIZE
 
 
 class Colour(enum.IntEnum):
@@ -48,7 +49,7 @@ class RulesError(ValueError):
     """Raised when a rule option name or value is not one of ``rules.md`` section 9"""
 
 
-_ON_OFF = {"on": True, "off": False}
+SWITCHES = ("swap", "bridge_cutting", "all_freedoms", "allow_pass", "first_capture_wins")
 KO_RULES = ("situational", "positional", "simple", "none")
 KO_POSITIONS = ("full", "top_view")
 SCORINGS = ("balls", "territory")
@@ -61,6 +62,11 @@ class Rules:
 
     ``max_level`` is 0-based like the rules text (``None`` means ``size - 1``: no limit);
     :attr:`top_level` gives the effective value.
+
+    Built from Python, every field must have its own type: the on/off options take a
+    ``bool`` only (``Rules(swap="off")`` is refused, not read as a truthy string: text goes
+    through :meth:`with_options`, which reads ``on``/``off``), and ``size``/``max_level``
+    an ``int`` that is not a ``bool`` (``max_level=True`` is no level).
     """
 
     size: int = 9
@@ -78,6 +84,16 @@ class Rules:
     komi: float = 0.0
 
     def __post_init__(self) -> None:
+        for name in SWITCHES:
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"invalid {name}: {getattr(self, name)!r} (True or False; text 'on'/'off' goes through with_options)")
+        for name in ("size", "max_level", "komi"):
+            if isinstance(getattr(self, name), bool):
+                raise RulesError(f"invalid {name}: {getattr(self, name)!r} (a number, not a bool)")
+        if self.max_level is not None and not isinstance(self.max_level, int):
+            raise RulesError(f"invalid max_level: {self.max_level!r} (an integer or None)")
+        if not isinstance(self.komi, (int, float)):
+            raise RulesError(f"invalid komi: {self.komi!r} (a number)")
         if not (isinstance(self.size, int) and MIN_SIZE <= self.size <= MAX_SIZE):
             raise RulesError(f"invalid size: {self.size!r} (allowed {MIN_SIZE}..{MAX_SIZE})")
         if self.max_level is not None and not (0 <= self.max_level <= self.size - 1):
@@ -151,20 +167,15 @@ class RulePairError(RulesError):
 
 def parse_rule_pairs(pairs: Iterable[str]) -> dict[str, str]:
     """The options of a tool's repeatable ``--rule K=V`` (margo-gtp, margo-match and the
-    scripts share it, so one mistake reads the same everywhere). Keys and values are
-    stripped; values are left for :meth:`Rules.with_options` to check. RulePairError for a
-    value without ``=`` or without a key, and for a key given twice: as in
-    ``margo-set_rules``, a repeat is a mistake, not an override."""
-    options: dict[str, str] = {}
-    for pair in pairs:
-        key, equals, value = pair.partition("=")
-        key = key.strip()
-        if not equals or not key:
-            raise RulePairError(f"--rule takes K=V: {pair!r}")
-        if key in options:
-            raise RulePairError(f"--rule {key} given twice")
-        options[key] = value.strip()
-    return options
+    scripts share it, so one mistake reads the same everywhere), read by
+    :func:`margo_gtp.options.read_pairs`: keys and values stripped, values left for
+    :meth:`Rules.with_options` to check. RulePairError for a value without ``=`` or without
+    a key, and for a key given twice: as in ``margo-set_rules``, a repeat is a mistake,
+    not an override."""
+    try:
+        return read_pairs(pairs, malformed="--rule takes K=V: {item!r}", repeated="--rule {key} given twice")
+    except PairError as error:
+        raise RulePairError(str(error)) from None
 
 
 def merge_option_flags(options: Mapping[str, str], flags: Mapping[str, tuple[str, object]]) -> dict[str, str]:
@@ -196,43 +207,39 @@ def _on_off(value: bool) -> str:
     return "on" if value else "off"
 
 
-def _parse_option(name: str, text: str) -> Any:
+#: How each option's value is read (margo_gtp.options), and the hint a refusal gives.
+_CHOICES = {
+    "own_freedomless_group": OWN_FREEDOMLESS,
+    "ko_rule": KO_RULES,
+    "ko_position": KO_POSITIONS,
+    "scoring": SCORINGS,
+}
+
+
+def _read_option(name: str, text: str) -> Any:
     value = text.strip().lower()
-    if name in ("swap", "bridge_cutting", "all_freedoms", "allow_pass", "first_capture_wins"):
-        if value not in _ON_OFF:
-            raise RulesError(f"invalid value for {name}: {text!r} (allowed on, off)")
-        return _ON_OFF[value]
-    if name in ("size", "max_level"):
-        try:
-            number = parse_integer(value)
-        except ValueError:
-            raise RulesError(f"invalid value for {name}: {text!r} (an integer)") from None
-        if name == "size" and not (MIN_SIZE <= number <= MAX_SIZE):
-            raise RulesError(f"invalid value for size: {text!r} (allowed {MIN_SIZE}..{MAX_SIZE})")
-        if name == "max_level" and number < 0:
-            raise RulesError(f"invalid value for max_level: {text!r} (allowed 0..size-1)")
-        return number
+    if name in SWITCHES:
+        return read_switch(value, name, expected="allowed on, off")
+    if name == "size":
+        return read_integer(value, name, minimum=MIN_SIZE, maximum=MAX_SIZE, bounds=f"allowed {MIN_SIZE}..{MAX_SIZE}")
+    if name == "max_level":
+        return read_integer(value, name, minimum=0, bounds="allowed 0..size-1")
     if name == "komi":
-        try:
-            komi = parse_decimal(value)
-        except ValueError:
-            raise RulesError(f"invalid value for komi: {text!r} (a number)") from None
-        if not math.isfinite(komi):
-            raise RulesError(f"invalid value for komi: {text!r} (a finite number)")
-        return komi
+        return read_decimal(value, name, bounds="a finite number")
     if name == "first_player":
         try:
             return Colour.parse(value)
         except ValueError:
-            raise RulesError(f"invalid value for first_player: {text!r} (allowed white, black)") from None
-    choices = {
-        "own_freedomless_group": OWN_FREEDOMLESS,
-        "ko_rule": KO_RULES,
-        "ko_position": KO_POSITIONS,
-        "scoring": SCORINGS,
-    }.get(name)
-    if choices is None:
+            raise OptionError(name, value, "allowed white, black") from None
+    if name not in _CHOICES:
         raise RulesError(f"unknown rule option: {name!r}")
-    if value not in choices:
-        raise RulesError(f"invalid value for {name}: {text!r} (allowed {', '.join(choices)})")
-    return value
+    return read_choice(value, name, _CHOICES[name], expected=f"allowed {', '.join(_CHOICES[name])}")
+
+
+def _parse_option(name: str, text: str) -> Any:
+    """One option's value from its text; RulesError in the house phrase
+    ``invalid value for NAME: 'TEXT' (HINT)``."""
+    try:
+        return _read_option(name, text)
+    except OptionError as error:
+        raise RulesError(f"invalid value for {name}: {text!r} ({error.expected})") from None

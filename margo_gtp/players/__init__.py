@@ -5,7 +5,9 @@ Spec syntax: ``name[:key=value,key=value]``, e.g. ``random``, ``random:seed=3``,
 ``seed`` wins over the ``seed`` argument of :func:`make_player`.
 
 Built in: ``random`` (:class:`RandomPlayer`), ``heuristic`` (:mod:`.heuristic`) and ``mcts``
-(:mod:`.mcts`; imported on first use). Other modules add players with
+(:mod:`.mcts`, its options read by :mod:`.spec`; imported on first use). Specs are read by
+:mod:`margo_gtp.options`, the project's one options reader (``1_0``, ``inf`` and a key
+given twice are refused). Other modules add players with
 :func:`register_player`; installed packages add them through the entry-point group
 ``margo_gtp.players`` (each entry point loads to a factory, looked up on first use of an
 unknown name). A factory is ``factory(options: dict[str, str], seed: int | None) ->
@@ -18,6 +20,7 @@ import random
 from collections.abc import Callable
 from importlib import metadata
 
+from margo_gtp.options import OptionError, PairError, read_integer, read_pairs, split_items
 from margo_gtp.players.base import RESIGN, Budget, Player, Resign
 from margo_gtp.players.random_player import RandomPlayer
 
@@ -60,14 +63,12 @@ def parse_player_spec(spec: str) -> tuple[str, dict[str, str]]:
     name = name.strip()
     if not name:
         raise PlayerSpecError(f"empty player name in spec {spec!r}")
-    options: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in option_text.split(","))):
-        key, equals, value = item.partition("=")
-        if not equals or not key.strip():
-            raise PlayerSpecError(f"player option must be key=value: {item!r} in spec {spec!r}")
-        if key.strip() in options:  # as margo-set_limit: a repeat is a mistake, not an override
-            raise PlayerSpecError(f"player option {key.strip()} given twice in spec {spec!r}")
-        options[key.strip()] = value.strip()
+    try:
+        options = read_pairs(split_items(option_text, ","))
+    except PairError as error:  # as margo-set_limit: a repeat is a mistake, not an override
+        if error.key is None:
+            raise PlayerSpecError(f"player option must be key=value: {error.item!r} in spec {spec!r}") from None
+        raise PlayerSpecError(f"player option {error.key} given twice in spec {spec!r}") from None
     return name, options
 
 
@@ -100,11 +101,12 @@ def make_player(spec: str, seed: int | None = None) -> Player:
 
 
 def parse_int_option(value: str, key: str, spec: str) -> int:
-    """Helper for factories: an integer option, or :class:`PlayerSpecError`."""
+    """Helper for factories: an integer option (read by :mod:`margo_gtp.options`), or
+    :class:`PlayerSpecError`."""
     try:
-        return int(value)
-    except ValueError:
-        raise PlayerSpecError(f"player option {key} must be an integer: {value!r} in spec {spec!r}") from None
+        return read_integer(value, key)
+    except OptionError as error:
+        raise PlayerSpecError(f"player option {error} in spec {spec!r}") from None
 
 
 def _make_random(options: dict[str, str], seed: int | None) -> Player:
@@ -123,7 +125,7 @@ def _make_heuristic(options: dict[str, str], seed: int | None) -> Player:
 
 
 def _make_mcts(options: dict[str, str], seed: int | None) -> Player:
-    from margo_gtp.players.mcts import make_mcts
+    from margo_gtp.players.spec import make_mcts
 
     return make_mcts(options, seed)
 

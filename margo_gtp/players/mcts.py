@@ -50,10 +50,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.engine.core import CORES, board_core, board_on_core, native_available, native_uct_select
+from margo_gtp.engine.core import board_on_core
+from margo_gtp.players import native_search
 from margo_gtp.players.base import RESIGN, Budget, Resign
 from margo_gtp.players.playout_policy import POLICIES, HeavyPolicy, PlayoutPolicy
-from margo_gtp.vertex import Point, parse_decimal
+from margo_gtp.vertex import Point
 
 __all__ = [
     "Analysis",
@@ -317,10 +318,11 @@ def playout(board: Board, rng: random.Random, max_moves: int = PLAYOUT_MOVES,
 def _result(board: Board, evaluator: Callable[[Board], float], ladder_depth: int | None = None) -> float:
     """White's result: exact if the game is over, else ``evaluator(board)`` (the
     heuristic evaluator reads ladders ``ladder_depth`` deep; None: ``LADDER_DEPTH``)."""
-    simulate = getattr(board, "simulate", None)
     code = _NATIVE_EVALUATORS.get(evaluator)
-    if simulate is not None and code is not None:  # the same evaluation in C, no moves played
-        return simulate(0, 0, code, _native_params(ladder_depth))
+    if code is not None:  # the same evaluation in C, no moves played (None: not on the C path)
+        result = native_search.simulate(board, 0, 0, code, _native_params(ladder_depth))
+        if result is not None:
+            return result
     outcome = board.outcome()
     if outcome is not None:
         if outcome.winner is None:
@@ -337,14 +339,16 @@ def seeded_playout(board: Board, seed: int, max_moves: int = PLAYOUT_MOVES,
     """:func:`playout` with the random moves drawn from splitmix64 seeded by ``seed``
     (:meth:`Board.seeded_playout`), so a seeded search plays the same simulations on both
     rules cores. On the native core with a built-in evaluator, the playout and the
-    evaluation are one call (``NativeCore.simulate``: C ports of
+    evaluation are one call (:func:`.native_search.simulate`: C ports of
     :func:`heuristic_evaluator` and :func:`territory_evaluator`, same tunables, read from
     this module on each call); otherwise the Python evaluator runs.
     """
-    simulate = getattr(board, "simulate", None)
     code = _NATIVE_EVALUATORS.get(evaluator)
-    if simulate is not None and code is not None:
-        return simulate(seed, max_moves if max_moves >= 0 else PLAYOUT_CAP, code, _native_params(ladder_depth))
+    if code is not None:
+        result = native_search.simulate(board, seed, max_moves if max_moves >= 0 else PLAYOUT_CAP, code,
+                                        _native_params(ladder_depth))
+        if result is not None:
+            return result
     if max_moves:
         board.seeded_playout(seed, max_moves=max_moves if max_moves > 0 else PLAYOUT_CAP)
     return _result(board, evaluator, ladder_depth)
@@ -411,6 +415,7 @@ class MctsPlayer:
         workers: int = 1,
         core: str | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        c_tree: bool = True,
     ) -> None:
         self.rng = rng if rng is not None else random.Random()
         # What a helper process needs to build the same player (root parallel, workers > 1).
@@ -450,6 +455,12 @@ class MctsPlayer:
         self.root: Node | None = None
         self._root_key: tuple[int, int, int] | None = None  # (zobrist, moves, colour to move)
         self.last_simulations = 0  # simulations run by the last search (for tests and bench)
+        self.last_tree_nodes = 0  # nodes of the last search's C tree (0: the Python tree ran)
+        # True: search with the C tree (players/search_tree.c) whenever it can run this
+        # player's search (_c_tree_can_search); False: always the Python search, the
+        # reference (tests of its internals ask for it)
+        self.c_tree = c_tree
+        self._c_tree = None  # the C tree kept between moves (reuse on), when the C search runs
         self.last_winrate: float | None = None  # the chosen move's win rate (resignation analysis)
         self.last_visits = 0  # root visits behind it (all workers)
 
@@ -531,6 +542,13 @@ class MctsPlayer:
         root = self.root
         if root is None or self._root_key is None or not self.reuse:
             return
+        if self._c_tree is not None:  # the C tree keeps the subtree itself; root is its view
+            if self._root_key[2] == int(colour) and self._c_tree.advance(native_search.code_of(board, move), int(colour)):
+                self.root = next((child for child in root.children or [] if child.move == move), None)
+                self._root_key = (board.zobrist_key, len(board.history), int(board.to_move))
+            else:
+                self._c_tree, self.root, self._root_key = None, None, None
+            return
         child = None
         if root.children and self._root_key[2] == int(colour):
             for candidate in root.children:
@@ -547,6 +565,7 @@ class MctsPlayer:
     def reset(self, board: Board) -> None:
         """Drop the tree (the position changed other than by one move)."""
         self.root, self._root_key = None, None
+        self._c_tree = None
         self._low_streak = [0, 0]
 
     # -- search ------------------------------------------------------------------------
@@ -590,6 +609,12 @@ class MctsPlayer:
             deadline = self.clock() + DEFAULT_SECONDS
         if self.core is not None:
             board = board_on_core(board, self.core)
+        self.last_tree_nodes = 0
+        if stop is None and on_progress is None and self._c_tree_can_search(board):
+            # The same search in C (players/search_tree.c): the same tree, a view of it back.
+            return self._c_tree_search(board, colour, playouts, deadline)
+        if self._c_tree is not None:  # the Python search cannot go on from the C tree's view
+            self._c_tree, self.root = None, None
         root = self._root_for(board, colour)
         if root.children is None:
             self._expand(root, board, int(colour), depth=0)
@@ -614,6 +639,59 @@ class MctsPlayer:
             done += 1
         self.last_simulations = done
         return root
+
+    # -- the same search by the C tree (margo_gtp/players/search_tree.c) ------------------
+
+    def _c_tree_can_search(self, board: Board) -> bool:
+        """True if the C tree can run this player's search of ``board``: the native core and
+        search built and in use, the light playout policy, a built-in evaluator, and the
+        clock ``time.perf_counter`` (the C search reads that clock)."""
+        return (self.c_tree and self.policy is None and self.evaluator in _NATIVE_EVALUATORS
+                and self.clock is time.perf_counter and native_search.can_search(board))
+
+    def _c_tree_params(self, board: Board) -> tuple:
+        """This player's options and this module's tunables, as ``_search.tree_search`` reads them."""
+        rules = board.rules
+        return (self.uct_c, self.rave_k, PRIOR_VISITS, PRIOR_VALUE * PRIOR_VISITS, PRIOR_VALUE, self.expand_visits,
+                self.prior_depth, self.prior_visits, DECIDED_CHECK_EVERY,
+                self.playout_moves if self.playout_moves >= 0 else PLAYOUT_CAP, self.early_stop,
+                rules.scoring == "territory", _NATIVE_EVALUATORS[self.evaluator], rules.komi,
+                _native_params(self.ladder_depth))
+
+    def _c_tree_search(self, board: Board, colour: Colour, playouts: int | None, deadline: float | None) -> Node:
+        """:meth:`search` by the C tree, returning a view of the tree as :class:`Node` objects:
+        the root and all its children exact, below each child only its principal variation
+        (the most visited child, then its most visited child, ...): what ``select_move``,
+        ``_merge`` and :meth:`analysis` read. With ``reuse`` the C tree is kept for the next
+        move (:meth:`notify` keeps the subtree of the move played), else freed."""
+        key = (board.zobrist_key, len(board.history), int(colour))
+        tree = None
+        if self.reuse:
+            if self._c_tree is None or self._root_key != key:
+                self._c_tree = native_search.new_tree()
+            tree = self._c_tree
+        done, n, w, children, size = native_search.search(
+            board, colour, self.rng, self._c_tree_params(board), playouts, deadline,
+            native_search.priors_on(board, self._prior_rates), tree=tree)
+        self.last_simulations, self.last_tree_nodes = done, size
+        root = Node(None, int(colour) ^ 1, -1, None)
+        root.n, root.w, root.children = n, w, []
+        for code, child_n, child_w, rave_n, rave_w, prior, pv in children:
+            child = self._view_node(board, root, code, int(colour), child_n, child_w, rave_n, rave_w, prior)
+            root.children.append(child)
+            for entry in pv:
+                below = self._view_node(board, child, *entry)
+                child.children = [below]
+                child = below
+        self.root, self._root_key = root, key
+        return root
+
+    @staticmethod
+    def _view_node(board: Board, parent: Node, code: int, player: int, n: int, w: float, rave_n: int,
+                   rave_w: float, prior: float) -> Node:
+        node = Node(native_search.move_of(board, code), player, code if code >= 0 else -1, parent)
+        node.n, node.w, node.rave_n, node.rave_w, node.prior = n, w, rave_n, rave_w, prior
+        return node
 
     def _decided(self, root: Node, done: int, start: float, now: float, deadline: float | None,
                  playouts: int | None) -> bool:
@@ -656,9 +734,9 @@ class MctsPlayer:
         uct_c, rave_k = self.uct_c, self.rave_k
         prior_w = PRIOR_VALUE * PRIOR_VISITS
         sqrt = math.sqrt
-        native_select = native_uct_select() if board_core(board) == "native" else None
+        native_select = native_search.uct_select_for(board)
         while native_select is not None and node.children:
-            # The same loop in C (margo_gtp/engine/_native.c): same floats, same choice.
+            # The same loop in C (margo_gtp/players/search_uct.c): same floats, same choice.
             node = native_select(node.children, math.log(node.n + 1), uct_c, rave_k, PRIOR_VISITS, prior_w)
             board.push(node.move, _COLOURS[to_move])
             to_move = int(board.to_move)
@@ -712,19 +790,25 @@ class MctsPlayer:
         False when priors are off or there is no choice to bias."""
         if self.prior_visits <= 0 or len(children) <= 1:
             return False
+        rates = self._prior_rates(board, [child.move for child in children], to_move)  # type: ignore[misc]
+        for child, rate in zip(children, rates):
+            child.n += self.prior_visits
+            child.w += rate * self.prior_visits
+            child.prior = rate
+        return True
+
+    def _prior_rates(self, board: Board, moves: list[Move], to_move: int) -> list[float]:
+        """The heuristic prior win rate of each move: ``PRIOR_HIGH`` for the heuristic
+        player's favourite, falling by a factor e per ``prior_temp`` of score towards
+        ``PRIOR_LOW``. ``board`` is unchanged."""
         from margo_gtp.players.heuristic import HeuristicPlayer
 
         judge = HeuristicPlayer(self.rng)
         work = board.copy()
         colour = Colour(to_move)
-        scores = [judge.evaluate(work, child.move, colour) for child in children]  # type: ignore[arg-type]
+        scores = [judge.evaluate(work, move, colour) for move in moves]
         top = max(scores)
-        for child, score in zip(children, scores):
-            rate = PRIOR_LOW + (PRIOR_HIGH - PRIOR_LOW) * math.exp((score - top) / self.prior_temp)
-            child.n += self.prior_visits
-            child.w += rate * self.prior_visits
-            child.prior = rate
-        return True
+        return [PRIOR_LOW + (PRIOR_HIGH - PRIOR_LOW) * math.exp((score - top) / self.prior_temp) for score in scores]
 
     def _prime(self, node: Node, board: Board, to_move: int, depth: int) -> None:
         """Give a reused tree the priors a fresh search would have given it: the nodes
@@ -789,164 +873,6 @@ class MctsPlayer:
             amaf = child.rave_w / child.rave_n if child.rave_n else PRIOR_VALUE
             out.append(Analysis(child.move, child.n, child.win_rate(), child.prior, order, tuple(pv), amaf))  # type: ignore[arg-type]
         return out
-
-
-def _parse_float(value: str, key: str) -> float:
-    from margo_gtp.players import PlayerSpecError
-
-    try:
-        number = parse_decimal(value)
-    except ValueError as error:
-        if "finite" in str(error) or value.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise PlayerSpecError(f"player option {key} must be a finite number >= 0: {value!r}") from None
-        raise PlayerSpecError(f"player option {key} must be a number: {value!r}") from None
-    if not math.isfinite(number) or number < 0:
-        raise PlayerSpecError(f"player option {key} must be a finite number >= 0: {value!r}")
-    return number
-
-
-def _parse_count(value: str, key: str) -> int:
-    from margo_gtp.players import PlayerSpecError
-
-    if not (value.isascii() and value.isdigit()):
-        raise PlayerSpecError(f"player option {key} must be a whole number >= 0: {value!r}")
-    return int(value)
-
-
-def _parse_int(value: str, key: str) -> int:
-    from margo_gtp.players import PlayerSpecError
-
-    try:
-        return int(value)
-    except ValueError:
-        raise PlayerSpecError(f"player option {key} must be an integer: {value!r}") from None
-
-
-def _parse_depth(value: str, key: str) -> int:
-    """A count where -1 means "none" or "to the end" (``playout_moves``, ``prior_depth``)."""
-    from margo_gtp.players import PlayerSpecError
-
-    number = _parse_int(value, key)
-    if number < -1:
-        raise PlayerSpecError(f"player option {key} must be -1 or a whole number >= 0: {value!r}")
-    return number
-
-
-def _parse_positive_count(value: str, key: str) -> int:
-    from margo_gtp.players import PlayerSpecError
-
-    if not (value.isascii() and value.isdigit()) or int(value) < 1:  # zero: a move chosen by no search
-        raise PlayerSpecError(f"player option {key} must be a whole number >= 1: {value!r}")
-    return int(value)
-
-
-def _parse_positive(value: str, key: str) -> float:
-    from margo_gtp.players import PlayerSpecError
-
-    number = _parse_float(value, key)
-    if number == 0:  # a divisor: prior_temp scales the heuristic's scores
-        raise PlayerSpecError(f"player option {key} must be a finite number > 0: {value!r}")
-    return number
-
-
-def _parse_evaluator(value: str, key: str) -> str:
-    from margo_gtp.players import PlayerSpecError
-
-    if value not in EVALUATORS:
-        raise PlayerSpecError(f"player option {key} must be one of {', '.join(EVALUATORS)}: {value!r}")
-    return value
-
-
-def _parse_policy(value: str, key: str) -> str:
-    from margo_gtp.players import PlayerSpecError
-
-    if value not in POLICIES:
-        raise PlayerSpecError(f"player option {key} must be one of {', '.join(POLICIES)}: {value!r}")
-    return value
-
-
-def _parse_probability(value: str, key: str) -> float:
-    from margo_gtp.players import PlayerSpecError
-
-    number = _parse_float(value, key)
-    if number > 1:
-        raise PlayerSpecError(f"player option {key} must be between 0 and 1: {value!r}")
-    return number
-
-
-def _parse_workers(value: str, key: str) -> int:
-    from margo_gtp.players import PlayerSpecError
-
-    count = _parse_count(value, key)
-    if not 1 <= count <= MAX_WORKERS:
-        raise PlayerSpecError(f"player option {key} must be between 1 and {MAX_WORKERS}: {value!r}")
-    return count
-
-
-def _parse_ladder(value: str, key: str) -> int:
-    from margo_gtp.players import PlayerSpecError
-
-    depth = _parse_int(value, key)
-    if not 0 <= depth <= MAX_LADDER_DEPTH:
-        raise PlayerSpecError(f"player option {key} must be between 0 and {MAX_LADDER_DEPTH}: {value!r}")
-    return depth
-
-
-def _parse_core(value: str, key: str) -> str:
-    from margo_gtp.players import PlayerSpecError
-
-    if value not in CORES:
-        raise PlayerSpecError(f"player option {key} must be one of {', '.join(CORES)}: {value!r}")
-    if value == "native" and not native_available():
-        raise PlayerSpecError(f"player option {key}=native: the native core is not built")
-    return value
-
-
-def _parse_switch(value: str, key: str) -> bool:
-    from margo_gtp.players import PlayerSpecError
-
-    words = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
-    if value.lower() not in words:
-        raise PlayerSpecError(f"player option {key} must be on or off: {value!r}")
-    return words[value.lower()]
-
-
-#: Spec options of ``mcts`` -> (MctsPlayer keyword, parser).
-OPTIONS: dict[str, tuple[str, Callable[[str, str], object]]] = {
-    "seconds": ("seconds", _parse_float),
-    "playouts": ("playouts", _parse_positive_count),
-    "c": ("uct_c", _parse_float),
-    "rave": ("rave_k", _parse_float),
-    "playout_moves": ("playout_moves", _parse_depth),
-    "eval": ("evaluator", _parse_evaluator),
-    "policy": ("playout_policy", _parse_policy),
-    "tactics": ("heavy_tactics", _parse_probability),
-    "ladder": ("ladder_depth", _parse_ladder),
-    "expand": ("expand_visits", _parse_count),
-    "prior_depth": ("prior_depth", _parse_depth),
-    "prior_visits": ("prior_visits", _parse_count),
-    "prior_temp": ("prior_temp", _parse_positive),
-    "resign": ("resign", _parse_probability),
-    "resign_visits": ("resign_min_visits", _parse_count),
-    "resign_moves": ("resign_moves", _parse_count),
-    "reuse": ("reuse", _parse_switch),
-    "early_stop": ("early_stop", _parse_switch),
-    "workers": ("workers", _parse_workers),
-    "core": ("core", _parse_core),
-}
-
-
-def make_mcts(options: dict[str, str], seed: int | None) -> MctsPlayer:
-    """Registry factory: ``mcts:seconds=1,playouts=5000,seed=7,c=0.4,rave=300,...``."""
-    from margo_gtp.players import PlayerSpecError
-
-    keywords: dict[str, object] = {}
-    for key, value in options.items():
-        if key not in OPTIONS:
-            raise PlayerSpecError(f"unknown option for player 'mcts': {key!r} (known: {', '.join(OPTIONS)}, seed)")
-        name, parse = OPTIONS[key]
-        keywords[name] = parse(value, key)
-    return MctsPlayer(random.Random(seed), **keywords)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------------------
@@ -1014,29 +940,37 @@ def benchmark(seconds: float = 2.0) -> dict:
     """MCTS simulations per second on 9x9 (empty board; median over the mid-game
     positions of :func:`margo_gtp.engine.positions.midgame_positions`) and mean bytes per tree node
     (the node object, its children list and its two float fields; the moves are shared
-    with the board's move cache only in part, so they are counted too)."""
+    with the board's move cache only in part, so they are counted too; on the native core
+    the C tree runs the searches timed (``reuse=False``), and the bytes per node are those of
+    the Python tree of a short search; ``mcts_c_tree_bytes_per_node`` gives the C tree's)."""
     from margo_gtp.engine.positions import midgame_positions
 
-    def rate(board: Board, budget_seconds: float, policy: str = PLAYOUT_POLICY) -> tuple[float, Node]:
+    def rate(board: Board, budget_seconds: float, policy: str = PLAYOUT_POLICY) -> tuple[float, MctsPlayer, Node]:
         player = MctsPlayer(random.Random(1), reuse=False, early_stop=False, playout_policy=policy)
         start = time.perf_counter()
         root = player.search(board, board.to_move, deadline=start + budget_seconds)
-        return player.last_simulations / (time.perf_counter() - start), root
+        return player.last_simulations / (time.perf_counter() - start), player, root
 
-    empty_rate, root = rate(Board(Rules(size=9)), seconds)
+    empty_rate, empty_player, root = rate(Board(Rules(size=9)), seconds)
     positions = midgame_positions()
     per = max(seconds / max(len(positions), 1), 0.2)
     mid_rates = sorted(rate(board, per)[0] for board in positions)
     heavy_rates = sorted(rate(board, per, "heavy")[0] for board in positions)
+    if empty_player.last_tree_nodes:  # the C tree ran: measure the Python tree of a short search
+        empty = Board(Rules(size=9))
+        root = MctsPlayer(random.Random(1), early_stop=False, c_tree=False).search(empty, empty.to_move, playouts=300)
     nodes = list(_nodes(root))
     moves_bytes = sum(sys.getsizeof(node.move) + sys.getsizeof(node.move.point) for node in nodes if node.move)
-    bytes_per_node = (sum(_deep_size(node) for node in nodes) + moves_bytes) / len(nodes)
+    node_count = len(nodes)
+    bytes_per_node = (sum(_deep_size(node) for node in nodes) + moves_bytes) / node_count
     return {
         "mcts_sims_per_s_9x9_empty": round(empty_rate, 1),
         "mcts_sims_per_s_9x9_midgame": round(mid_rates[len(mid_rates) // 2], 1) if mid_rates else None,
         # the heavy playout policy (mcts:policy=heavy) on the same positions: its cost in speed
         "mcts_sims_per_s_9x9_midgame_heavy": round(heavy_rates[len(heavy_rates) // 2], 1) if heavy_rates else None,
         "mcts_bytes_per_node": round(bytes_per_node, 1),
-        "mcts_tree_nodes_measured": len(nodes),
+        "mcts_tree_nodes_measured": node_count,
+        # a node of the C tree (players/search_tree.c), which the rates above measure on the native core
+        "mcts_c_tree_bytes_per_node": native_search.node_bytes() if empty_player.last_tree_nodes else None,
         "mcts_playout_moves": PLAYOUT_MOVES,
     }

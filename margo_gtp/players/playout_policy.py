@@ -28,7 +28,7 @@ core (``Board.is_legal``), never assumed.
 
 A policy is an object with ``name`` and ``play(board, rng, max_moves) -> moves played``.
 The light policy delegates to ``Board.random_playout``. On the native core the heavy
-policy is one C call (``NativeCore.heavy_playout``, a move-for-move port of
+policy is one C call (:func:`.native_search.heavy_playout`, a move-for-move port of
 :func:`local_reply` and :meth:`HeavyPolicy.play`): the same draws of the same
 Mersenne Twister, so the same game as this Python loop, which stays the reference (and
 plays on the Python core, or with any other generator). Both are deterministic for a
@@ -41,6 +41,7 @@ import random
 from typing import Protocol
 
 from margo_gtp.engine import Board, Colour, Move
+from margo_gtp.players import native_search
 
 __all__ = ["HeavyPolicy", "LightPolicy", "PlayoutPolicy", "POLICIES", "group_at", "local_reply"]
 
@@ -182,11 +183,9 @@ class HeavyPolicy:
         self.tactics = tactics
 
     def play(self, board: Board, rng: random.Random, max_moves: int) -> int:
-        native = getattr(board, "heavy_playout", None)  # the same loop in C (NativeCore)
-        if native is not None:
-            played = native(rng, max_moves, self.tactics)
-            if played is not None:
-                return played
+        played = native_search.heavy_playout(board, rng, max_moves, self.tactics)  # the same loop in C
+        if played is not None:
+            return played
         played = 0
         while played < max_moves:
             move = None

@@ -1,27 +1,18 @@
 """Time control: turn a clock (GTP ``time_settings``/``kgs-time_settings`` plus the last
 ``time_left``) into a thinking :class:`~margo_gtp.players.Budget` for one move.
 
-Systems (names as ``kgs-time_settings``):
-
-==========  =======================================================================
-``none``    no clock: the per-move default (``default_seconds``; ``None`` lets the
-            player use its own default)
-absolute    ``main_time`` for the whole game
-byoyomi     ``main_time``, then ``periods`` periods of ``period_time`` each; a move
-            that stays inside its period keeps the period (Japanese byo-yomi)
-canadian    ``main_time``, then ``period_time`` for every ``period_stones`` stones
-==========  =======================================================================
-
-``time_left C T S`` (GTP 2): ``S == 0`` means ``T`` seconds of main time are left;
-``S > 0`` means the player is in overtime with ``T`` seconds for ``S`` stones (canadian),
-or, for byo-yomi, ``T`` seconds of the current period with ``S`` periods left (the KGS
-convention). Without any ``time_left`` the clock is taken as untouched.
+The systems, the reading (``time_left C T S``: ``S == 0`` main time, ``S > 0`` overtime)
+and how a move runs the clock down are the one clock's, :mod:`margo_gtp.players.clock`.
+Without a clock (``none``) the per-move default applies (``default_seconds``; ``None``
+lets the player use its own default); without any ``time_left`` the clock is taken as
+untouched.
 
 How the share is chosen, with ``T`` the seconds left on the running clock:
 
 * main time: ``T / moves_left`` (``moves_left`` is the caller's estimate of this
   player's remaining moves, at least ``MIN_MOVES_LEFT``); when overtime follows, at
   least the share overtime would give a move, since main time spent there is not lost;
+* fischer: the main-time share plus the increment (spent as it comes);
 * canadian overtime: ``T / S``; byo-yomi overtime: ``BYOYOMI_SHARE`` of ``T``;
 * every share is then scaled by ``SAFETY_FACTOR``.
 
@@ -34,12 +25,10 @@ controller whose clock disagrees with the ``time_left`` it sent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
-
 from margo_gtp.players.base import Budget
+from margo_gtp.players.clock import ClockReading, TimeSettings, run_down
 
-__all__ = ["ClockReading", "TimeSystem", "budget", "charge", "moves_left_estimate", "usable_seconds"]
+__all__ = ["budget", "charge", "moves_left_estimate", "usable_seconds"]
 
 # Tunables
 MIN_MOVES_LEFT = 10          # never plan as if fewer moves remain (the game may go long)
@@ -50,41 +39,14 @@ SAFETY_FACTOR = 0.9          # every share is scaled by this (slack for the cloc
 MIN_BUDGET = 0.001           # the smallest budget handed out (a player always gets to move)
 
 
-class TimeSystem(Protocol):
-    """What :func:`budget` reads from the session's settings (duck-typed)."""
-
-    system: str          # none | absolute | byoyomi | canadian
-    main_time: int
-    period_time: int
-    period_stones: int   # canadian: stones per period
-    periods: int         # byoyomi: number of periods
-
-
-class ClockReading(Protocol):
-    """What :func:`budget` reads from the last ``time_left`` (duck-typed)."""
-
-    seconds: float
-    stones: int
-
-
-@dataclass(frozen=True)
-class _Clock:
-    seconds: float
-    stones: int
-
-
-def _current(settings: TimeSystem, clock: ClockReading | None) -> _Clock:
+def _current(settings: TimeSettings, clock: ClockReading | None) -> ClockReading:
     """The clock now: the last ``time_left``, or the untouched clock of ``settings``."""
     if clock is not None:
-        return _Clock(float(clock.seconds), int(clock.stones))
-    if settings.main_time > 0:
-        return _Clock(float(settings.main_time), 0)
-    if settings.system == "byoyomi":
-        return _Clock(float(settings.period_time), max(settings.periods, 1))
-    return _Clock(float(settings.period_time), max(settings.period_stones, 1))
+        return ClockReading(float(clock.seconds), int(clock.stones))
+    return settings.untouched()
 
 
-def usable_seconds(settings: TimeSystem, clock: ClockReading | None) -> float | None:
+def usable_seconds(settings: TimeSettings, clock: ClockReading | None) -> float | None:
     """Seconds this move may take without losing on time (None: no limit).
 
     Main time with overtime after it counts main time plus the first overtime slice
@@ -93,8 +55,8 @@ def usable_seconds(settings: TimeSystem, clock: ClockReading | None) -> float | 
     if settings.system == "none":
         return None
     now = _current(settings, clock)
-    overtime = settings.system in ("byoyomi", "canadian") and settings.period_time > 0
-    if now.stones == 0:  # main time
+    overtime = settings.has_overtime
+    if now.stones == 0:  # main time (fischer's increment comes after the move: not usable now)
         if not overtime:
             return now.seconds
         if settings.system == "byoyomi":
@@ -105,7 +67,7 @@ def usable_seconds(settings: TimeSystem, clock: ClockReading | None) -> float | 
     return now.seconds / now.stones if settings.system == "canadian" else now.seconds
 
 
-def budget(settings: TimeSystem, clock: ClockReading | None, *, moves_left: int = 30,
+def budget(settings: TimeSettings, clock: ClockReading | None, *, moves_left: int = 30,
            default_seconds: float | None = None) -> Budget:
     """The thinking budget for the next move (see the module docstring)."""
     if settings.system == "none":
@@ -113,9 +75,11 @@ def budget(settings: TimeSystem, clock: ClockReading | None, *, moves_left: int 
     now = _current(settings, clock)
     usable = usable_seconds(settings, clock)
     assert usable is not None
-    overtime = settings.system in ("byoyomi", "canadian") and settings.period_time > 0
+    overtime = settings.has_overtime
     if now.stones == 0:
         share = now.seconds / max(moves_left, MIN_MOVES_LEFT)
+        if settings.system == "fischer":
+            share += settings.increment  # spent as it comes, the increment keeps the bank steady
         if overtime:
             per_stone = (settings.period_time * BYOYOMI_SHARE if settings.system == "byoyomi"
                          else settings.period_time / max(settings.period_stones, 1))
@@ -137,9 +101,10 @@ def moves_left_estimate(empty_supported_points: int) -> int:
     return max(MIN_MOVES_LEFT, empty_supported_points // 2 + 5)
 
 
-def charge(settings: TimeSystem, clock: ClockReading | None, elapsed: float) -> tuple[float, int] | None:
+def charge(settings: TimeSettings, clock: ClockReading | None, elapsed: float) -> tuple[float, int] | None:
     """The clock ``(seconds, stones)`` after a move that took ``elapsed`` seconds, in the
-    ``time_left`` convention (``stones == 0``: main time). None when there is no clock.
+    ``time_left`` convention (``stones == 0``: main time), by the one clock's
+    :func:`~margo_gtp.players.clock.run_down`. None when there is no clock.
 
     Used between two ``time_left`` commands, so a controller that never sends one still
     gets budgets from a clock that runs down. Running out is not modelled beyond its
@@ -148,22 +113,5 @@ def charge(settings: TimeSystem, clock: ClockReading | None, elapsed: float) -> 
     """
     if settings.system == "none":
         return None
-    now = _current(settings, clock)
-    byoyomi = settings.system == "byoyomi" and settings.period_time > 0 and settings.periods > 0
-    canadian = settings.system == "canadian" and settings.period_time > 0 and settings.period_stones > 0
-    if now.stones == 0:
-        left = now.seconds - elapsed
-        if left >= 0 or not (byoyomi or canadian):
-            return max(left, 0.0), 0
-        elapsed = -left  # the part of the move played in overtime
-        now = _Clock(float(settings.period_time), settings.periods if byoyomi else settings.period_stones)
-    if byoyomi:
-        if elapsed <= now.seconds:
-            return float(settings.period_time), now.stones
-        return (float(settings.period_time), now.stones - 1) if now.stones > 1 else (0.0, 1)
-    if canadian:
-        left = now.seconds - elapsed
-        if now.stones <= 1:
-            return (float(settings.period_time), settings.period_stones) if left >= 0 else (0.0, 1)
-        return max(left, 0.0), now.stones - 1
-    return max(now.seconds - elapsed, 0.0), now.stones
+    after, _ = run_down(settings, _current(settings, clock), elapsed)
+    return after.seconds, after.stones

@@ -44,6 +44,7 @@ from collections.abc import Callable
 from typing import Any
 
 from margo_gtp.engine import Colour
+from margo_gtp.options import parse_decimal, parse_integer
 from margo_gtp.players.mcts import Analysis, MctsPlayer, estimate
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
@@ -83,9 +84,9 @@ def parse_info(line: str) -> dict[str, Any]:
             raise ValueError(f"field {key!r} has no value in {line!r}")
         value = words[i + 1]
         if key in ("visits", "order"):
-            fields[key] = int(value)
+            fields[key] = parse_integer(value)
         elif key in ("winrate", "prior", "amaf"):
-            fields[key] = float(value)
+            fields[key] = parse_decimal(value)
         else:
             fields[key] = value
         i += 2

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from margo_gtp.protocol.gtp import GtpError, Handler
-from margo_gtp.vertex import parse_decimal
+from margo_gtp.options import parse_decimal, parse_integer
 
 __all__ = ["HandlerGroup", "typed_handler"]
 
@@ -82,18 +82,6 @@ def _count_words(required: int, fixed: int, more: bool) -> str:
     return f"{count} argument" + ("" if count.endswith(" 1") or count == "1" else "s")
 
 
-def _parse_int(text: str) -> int:
-    # int() accepts '+5', ' 5', '5_0' and non-ASCII digits; GTP integers are plain digits.
-    if not (text.isascii() and text.lstrip("-").isdigit()):
-        raise ValueError(f"not an integer: {text!r}")
-    return int(text)
-
-
-def _parse_float(text: str) -> float:
-    # float() accepts '1_0', '\u0665', 'inf' and 'nan'; GTP floats are plain ASCII decimals.
-    return parse_decimal(text)
-
-
 class HandlerGroup:
     """A set of commands with typed handlers; subclasses list them in :meth:`commands`."""
 
@@ -103,7 +91,9 @@ class HandlerGroup:
 
     def converters(self) -> dict[Any, Converter]:
         """Annotation -> converter from the argument string (ValueError when bad)."""
-        return {int: _parse_int, float: _parse_float, str: str}
+        # GTP integers and floats as margo_gtp.options reads them: no '1_0', no
+        # other scripts' digits, no inf/nan; a float may carry a sign, an integer only '-'.
+        return {int: parse_integer, float: parse_decimal, str: str}
 
     def handlers(self) -> dict[str, Handler]:
         """The commands wrapped for :meth:`GtpEngine.add_handlers`."""

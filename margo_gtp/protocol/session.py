@@ -33,37 +33,21 @@ from typing import IO, Any
 
 import margo_gtp
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
+from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
 from margo_gtp.players import RESIGN, Budget, Player, timecontrol
+from margo_gtp.players.clock import KGS_ARITY, ClockReading, TimeSettings
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
-from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_decimal, parse_integer, parse_vertex
+from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
 
 __all__ = ["ENGINE_NAME", "GameSession", "TimeSettings", "format_result", "make_gtp_engine", "render_board"]
 
 ENGINE_NAME = "margo-gtp"
 
 
-@dataclass
-class TimeSettings:
-    """A clock as set by ``time_settings`` or ``kgs-time_settings``.
-
-    ``system`` is ``none`` (no limit), ``absolute``, ``byoyomi`` (``periods`` periods of
-    ``period_time``) or ``canadian`` (``period_time`` for ``period_stones`` stones).
-    """
-
-    system: str = "none"
-    main_time: int = 0
-    period_time: int = 0
-    period_stones: int = 0
-    periods: int = 0
-
-
-@dataclass
-class Clock:
-    """What ``time_left`` last reported for one colour (seconds, stones; 0 stones = main time)."""
-
-    seconds: int
-    stones: int
+#: What ``time_left`` last reported for one colour (seconds, stones; 0 stones = main time):
+#: a reading of the one clock (:mod:`margo_gtp.players.clock`).
+Clock = ClockReading
 
 
 @dataclass
@@ -341,12 +325,7 @@ class GameSession(HandlerGroup):
     def cmd_time_settings(self, main_time: int, byo_yomi_time: int, byo_yomi_stones: int) -> None:
         if min(main_time, byo_yomi_time, byo_yomi_stones) < 0:
             raise GtpError("syntax error", detail="times and stones must be >= 0")
-        if byo_yomi_time > 0 and byo_yomi_stones == 0:
-            self.time_settings = TimeSettings()  # GTP 2: no time limits
-        elif byo_yomi_time == 0:
-            self.time_settings = TimeSettings("absolute", main_time)
-        else:
-            self.time_settings = TimeSettings("canadian", main_time, byo_yomi_time, byo_yomi_stones)
+        self.time_settings = TimeSettings.from_gtp(main_time, byo_yomi_time, byo_yomi_stones)
         self._state.clocks.clear()
 
     def cmd_time_left(self, colour: Colour, seconds: int, stones: int) -> None:
@@ -355,18 +334,13 @@ class GameSession(HandlerGroup):
         self._state.clocks[colour] = Clock(seconds, stones)
 
     def cmd_kgs_time_settings(self, system: str, *values: int) -> None:
-        arity = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
-        if arity.get(system) != len(values) or any(value < 0 for value in values):
+        """KGS's four systems. The one clock also knows ``fischer``, which no GTP command sets
+        here: the exact transcripts keep ``kgs-time_settings fischer`` a syntax error, and a
+        referee gives Fischer as ``time_settings M 0 0`` plus ``time_left`` (see
+        ``margo_adapters.match_config.TimeControl``)."""
+        if KGS_ARITY.get(system) != len(values) or any(value < 0 for value in values):
             raise GtpError("syntax error", detail="expected none | absolute M | byoyomi M P N | canadian M P S, values >= 0")
-        if system == "none":
-            settings = TimeSettings()
-        elif system == "absolute":
-            settings = TimeSettings("absolute", values[0])
-        elif system == "byoyomi":
-            settings = TimeSettings("byoyomi", values[0], values[1], 1, values[2])
-        else:
-            settings = TimeSettings("canadian", values[0], values[1], values[2])
-        self.time_settings = settings
+        self.time_settings = TimeSettings.from_kgs(system, values)
         self._state.clocks.clear()
 
     def cmd_loadsgf(self, filename: str, move_number: int | None = None) -> None:
@@ -460,12 +434,11 @@ class GameSession(HandlerGroup):
     def cmd_margo_set_rules(self, *pairs: str) -> None:
         if not pairs:
             raise GtpError("syntax error", detail="expected K=V pairs")
-        options: dict[str, str] = {}
-        for pair in pairs:
-            key, equals, value = pair.partition("=")
-            if not equals or key in options:
-                raise GtpError("syntax error", detail=f"expected K=V pairs, each key once: {pair!r}")
-            options[key] = value
+        try:
+            options = read_pairs(pairs, malformed="expected K=V pairs, each key once: {item!r}",
+                                 repeated="expected K=V pairs, each key once: {item!r}")
+        except PairError as error:
+            raise GtpError("syntax error", detail=str(error)) from None
         try:
             rules = self.board.rules.with_options(options)
         except (RulesError, ValueError, TypeError) as error:
@@ -483,18 +456,22 @@ class GameSession(HandlerGroup):
         """``margo-set_limit [seconds=S] [playouts=N]``: the thinking limit of every later
         ``genmove`` (and of ``margo-analyze_snapshot`` without its time argument); no
         arguments remove it. All or nothing; a bad pair is ``syntax error``."""
+        message = "expected seconds=S or playouts=N, each once: {item!r}"
+        try:
+            texts = read_pairs(pairs, malformed=message, repeated=message)
+            unknown = [key for key in texts if key not in ("seconds", "playouts")]
+            if unknown:
+                raise PairError(message.format(item=f"{unknown[0]}={texts[unknown[0]]}"), unknown[0], None)
+        except PairError as error:
+            raise GtpError("syntax error", detail=str(error)) from None
         values: dict[str, float | int] = {}
-        for pair in pairs:
-            key, equals, text = pair.partition("=")
-            if not equals or key in values or key not in ("seconds", "playouts"):
-                raise GtpError("syntax error", detail=f"expected seconds=S or playouts=N, each once: {pair!r}")
+        for key, text in texts.items():
             try:
-                value: float | int = parse_decimal(text) if key == "seconds" else parse_integer(text)
+                values[key] = parse_decimal(text) if key == "seconds" else parse_integer(text)
             except ValueError as error:
                 raise GtpError("syntax error", detail=str(error)) from None
-            if not (value >= 0 if key == "seconds" else value >= 1):
+            if not (values[key] >= 0 if key == "seconds" else values[key] >= 1):
                 raise GtpError("syntax error", detail="seconds must be >= 0, playouts >= 1")
-            values[key] = value
         self.limit = Budget(**values) if values else None  # type: ignore[arg-type]
 
     def cmd_margo_score(self) -> str:

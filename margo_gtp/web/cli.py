@@ -39,11 +39,16 @@ def parse_engine_options(pairs: list[str]) -> dict[str, list[str]]:
     program that cannot be found."""
     from margo_gtp.client import find_program, program_missing
 
+    from margo_gtp.options import PairError, read_pairs
+
+    try:  # the one K=V reader: a name given twice is a mistake, not an override
+        commands = read_pairs(pairs, malformed="expected NAME=COMMAND, got {item!r}",
+                              repeated="engine {key!r} given twice")
+    except PairError as error:
+        raise typer.BadParameter(str(error), param_hint="--engine") from None
     engines: dict[str, list[str]] = {}
-    for pair in pairs:
-        name, equals, command = pair.partition("=")
-        name = name.strip()
-        if not equals or not name or not command.strip():
+    for pair, (name, command) in zip(pairs, commands.items()):
+        if not command:
             raise typer.BadParameter(f"expected NAME=COMMAND, got {pair!r}", param_hint="--engine")
         if name == "human" or not all(ch.isalnum() or ch in "-_." for ch in name):
             raise typer.BadParameter(f"invalid engine name: {name!r} (letters, digits, - _ . ; not 'human')",

@@ -120,6 +120,3 @@
 #? [string/Board \(JSON\)/margo-board\n.*]
 81 printsgf
 #? [\(;FF\[4\].*GM\[77\].*SZ\[3\].*\)]
-
-90 quit
-#? []

@@ -1,0 +1,438 @@
+/* The Python glue of the native MCTS search (margo_gtp.players._search): parses arguments,
+ * calls search_eval.c, search_policy.c and search_uct.c, converts the answers. Used by
+ * margo_gtp/players/native_search.py; mcts.py and playout_policy.py stay the readable
+ * reference and the fallback (PEP 399).
+ *
+ * The positions it works on are margo_gtp.engine._native.State objects (NativeCore's
+ * state): the rules core owns that type, this module checks that an argument is one.
+ * Its rules code is the engine's own sources compiled in here too (setup.py), so both
+ * extensions must come from one build: at import, the State type's size must equal the
+ * StateObject this module was compiled with, else ImportError (and the Python search runs).
+ */
+#include "search_core.h"
+
+static PyTypeObject *state_type; /* margo_gtp.engine._native.State */
+
+static StateObject *as_state(PyObject *obj) {
+    if (!PyObject_TypeCheck(obj, state_type)) {
+        PyErr_Format(PyExc_TypeError, "a margo_gtp.engine._native.State expected, not %.100s", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    return (StateObject *)obj;
+}
+
+/* heavy_playout(state, mt_state, max_moves, tactics) -> (moves played, new mt_state) */
+static PyObject *search_heavy_playout(PyObject *module, PyObject *args) {
+    PyObject *so, *t;
+    long max_moves;
+    double tactics;
+    if (!PyArg_ParseTuple(args, "OO!ld", &so, &PyTuple_Type, &t, &max_moves, &tactics)) return NULL;
+    StateObject *s = as_state(so);
+    if (!s) return NULL;
+    MT m;
+    if (mt_from_tuple(t, &m) < 0) return NULL;
+    long played = heavy_playout(s, &m, max_moves, tactics);
+    if (played < 0) return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    PyObject *nt = mt_to_tuple(&m);
+    if (!nt) return NULL;
+    return Py_BuildValue("(lN)", played, nt);
+}
+
+/* simulate(state, seed, max_moves, komi, territory_scoring, evaluator, params) -> White's
+ * result: a splitmix64 playout of at most max_moves moves, then the exact result if the
+ * game is over, else the evaluator (0 heuristic, 1 territory sign). */
+static PyObject *search_simulate(PyObject *module, PyObject *args) {
+    PyObject *so;
+    unsigned long long seed;
+    long max_moves;
+    double komi;
+    int territory_scoring, evaluator;
+    double prm[6];
+    if (!PyArg_ParseTuple(args, "OKldpi(dddddd)", &so, &seed, &max_moves, &komi, &territory_scoring, &evaluator,
+                          &prm[0], &prm[1], &prm[2], &prm[3], &prm[4], &prm[5]))
+        return NULL;
+    StateObject *s = as_state(so);
+    if (!s) return NULL;
+    if (evaluator != 0 && evaluator != 1) return PyErr_Format(PyExc_ValueError, "evaluator must be 0 or 1");
+    double result = simulate(s, (uint64_t)seed, max_moves, komi, territory_scoring, evaluator, prm);
+    if (result < -1.5) return NULL;
+    return PyFloat_FromDouble(result);
+}
+
+/* uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins) -> the child of
+ * highest UCT+RAVE score (uct_score), the first on ties, or None if no score exceeds -1.0:
+ * the selection loop of MctsPlayer._descend, reading each child's n, w, rave_n and rave_w. */
+static PyObject *str_n, *str_w, *str_rave_n, *str_rave_w;
+
+static int read_number(PyObject *obj, PyObject *name, double *out) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (!v) return -1;
+    *out = PyFloat_AsDouble(v); /* ints below 2**53 convert exactly, as Python's mixed arithmetic does */
+    Py_DECREF(v);
+    return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* The score of one child into *out; -1 with an exception set when an attribute is missing
+ * or the arithmetic fails as Python's would (rave_w is read only when rave_n is not 0). */
+static int child_score(PyObject *child, double log_parent, double uct_c, double rave_k, double prior_visits,
+                       double prior_wins, double *out) {
+    double visits, wins, rave_n, rave_w = 0.0;
+    if (read_number(child, str_n, &visits) < 0 || read_number(child, str_w, &wins) < 0 ||
+        read_number(child, str_rave_n, &rave_n) < 0)
+        return -1;
+    if (rave_n != 0.0 && read_number(child, str_rave_w, &rave_w) < 0) return -1;
+    switch (uct_score(visits, wins, rave_n, rave_w, log_parent, uct_c, rave_k, prior_visits, prior_wins, out)) {
+    case UCT_ZERO_DIVISION:
+        PyErr_SetString(PyExc_ZeroDivisionError, "float division by zero");
+        return -1;
+    case UCT_DOMAIN_ERROR:
+        PyErr_SetString(PyExc_ValueError, "math domain error");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *search_uct_select(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "uct_select takes 6 arguments (%zd given)", nargs);
+    PyObject *children = args[0];
+    if (!PyList_Check(children)) return PyErr_Format(PyExc_TypeError, "children must be a list");
+    double log_parent = PyFloat_AsDouble(args[1]), uct_c = PyFloat_AsDouble(args[2]);
+    double rave_k = PyFloat_AsDouble(args[3]), prior_visits = PyFloat_AsDouble(args[4]);
+    double prior_wins = PyFloat_AsDouble(args[5]);
+    if (PyErr_Occurred()) return NULL;
+    /* A child's attribute getter may run Python code that changes the list (and drops the
+     * last reference to a child): each child is held by a strong reference while it is read,
+     * the best so far too, and the length is read again at every step, as Python's own
+     * `for child in children` does (so both loops see the same children). */
+    PyObject *best = Py_NewRef(Py_None);
+    double best_score = -1.0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(children); k++) {
+        PyObject *child = Py_NewRef(PyList_GET_ITEM(children, k));
+        double score;
+        if (child_score(child, log_parent, uct_c, rave_k, prior_visits, prior_wins, &score) < 0) {
+            Py_DECREF(child);
+            Py_DECREF(best);
+            return NULL;
+        }
+        if (score > best_score) {
+            Py_SETREF(best, child);
+            best_score = score;
+        } else {
+            Py_DECREF(child);
+        }
+    }
+    return best;
+}
+
+/* -- the tree search */
+
+typedef struct {
+    PyObject *callback; /* priors(path, colours, to_move, codes) -> [rate] or None */
+} PriorCallback;
+
+static PyObject *int_list(const int32_t *codes, int n) {
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (int k = 0; k < n; k++) {
+        PyObject *v = PyLong_FromLong(codes[k]);
+        if (!v) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, k, v);
+    }
+    return list;
+}
+
+static int call_priors(void *ctx, const int32_t *path, const int32_t *colours, int depth, int to_move,
+                       const int32_t *codes, int n, double *rates) {
+    PriorCallback *cb = ctx;
+    PyObject *moves = int_list(path, depth), *movers = int_list(colours, depth), *children = int_list(codes, n);
+    PyObject *answer = NULL;
+    if (moves && movers && children)
+        answer = PyObject_CallFunction(cb->callback, "OOiO", moves, movers, to_move, children);
+    Py_XDECREF(moves);
+    Py_XDECREF(movers);
+    Py_XDECREF(children);
+    if (!answer) return -1;
+    if (answer == Py_None) {
+        Py_DECREF(answer);
+        return 0;
+    }
+    PyObject *seq = PySequence_Fast(answer, "priors must return a list of floats or None");
+    Py_DECREF(answer);
+    if (!seq) return -1;
+    int ok = PySequence_Fast_GET_SIZE(seq) == n;
+    for (int k = 0; ok && k < n; k++) {
+        rates[k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, k));
+        if (rates[k] == -1.0 && PyErr_Occurred()) ok = 0;
+    }
+    Py_DECREF(seq);
+    if (!ok) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "priors must return %d rates", n);
+        return -1;
+    }
+    return 1;
+}
+
+/* Every node in preorder (children in pool order) as (depth, code, n, w, rave_n, rave_w,
+ * prior): what the tests compare with the Python tree. */
+static PyObject *tree_nodes(const Tree *t, int32_t root) {
+    PyObject *out = PyList_New(0);
+    int32_t *stack = PyMem_Malloc((size_t)(t->count + 1) * sizeof(int32_t));
+    int32_t *depths = PyMem_Malloc((size_t)(t->count + 1) * sizeof(int32_t));
+    if (!out || !stack || !depths) goto fail;
+    int top = 0;
+    stack[top] = root;
+    depths[top++] = 0;
+    while (top) {
+        top--;
+        const TreeNode *node = &t->nodes[stack[top]];
+        int depth = depths[top];
+        PyObject *item = Py_BuildValue("(iiLdLdd)", depth, node->code, (long long)node->n, node->w,
+                                       (long long)node->rave_n, node->rave_w, node->prior);
+        if (!item || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            goto fail;
+        }
+        Py_DECREF(item);
+        if (node->first_child >= 0)
+            for (int32_t k = node->first_child + node->nchildren - 1; k >= node->first_child; k--) {
+                stack[top] = k;
+                depths[top++] = depth + 1;
+            }
+    }
+    PyMem_Free(stack);
+    PyMem_Free(depths);
+    return out;
+fail:
+    if (out && !PyErr_Occurred()) PyErr_NoMemory();
+    if (!out) PyErr_NoMemory();
+    Py_XDECREF(out);
+    PyMem_Free(stack);
+    PyMem_Free(depths);
+    return NULL;
+}
+
+/* The root's children in pool order as (code, n, w, rave_n, rave_w, prior, pv), pv being
+ * the principal variation below the child: the descendants chosen by the most visits
+ * (then wins, the first on ties, as max() in MctsPlayer.analysis), each (code, player, n,
+ * w, rave_n, rave_w, prior), at most 64, ending with the first unvisited one. */
+static PyObject *root_children(const Tree *t, int32_t root) {
+    const TreeNode *r = &t->nodes[root];
+    int n = r->first_child >= 0 ? r->nchildren : 0;
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (int k = 0; k < n; k++) {
+        const TreeNode *child = &t->nodes[r->first_child + k];
+        PyObject *pv = PyList_New(0);
+        if (!pv) goto fail;
+        const TreeNode *node = child;
+        while (node->first_child >= 0 && node->nchildren > 0 && PyList_GET_SIZE(pv) < 64) {
+            const TreeNode *best = &t->nodes[node->first_child];
+            for (int32_t c = node->first_child + 1; c < node->first_child + node->nchildren; c++) {
+                const TreeNode *x = &t->nodes[c];
+                if (x->n > best->n || (x->n == best->n && x->w > best->w)) best = x;
+            }
+            PyObject *item = Py_BuildValue("(iiLdLdd)", best->code, best->player, (long long)best->n, best->w,
+                                           (long long)best->rave_n, best->rave_w, best->prior);
+            if (!item || PyList_Append(pv, item) < 0) {
+                Py_XDECREF(item);
+                Py_DECREF(pv);
+                goto fail;
+            }
+            Py_DECREF(item);
+            if (best->n == 0) break;
+            node = best;
+        }
+        PyObject *entry = Py_BuildValue("(iLdLddN)", child->code, (long long)child->n, child->w,
+                                        (long long)child->rave_n, child->rave_w, child->prior, pv);
+        if (!entry) goto fail;
+        PyList_SET_ITEM(out, k, entry);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* Tree(max_nodes): a tree kept between searches (tree reuse), at most max_nodes nodes */
+typedef struct {
+    PyObject_HEAD
+    Tree tree;
+    int32_t root; /* -1: empty */
+} TreeObject;
+
+static void TreeObject_dealloc(TreeObject *o) {
+    tree_free(&o->tree);
+    Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+static PyObject *TreeObject_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    long max_nodes;
+    if (kwds && PyDict_Size(kwds)) return PyErr_Format(PyExc_TypeError, "Tree takes one positional argument, max_nodes");
+    if (!PyArg_ParseTuple(args, "l", &max_nodes)) return NULL;
+    if (max_nodes < 1 || max_nodes > INT32_MAX) return PyErr_Format(PyExc_ValueError, "max_nodes must be 1..2**31-1");
+    TreeObject *o = (TreeObject *)type->tp_alloc(type, 0);
+    if (!o) return NULL;
+    o->tree = (Tree){NULL, 0, 0, (int32_t)max_nodes};
+    o->root = -1;
+    return (PyObject *)o;
+}
+
+/* advance(code, colour) -> True if the root had that child (now the root), else False */
+static PyObject *TreeObject_advance(TreeObject *o, PyObject *args) {
+    int code, colour;
+    if (!PyArg_ParseTuple(args, "ii", &code, &colour)) return NULL;
+    if (o->root < 0) Py_RETURN_FALSE;
+    int done = tree_advance(&o->tree, &o->root, code, colour);
+    if (done < 0) return NULL;
+    return PyBool_FromLong(done);
+}
+
+static PyObject *TreeObject_get_size(TreeObject *o, void *unused) {
+    return PyLong_FromLong(o->root < 0 ? 0 : o->tree.count);
+}
+
+static PyMethodDef TreeObject_methods[] = {
+    {"advance", (PyCFunction)TreeObject_advance, METH_VARARGS,
+     "advance(code, colour) -> bool: keep the subtree below the root's child reached by that move"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef TreeObject_getset[] = {
+    {"size", (getter)TreeObject_get_size, NULL, "nodes in the tree", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject TreeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "margo_gtp.players._search.Tree",
+    .tp_basicsize = sizeof(TreeObject),
+    .tp_dealloc = (destructor)TreeObject_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An MCTS tree kept between searches (search_tree.c)",
+    .tp_methods = TreeObject_methods,
+    .tp_getset = TreeObject_getset,
+    .tp_new = TreeObject_new,
+};
+
+/* tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None,
+ *             whole=True, tree=None)
+ *   -> (simulations, new mt_state, nodes, pool full), nodes being every node in preorder
+ *      when `whole`, else (root n, root w, the root's children with their pv, tree size)
+ * playouts < 0: no limit; deadline: a time.perf_counter() value; tree: a Tree to search
+ * on (from its root, or a new one; it keeps the tree, and its own max_nodes), else a tree
+ * of max_nodes made for this search and freed
+ * params = (uct_c, rave_k, uct_prior_visits, uct_prior_wins, prior_value, expand_visits,
+ *           prior_depth, prior_visits, decided_every, playout_moves, early_stop,
+ *           territory_scoring, evaluator, komi, (6 evaluator tunables)) */
+static PyObject *search_tree_search(PyObject *module, PyObject *args) {
+    PyObject *so, *mt_state, *callback, *deadline_obj = Py_None, *tree_obj = Py_None;
+    int colour, whole = 1;
+    long playouts;
+    long max_nodes;
+    SearchParams prm;
+    if (!PyArg_ParseTuple(args, "OiO!(dddddlllllppid(dddddd))llO|OpO", &so, &colour, &PyTuple_Type, &mt_state, &prm.uct_c,
+                          &prm.rave_k, &prm.uct_prior_visits, &prm.uct_prior_wins, &prm.prior_value,
+                          &prm.expand_visits, &prm.prior_depth, &prm.prior_visits, &prm.decided_every,
+                          &prm.playout_moves, &prm.early_stop, &prm.territory_scoring, &prm.evaluator, &prm.komi,
+                          &prm.eval[0], &prm.eval[1], &prm.eval[2], &prm.eval[3], &prm.eval[4], &prm.eval[5],
+                          &playouts, &max_nodes, &callback, &deadline_obj, &whole, &tree_obj))
+        return NULL;
+    double deadline = 0.0;
+    if (deadline_obj != Py_None) {
+        deadline = PyFloat_AsDouble(deadline_obj);
+        if (deadline == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    StateObject *s = as_state(so);
+    if (!s) return NULL;
+    if (colour != 0 && colour != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
+    if (prm.evaluator != 0 && prm.evaluator != 1) return PyErr_Format(PyExc_ValueError, "evaluator must be 0 or 1");
+    if (prm.decided_every < 1 || prm.expand_visits < 1)
+        return PyErr_Format(PyExc_ValueError, "decided_every and expand_visits must be >= 1");
+    if (max_nodes < 1 || max_nodes > INT32_MAX) return PyErr_Format(PyExc_ValueError, "max_nodes must be 1..2**31-1");
+    if (tree_obj != Py_None && !PyObject_TypeCheck(tree_obj, &TreeType))
+        return PyErr_Format(PyExc_TypeError, "tree must be a Tree or None");
+    if (callback != Py_None && !PyCallable_Check(callback)) return PyErr_Format(PyExc_TypeError, "priors must be callable");
+    MT mt;
+    if (mt_from_tuple(mt_state, &mt) < 0) return NULL;
+    PyObject *work = PyObject_CallMethod(so, "copy", NULL);
+    if (!work) return NULL;
+    Tree local = {NULL, 0, 0, (int32_t)max_nodes};
+    TreeObject *kept = tree_obj == Py_None ? NULL : (TreeObject *)tree_obj;
+    Tree *tree = kept ? &kept->tree : &local;
+    PriorCallback cb = {callback};
+    SearchRun run = {tree, (StateObject *)work, &mt, &prm, callback == Py_None ? NULL : call_priors, &cb,
+                     PyMem_Malloc((size_t)(s->count + 2) * sizeof(int32_t)),
+                     PyMem_Malloc((size_t)(s->count + 2) * sizeof(double)), NULL, NULL, NULL, 0, 0};
+    PyObject *result = NULL;
+    long done = -1;
+    if (!run.codes || !run.rates) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int32_t root = kept && kept->root >= 0 ? kept->root : tree_new_root(tree, colour ^ 1, prm.prior_value);
+    if (root < 0) goto done;
+    if (kept) kept->root = root;
+    done = tree_search(&run, root, colour, playouts, deadline_obj != Py_None, deadline);
+    if (done < 0) goto done;
+    PyObject *nodes = whole ? tree_nodes(tree, root)
+                            : Py_BuildValue("(LdNi)", (long long)tree->nodes[root].n, tree->nodes[root].w,
+                                            root_children(tree, root), tree->count);
+    PyObject *nt = nodes ? mt_to_tuple(&mt) : NULL;
+    if (nodes && nt) result = Py_BuildValue("(lNNO)", done, nt, nodes, run.pool_full ? Py_True : Py_False);
+    else {
+        Py_XDECREF(nodes);
+        Py_XDECREF(nt);
+    }
+done:
+    PyMem_Free(run.codes);
+    PyMem_Free(run.rates);
+    PyMem_Free(run.path);
+    PyMem_Free(run.path_codes);
+    PyMem_Free(run.path_colours);
+    tree_free(&local);
+    Py_DECREF(work);
+    return result;
+}
+
+static PyMethodDef search_functions[] = {
+    {"uct_select", (PyCFunction)(void (*)(void))search_uct_select, METH_FASTCALL,
+     "uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins) -> best child or None"},
+    {"simulate", (PyCFunction)search_simulate, METH_VARARGS,
+     "simulate(state, seed, max_moves, komi, territory_scoring, evaluator, params) -> White's result"},
+    {"heavy_playout", (PyCFunction)search_heavy_playout, METH_VARARGS,
+     "heavy_playout(state, mt_state, max_moves, tactics) -> (played, mt_state)"},
+    {"tree_search", (PyCFunction)search_tree_search, METH_VARARGS,
+     "tree_search(state, colour, mt_state, params, playouts, max_nodes, priors) -> (simulations, mt_state, nodes, full)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef search_module = {
+    PyModuleDef_HEAD_INIT, "_search", "The native MCTS search (see native_search.py).", -1, search_functions,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__search(void) {
+    if (!(str_n = PyUnicode_InternFromString("n")) || !(str_w = PyUnicode_InternFromString("w")) ||
+        !(str_rave_n = PyUnicode_InternFromString("rave_n")) || !(str_rave_w = PyUnicode_InternFromString("rave_w")))
+        return NULL;
+    PyObject *rules = PyImport_ImportModule("margo_gtp.engine._native");
+    if (!rules) return NULL;
+    PyObject *type = PyObject_GetAttrString(rules, "State");
+    Py_DECREF(rules);
+    if (!type) return NULL;
+    if (!PyType_Check(type) || ((PyTypeObject *)type)->tp_basicsize != (Py_ssize_t)sizeof(StateObject)) {
+        Py_DECREF(type);
+        PyErr_SetString(PyExc_ImportError,
+                        "margo_gtp.players._search was built against another rules core than margo_gtp.engine._native");
+        return NULL;
+    }
+    state_type = (PyTypeObject *)type; /* kept for the life of the process, as the module is */
+    if (PyType_Ready(&TreeType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&search_module);
+    if (m && PyModule_AddIntConstant(m, "NODE_BYTES", (long)sizeof(TreeNode)) < 0) Py_CLEAR(m);
+    if (m && PyModule_AddObjectRef(m, "Tree", (PyObject *)&TreeType) < 0) Py_CLEAR(m);
+    return m;
+}

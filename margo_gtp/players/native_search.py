@@ -1,0 +1,173 @@
+"""The native MCTS search behind :mod:`.mcts` and :mod:`.playout_policy` (PEP 399 style).
+
+``margo_gtp.players._search`` (``_search.c`` with ``search_eval.c``, ``search_policy.c`` and
+``search_uct.c``) holds C ports of the search's hot steps: the leaf evaluation with its
+seeded playout (:func:`simulate`), the heavy playout policy (:func:`heavy_playout`) and the
+UCT+RAVE selection (:func:`uct_select_for`). They work on the C state of a board on the
+native rules core (:func:`margo_gtp.engine.core.native_state`); the Python functions they
+mirror stay the readable reference and the fallback, and give the same answers (tests in
+tests/test_native_core.py).
+
+Each function here answers None when the C path cannot run (the extension was not built,
+or the board is on the Python core), and the caller then runs the Python code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import random
+from collections.abc import Callable
+from typing import Any
+
+from margo_gtp.engine import Board, Colour, Move
+from margo_gtp.engine.core import native_state
+
+
+def _load() -> tuple[Any, str | None]:
+    """``(module, None)``, or ``(None, why not)`` when the extension is missing or broken."""
+    try:
+        return importlib.import_module("margo_gtp.players._search"), None
+    except ImportError as error:
+        return None, str(error)
+
+
+_search, unavailable_reason = _load()
+
+#: Pool cap of the C tree by default: an eighth of the machine's memory, at most 2**31 - 1
+#: nodes (a node is ``_search.NODE_BYTES`` bytes); a search that fills it stops growing the
+#: tree, not the process.
+MEMORY_SHARE = 8
+
+
+def node_bytes() -> int:
+    """Bytes of one node of the C tree (64 when the extension is not built)."""
+    return _search.NODE_BYTES if _search is not None else 64
+
+
+def default_max_nodes() -> int:
+    """``MEMORY_SHARE``-th of the physical memory, in nodes (2**20 when it is unknown)."""
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 1 << 20
+    return max(1, min(2**31 - 1, memory // MEMORY_SHARE // node_bytes()))
+
+
+def available() -> bool:
+    """True if the native search extension was built and imports."""
+    return _search is not None
+
+
+def uct_select_for(board: Board) -> Callable[..., Any] | None:
+    """``_search.uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins)``
+    (the selection loop of ``MctsPlayer._descend`` in C) for a search on ``board``'s core,
+    or None to run the Python loop."""
+    if _search is None or native_state(board) is None:
+        return None
+    return _search.uct_select
+
+
+def simulate(board: Board, seed: int, max_moves: int, evaluator: int, params: tuple[float, ...]) -> float | None:
+    """The MCTS bulk call: ``board.seeded_playout(seed, max_moves)``, then White's result --
+    exact (1, 0 or 1/2) if the game is over, else the C port of ``mcts.heuristic_evaluator``
+    (``evaluator`` 0, with ``params`` = (scale_min, scale_per_point, freedom_value,
+    short_of_freedoms_loss, group_cost, ladder_depth)) or of ``mcts.territory_evaluator``
+    (1). One crossing of the Python/C boundary. None, with nothing played, off the C path."""
+    state = native_state(board)
+    if _search is None or state is None:
+        return None
+    rules = board.rules
+    return _search.simulate(state, seed & 0xFFFFFFFFFFFFFFFF, max_moves, rules.komi, rules.scoring == "territory",
+                            evaluator, params)
+
+
+def heavy_playout(board: Board, rng: random.Random, max_moves: int, tactics: float) -> int | None:
+    """``playout_policy.HeavyPolicy(tactics).play(board, rng, max_moves)`` in one C call: the
+    same moves from the same draws of ``rng`` (a :class:`random.Random`, whose state goes
+    in and comes back). None, with nothing played, off the C path or when ``rng`` is
+    another generator: the Python policy then plays."""
+    from margo_gtp.engine.native import uses_mersenne_twister
+
+    state = native_state(board)
+    if _search is None or state is None or not uses_mersenne_twister(rng):
+        return None
+    version, internal, gauss = rng.getstate()
+    played, internal = _search.heavy_playout(state, internal, max_moves, tactics)
+    rng.setstate((version, internal, gauss))
+    return played
+
+
+def move_of(board: Board, code: int) -> Move:
+    """The move of a C move code: a point index, -1 pass, -2 swap."""
+    if code == -1:
+        return Move.PASS
+    if code == -2:
+        return Move.SWAP
+    return Move(board.geometry.points[code])
+
+
+def priors_on(board: Board, rates: Callable[[Board, list[Move], int], list[float]]) -> Callable[..., list[float]]:
+    """The priors callback of the C tree for a search of ``board``: it replays the tree's
+    ``path`` (played by ``colours``) on a copy and asks ``rates(position, moves, to_move)``
+    (``MctsPlayer._prior_rates``)."""
+
+    def priors(path: list[int], colours: list[int], to_move: int, codes: list[int]) -> list[float]:
+        work = board.copy()
+        for move_code, colour in zip(path, colours):
+            work.push(move_of(work, move_code), Colour(colour))
+        return rates(work, [move_of(work, code) for code in codes], to_move)
+
+    return priors
+
+
+def can_search(board: Board) -> bool:
+    """True if the C tree can search ``board``: both extensions built, the board on the
+    native core (the caller checks that its options are the C tree's)."""
+    return _search is not None and native_state(board) is not None
+
+
+def new_tree(max_nodes: int | None = None) -> Any:
+    """A C tree to keep between searches (tree reuse): ``_search.Tree`` of at most
+    ``max_nodes`` nodes (None: :func:`default_max_nodes`)."""
+    return _search.Tree(max_nodes or default_max_nodes())
+
+
+def code_of(board: Board, move: Move) -> int:
+    """The C move code of ``move``: its point index, -1 pass, -2 swap."""
+    if move.point is None:
+        return -1 if move.kind == "pass" else -2
+    return board.geometry.index[move.point]
+
+
+def search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int | None,
+           deadline: float | None, priors: Callable[..., list[float]] | None,
+           max_nodes: int | None = None, tree: Any = None) -> tuple[int, int, float, list[tuple], int]:
+    """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
+    ``rng`` as ``MctsPlayer.search`` does (its state goes in and comes back): until
+    ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
+    value; None: none). ``params``: see ``_search.tree_search``. Returns (simulations, root
+    visits, root wins, the root's children as (code, n, w, rave_n, rave_w, prior, pv), the
+    tree's size in nodes); ``pv`` lists (code, player, n, w, rave_n, rave_w, prior) along
+    the most visited line below the child. With ``tree`` (:func:`new_tree`) the search goes
+    on from that tree's root (priming it as ``MctsPlayer._prime`` does) and the tree is
+    kept; else a tree of ``max_nodes`` is made and freed. :func:`can_search` must hold."""
+    version, internal, gauss = rng.getstate()
+    done, internal, (n, w, children, size), _ = _search.tree_search(
+        native_state(board), int(colour), internal, params, -1 if playouts is None else playouts,
+        max_nodes or default_max_nodes(), priors, deadline, False, tree)
+    rng.setstate((version, internal, gauss))
+    return done, n, w, children, size
+
+
+def tree_search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int,
+                priors: Callable[..., list[float]] | None,
+                max_nodes: int = 1 << 24) -> tuple[int, list[tuple], bool]:
+    """As :func:`search` with a playout budget, returning every node in preorder as (depth,
+    move code, n, w, rave_n, rave_w, prior) and whether the pool reached ``max_nodes``: what
+    the tests compare with the Python tree."""
+    version, internal, gauss = rng.getstate()
+    done, internal, nodes, full = _search.tree_search(native_state(board), int(colour), internal, params, playouts,
+                                                      max_nodes, priors)
+    rng.setstate((version, internal, gauss))
+    return done, nodes, full

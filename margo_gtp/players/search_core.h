@@ -1,0 +1,80 @@
+/* The MCTS search in C: what margo_gtp/players/_search.c (the Python glue) and the
+ * search_*.c files share. The search uses the rules core through its header only
+ * (margo_gtp/engine/rules_core.h), as KataGo's cpp/search uses cpp/game.
+ *
+ *   search_eval.c    mcts.heuristic_evaluator / territory_evaluator -> heuristic, simulate
+ *   search_policy.c  playout_policy.HeavyPolicy                     -> heavy_playout
+ *   search_uct.c     mcts._child_score                              -> uct_score
+ *   search_tree.c    MctsPlayer.search (_descend, _expand, _backup)  -> tree_search
+ */
+#ifndef MARGO_SEARCH_CORE_H
+#define MARGO_SEARCH_CORE_H
+
+#include "rules_core.h"
+
+/* search_eval.c: prm = (scale_min, scale_per_point, freedom_value, short_of_freedoms_loss,
+ * group_cost, ladder_depth); both return -2 with an exception set on a memory error. */
+double heuristic(StateObject *s, double komi, const double prm[6]);
+double simulate(StateObject *s, uint64_t seed, long max_moves, double komi, int territory_scoring, int evaluator,
+                const double prm[6]);
+
+/* search_policy.c: moves played, -1 with an exception set on a memory error. */
+long heavy_playout(StateObject *s, MT *m, long max_moves, double tactics);
+
+/* search_uct.c: UCT_OK with the score in *out, or which error Python's arithmetic would raise. */
+enum { UCT_OK = 0, UCT_ZERO_DIVISION = 1, UCT_DOMAIN_ERROR = 2 };
+int uct_score(double visits, double wins, double rave_n, double rave_w, double log_parent, double uct_c,
+              double rave_k, double prior_visits, double prior_wins, double *out);
+
+/* search_tree.c: a node of the tree (mcts.Node); children are consecutive in the pool. */
+typedef struct {
+    double w, rave_w, prior;  /* wins and AMAF wins for `player`, the heuristic prior */
+    int64_t n, rave_n;        /* visits (with virtual prior visits), AMAF visits */
+    int32_t first_child;      /* index of the first child, -1 until expanded */
+    int32_t nchildren;        /* 0 once expanded: a terminal position */
+    int32_t code, point;      /* the move (point index, CODE_PASS, CODE_SWAP; -3 at the root), AMAF key or -1 */
+    int8_t player, primed;    /* the colour that made `code`; priors given to the children */
+} TreeNode;
+
+typedef struct {
+    TreeNode *nodes;
+    int32_t count, cap, max_nodes; /* the pool never grows past max_nodes */
+} Tree;
+
+/* MctsPlayer's options and mcts.py's tunables that the search reads */
+typedef struct {
+    double uct_c, rave_k, uct_prior_visits, uct_prior_wins, prior_value;
+    long expand_visits, prior_depth, prior_visits, decided_every, playout_moves;
+    int early_stop, territory_scoring, evaluator;
+    double komi, eval[6];
+} SearchParams;
+
+/* The heuristic priors (MctsPlayer._give_priors): for the position after the `depth` moves
+ * `path` (played by `colours`) from the root, colour to_move, the prior win rates of the n
+ * moves `codes` into rates; 1 given, 0 none, -1 with an exception set. */
+typedef int (*prior_fn)(void *ctx, const int32_t *path, const int32_t *colours, int depth, int to_move,
+                        const int32_t *codes, int n, double *rates);
+
+typedef struct {
+    Tree *tree;
+    StateObject *work;        /* the root position, changed during a simulation and restored */
+    MT *mt;                   /* the player's generator */
+    const SearchParams *prm;
+    prior_fn priors;
+    void *priors_ctx;
+    int32_t *codes;           /* count + 2 move codes */
+    double *rates;            /* count + 2 prior rates */
+    int32_t *path, *path_codes, *path_colours; /* nodes; the moves below the root, their colours */
+    int path_cap;
+    int pool_full;            /* an expansion was refused: max_nodes reached */
+} SearchRun;
+
+int32_t tree_new_root(Tree *t, int player, double prior_value);
+void tree_free(Tree *t);
+int tree_advance(Tree *t, int32_t *root, int code, int colour);
+/* MctsPlayer.search from `root`: until `playouts` simulations (< 0: no limit) or the
+ * deadline (time.perf_counter() seconds) when has_deadline; simulations run, -1 with an
+ * exception set. */
+long tree_search(SearchRun *run, int32_t root, int colour, long playouts, int has_deadline, double deadline);
+
+#endif /* MARGO_SEARCH_CORE_H */

@@ -1,0 +1,426 @@
+/* The MCTS tree in C: MctsPlayer.search of margo_gtp/players/mcts.py (UCT + RAVE with
+ * progressive-bias priors), step for step, on a pool of nodes addressed by index.
+ *
+ * One simulation, as MctsPlayer._simulate: descend from the root by uct_score (the first
+ * child on ties), replaying the moves on a working copy of the position; expand the leaf on
+ * its expand_visits-th visit (one child per legal move, in the order Board.legal_moves
+ * gives, shuffled as random.Random.shuffle shuffles, then with priors near the root);
+ * step into its first child; play the seeded playout and evaluate (simulate, from
+ * search_eval.c, seeded by getrandbits(64)); back up the result along the path and the
+ * AMAF statistics of the path's siblings. The random draws are those of the Python
+ * player's Mersenne Twister, in the same order, so the same tree (tests compare every
+ * node). Where the Python search copies the board for each simulation, this one undoes
+ * its moves: undo is exact, so the positions are the same.
+ *
+ * The priors come from the heuristic player (Python): at an expansion within prior_depth
+ * of the root, the glue's prior callback gives the children's prior win rates; the
+ * arithmetic on them (virtual visits, the stable sort) is done here as _give_priors does.
+ *
+ * Memory is bounded: the pool never holds more than max_nodes nodes; an expansion that
+ * would pass the cap is not made (the leaf stays a leaf), and the search goes on.
+ */
+#include "search_core.h"
+
+#include <time.h>
+
+/* random.Random.getrandbits(k) for 0 < k <= 32, and for k = 64 (two words, low first) */
+static uint32_t getrandbits32(MT *m, int k) { return mt_next(m) >> (32 - k); }
+
+static uint64_t getrandbits64(MT *m) {
+    uint64_t low = mt_next(m);
+    uint64_t high = mt_next(m);
+    return low | (high << 32);
+}
+
+/* random.Random._randbelow_with_getrandbits(n), n >= 1 */
+static uint32_t randbelow(MT *m, uint32_t n) {
+    int k = 64 - __builtin_clzll((unsigned long long)n); /* n.bit_length() */
+    uint32_t r = getrandbits32(m, k);
+    while (r >= n) r = getrandbits32(m, k);
+    return r;
+}
+
+/* random.Random.shuffle */
+static void shuffle(MT *m, int32_t *x, int n) {
+    for (int i = n - 1; i >= 1; i--) {
+        int j = (int)randbelow(m, (uint32_t)(i + 1));
+        int32_t t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+}
+
+void tree_free(Tree *t) {
+    PyMem_Free(t->nodes);
+    t->nodes = NULL;
+    t->count = t->cap = 0;
+}
+
+/* Room for `more` nodes, growing the pool geometrically up to max_nodes; 0 when the cap
+ * forbids it, -1 with MemoryError when the allocation fails. */
+static int tree_reserve(Tree *t, int32_t more) {
+    if ((int64_t)t->count + more > t->max_nodes) return 0;
+    if (t->count + more <= t->cap) return 1;
+    int64_t cap = t->cap ? (int64_t)t->cap * 2 : 1024;
+    while (cap < (int64_t)t->count + more) cap *= 2;
+    if (cap > t->max_nodes) cap = t->max_nodes;
+    TreeNode *nodes = PyMem_Realloc(t->nodes, (size_t)cap * sizeof(TreeNode));
+    if (!nodes) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->nodes = nodes;
+    t->cap = (int32_t)cap;
+    return 1;
+}
+
+int32_t tree_new_root(Tree *t, int player, double prior_value) {
+    if (tree_reserve(t, 1) <= 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_MemoryError, "max_nodes leaves no room for the root");
+        return -1;
+    }
+    TreeNode *root = &t->nodes[t->count];
+    memset(root, 0, sizeof(*root));
+    root->code = -3;
+    root->point = -1;
+    root->player = (int8_t)player;
+    root->first_child = -1;
+    root->prior = prior_value;
+    return t->count++;
+}
+
+/* The legal moves of colour c (Board.legal_moves' order: placements by index, then swap,
+ * then pass) into codes; returns their number. */
+static int legal_codes(StateObject *s, int c, int32_t *codes) {
+    int n = 0;
+    if (s->end_term != END_NONE) return 0;
+    for (int i = next_legal_placement(s, c, 0); i >= 0; i = next_legal_placement(s, c, i + 1)) codes[n++] = i;
+    if (swap_legal(s, c)) codes[n++] = CODE_SWAP;
+    if (s->allow_pass) codes[n++] = CODE_PASS;
+    return n;
+}
+
+/* MctsPlayer._expand: children for node (to_move to play, `depth` below the root); 0 done
+ * (or not done: the pool is full), -1 with an exception set. */
+static int expand(SearchRun *run, int32_t node_index, int to_move, int depth) {
+    Tree *t = run->tree;
+    StateObject *s = run->work;
+    int32_t *codes = run->codes;
+    int n = legal_codes(s, to_move, codes);
+    int room = tree_reserve(t, n);
+    if (room < 0) return -1;
+    if (room == 0) {
+        run->pool_full = 1;
+        return 0;
+    }
+    shuffle(run->mt, codes, n);
+    int32_t first = t->count;
+    for (int k = 0; k < n; k++) {
+        TreeNode *child = &t->nodes[first + k];
+        memset(child, 0, sizeof(*child));
+        child->code = codes[k];
+        child->point = codes[k] >= 0 ? codes[k] : -1;
+        child->player = (int8_t)to_move;
+        child->first_child = -1;
+        child->prior = run->prm->prior_value;
+    }
+    t->count += n;
+    TreeNode *node = &t->nodes[node_index];
+    node->first_child = first;
+    node->nchildren = n;
+    if (depth <= run->prm->prior_depth) {
+        if (run->priors && run->prm->prior_visits > 0 && n > 1) {
+            int given = run->priors(run->priors_ctx, run->path_codes, run->path_colours, depth, to_move, codes, n,
+                                    run->rates);
+            if (given < 0) return -1;
+            if (given) {
+                for (int k = 0; k < n; k++) {
+                    TreeNode *child = &t->nodes[first + k];
+                    child->n += run->prm->prior_visits;
+                    child->w += run->rates[k] * run->prm->prior_visits;
+                    child->prior = run->rates[k];
+                }
+                /* children.sort(key=lambda child: -child.w): stable insertion sort */
+                for (int a = 1; a < n; a++) {
+                    TreeNode moving = t->nodes[first + a];
+                    int b = a - 1;
+                    while (b >= 0 && -t->nodes[first + b].w > -moving.w) {
+                        t->nodes[first + b + 1] = t->nodes[first + b];
+                        b--;
+                    }
+                    t->nodes[first + b + 1] = moving;
+                }
+            }
+        }
+        t->nodes[node_index].primed = 1;
+    }
+    return 0;
+}
+
+static int push(StateObject *s, int code, int c) {
+    Res r;
+    if (check_play(s, code, c, &r)) {
+        PyErr_SetString(PyExc_RuntimeError, "search tree: a child's move is illegal in its position");
+        return -1;
+    }
+    return commit(s, code, c, code >= 0 ? &r : NULL);
+}
+
+/* Room in the path buffers for one more node. */
+static int path_reserve(SearchRun *run, int len) {
+    if (len + 1 < run->path_cap) return 0;
+    int cap = run->path_cap ? run->path_cap * 2 : 64;
+    int32_t *path = PyMem_Realloc(run->path, (size_t)cap * sizeof(int32_t));
+    if (path) run->path = path;
+    int32_t *codes = PyMem_Realloc(run->path_codes, (size_t)cap * sizeof(int32_t));
+    if (codes) run->path_codes = codes;
+    int32_t *colours = PyMem_Realloc(run->path_colours, (size_t)cap * sizeof(int32_t));
+    if (colours) run->path_colours = colours;
+    if (!path || !codes || !colours) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    run->path_cap = cap;
+    return 0;
+}
+
+/* MctsPlayer._descend: the path (node indices, root first) into run->path; returns its
+ * length, -1 with an exception set. */
+static int descend(SearchRun *run, int32_t root, int colour) {
+    Tree *t = run->tree;
+    StateObject *s = run->work;
+    const SearchParams *p = run->prm;
+    int len = 0, to_move = colour;
+    int32_t node = root;
+    if (path_reserve(run, len) < 0) return -1;
+    run->path[len++] = node;
+    while (t->nodes[node].first_child >= 0 && t->nodes[node].nchildren > 0) {
+        TreeNode *parent = &t->nodes[node];
+        double log_parent = log((double)(parent->n + 1));
+        int32_t best = -1;
+        double best_score = -1.0;
+        for (int32_t k = parent->first_child; k < parent->first_child + parent->nchildren; k++) {
+            const TreeNode *child = &t->nodes[k];
+            double score;
+            int err = uct_score((double)child->n, child->w, (double)child->rave_n, child->rave_w, log_parent, p->uct_c,
+                                p->rave_k, p->uct_prior_visits, p->uct_prior_wins, &score);
+            if (err) {
+                PyErr_SetString(PyExc_ValueError, "search tree: a child's score is not a number");
+                return -1;
+            }
+            if (score > best_score) {
+                best = k;
+                best_score = score;
+            }
+        }
+        if (best < 0) break;
+        node = best;
+        if (path_reserve(run, len) < 0 || push(s, t->nodes[node].code, to_move) < 0) return -1;
+        run->path_codes[len - 1] = t->nodes[node].code;
+        run->path_colours[len - 1] = to_move;
+        to_move = s->to_move;
+        run->path[len++] = node;
+    }
+    if (t->nodes[node].first_child < 0 && t->nodes[node].n + 1 >= p->expand_visits) {
+        if (expand(run, node, to_move, len - 1) < 0) return -1;
+        const TreeNode *leaf = &t->nodes[node];
+        if (leaf->first_child >= 0 && leaf->nchildren > 0) {
+            int32_t child = leaf->first_child;
+            if (path_reserve(run, len) < 0 || push(s, t->nodes[child].code, to_move) < 0) return -1;
+            run->path_codes[len - 1] = t->nodes[child].code;
+            run->path_colours[len - 1] = to_move;
+            run->path[len++] = child;
+        }
+    }
+    return len;
+}
+
+/* MctsPlayer._backup: the result along the path, AMAF statistics of the siblings. */
+static void backup(SearchRun *run, int len, double white_result, Py_ssize_t start) {
+    Tree *t = run->tree;
+    StateObject *s = run->work;
+    W played[2][MAXW];
+    memset(played, 0, sizeof(played));
+    for (Py_ssize_t k = start; k < s->nstack; k++)
+        if (s->stack[k].code >= 0) SETB(played[s->stack[k].colour], s->stack[k].code);
+    double rewards[2] = {white_result, 1.0 - white_result};
+    for (int k = len - 1; k >= 0; k--) {
+        TreeNode *node = &t->nodes[run->path[k]];
+        node->n += 1;
+        node->w += rewards[node->player];
+        if (node->first_child >= 0 && node->nchildren > 0) {
+            int player = t->nodes[node->first_child].player;
+            const W *seen = played[player];
+            double reward = rewards[player];
+            for (int32_t c = node->first_child; c < node->first_child + node->nchildren; c++) {
+                TreeNode *child = &t->nodes[c];
+                if (child->point >= 0 && TEST(seen, child->point)) {
+                    child->rave_n += 1;
+                    child->rave_w += reward;
+                }
+            }
+        }
+        if (node->point >= 0) SETB(played[node->player], node->point);
+    }
+}
+
+/* time.perf_counter() on Linux: CLOCK_MONOTONIC in seconds */
+static double perf_counter(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* MctsPlayer._decided: the most visited root child leads the runner-up by more visits
+ * than the simulations left can give it (playouts < 0: no playout budget; no deadline
+ * when has_deadline is 0). */
+static int decided(const Tree *t, int32_t root, long done, long playouts, double start, double now, int has_deadline,
+                   double deadline) {
+    const TreeNode *r = &t->nodes[root];
+    if (r->first_child < 0 || r->nchildren < 2) return 1;
+    int64_t first = 0, second = 0;
+    for (int32_t k = r->first_child; k < r->first_child + r->nchildren; k++) {
+        int64_t n = t->nodes[k].n;
+        if (n > first) {
+            second = first;
+            first = n;
+        } else if (n > second) {
+            second = n;
+        }
+    }
+    double left = playouts >= 0 ? (double)(playouts - done) : INFINITY;
+    if (has_deadline && now > start) {
+        double by_time = done / (now - start) * (deadline - now);
+        if (by_time < left) left = by_time;
+    }
+    return (double)(first - second) > left;
+}
+
+/* MctsPlayer._prime: a reused tree gets the priors a fresh search would have given it --
+ * the nodes within prior_depth of the root that were expanded deeper down (so without
+ * priors) get them now (added to their visits, not sorted). `len` moves lead from the
+ * root to node; 0 or -1 with an exception set. */
+static int prime(SearchRun *run, int32_t node_index, int to_move, int depth, int len) {
+    Tree *t = run->tree;
+    StateObject *s = run->work;
+    const SearchParams *p = run->prm;
+    if (depth > p->prior_depth || t->nodes[node_index].first_child < 0 || t->nodes[node_index].nchildren == 0) return 0;
+    int32_t first = t->nodes[node_index].first_child, n = t->nodes[node_index].nchildren;
+    if (!t->nodes[node_index].primed) {
+        if (run->priors && p->prior_visits > 0 && n > 1) {
+            for (int k = 0; k < n; k++) run->codes[k] = t->nodes[first + k].code;
+            int given = run->priors(run->priors_ctx, run->path_codes, run->path_colours, len, to_move, run->codes, n,
+                                    run->rates);
+            if (given < 0) return -1;
+            if (given) {
+                for (int k = 0; k < n; k++) {
+                    TreeNode *child = &t->nodes[first + k];
+                    child->n += p->prior_visits;
+                    child->w += run->rates[k] * p->prior_visits;
+                    child->prior = run->rates[k];
+                }
+            }
+        }
+        t->nodes[node_index].primed = 1;
+    }
+    if (depth + 1 > p->prior_depth) return 0;
+    for (int k = 0; k < n; k++) {
+        int32_t child = first + k;
+        if (t->nodes[child].first_child < 0 || t->nodes[child].nchildren == 0) continue;
+        if (path_reserve(run, len + 1) < 0 || push(s, t->nodes[child].code, to_move) < 0) return -1;
+        run->path_codes[len] = t->nodes[child].code;
+        run->path_colours[len] = to_move;
+        int err = prime(run, child, s->to_move, depth + 1, len + 1);
+        undo(s);
+        if (err < 0) return -1;
+    }
+    return 0;
+}
+
+/* Keep the subtree below the root's child that `colour` reached by `code` (MctsPlayer.notify):
+ * copied breadth-first into a fresh pool (children stay consecutive, in their order), the
+ * rest freed. 1 done, 0 no such child (the tree is unchanged), -1 with MemoryError. */
+int tree_advance(Tree *t, int32_t *root, int code, int colour) {
+    const TreeNode *r = &t->nodes[*root];
+    int32_t from = -1;
+    for (int32_t k = r->first_child; r->first_child >= 0 && k < r->first_child + r->nchildren; k++)
+        if (t->nodes[k].code == code && t->nodes[k].player == colour) {
+            from = k;
+            break;
+        }
+    if (from < 0) return 0;
+    /* the subtree's size, to allocate once */
+    int64_t size = 0;
+    int32_t *todo = PyMem_Malloc((size_t)t->count * sizeof(int32_t));
+    if (!todo) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int64_t head = 0, tail = 0;
+    todo[tail++] = from;
+    while (head < tail) {
+        const TreeNode *node = &t->nodes[todo[head++]];
+        size++;
+        for (int32_t k = node->first_child; node->first_child >= 0 && k < node->first_child + node->nchildren; k++)
+            todo[tail++] = k;
+    }
+    int64_t cap = size > 1024 ? size : 1024;
+    if (cap > t->max_nodes && size <= t->max_nodes) cap = t->max_nodes;
+    TreeNode *nodes = PyMem_Malloc((size_t)cap * sizeof(TreeNode));
+    if (!nodes) {
+        PyMem_Free(todo);
+        PyErr_NoMemory();
+        return -1;
+    }
+    /* breadth first again: todo[i] is the old index of new node i */
+    nodes[0] = t->nodes[from];
+    todo[0] = from;
+    int32_t count = 1;
+    for (int32_t i = 0; i < count; i++) {
+        const TreeNode *old = &t->nodes[todo[i]];
+        if (old->first_child < 0) continue;
+        nodes[i].first_child = count;
+        for (int32_t k = 0; k < old->nchildren; k++) {
+            nodes[count] = t->nodes[old->first_child + k];
+            todo[count++] = old->first_child + k;
+        }
+    }
+    PyMem_Free(todo);
+    PyMem_Free(t->nodes);
+    t->nodes = nodes;
+    t->count = count;
+    t->cap = (int32_t)cap;
+    *root = 0;
+    return 1;
+}
+
+long tree_search(SearchRun *run, int32_t root, int colour, long playouts, int has_deadline, double deadline) {
+    Tree *t = run->tree;
+    StateObject *s = run->work;
+    const SearchParams *p = run->prm;
+    if (t->nodes[root].first_child < 0) {
+        if (expand(run, root, colour, 0) < 0) return -1;
+    } else if (prime(run, root, colour, 0, 0) < 0) { /* a reused tree */
+        return -1;
+    }
+    long done = 0;
+    Py_ssize_t base = s->nstack;
+    double start = has_deadline ? perf_counter() : 0.0;
+    while (playouts < 0 || done < playouts) {
+        double now = has_deadline ? perf_counter() : 0.0;
+        if (has_deadline && now >= deadline) break;
+        if (done && done % p->decided_every == 0 && p->early_stop &&
+            decided(t, root, done, playouts, start, now, has_deadline, deadline))
+            break;
+        int len = descend(run, root, colour);
+        if (len < 0) return -1;
+        Py_ssize_t start = s->nstack;
+        uint64_t seed = getrandbits64(run->mt);
+        double result = simulate(s, seed, p->playout_moves, p->komi, p->territory_scoring, p->evaluator, p->eval);
+        if (result < -1.5) return -1;
+        backup(run, len, result, start);
+        while (s->nstack > base) undo(s);
+        done++;
+    }
+    return done;
+}

@@ -1,0 +1,125 @@
+"""The ``mcts`` player's spec options: ``mcts:seconds=1,playouts=5000,c=0.4,...`` read into
+:class:`~margo_gtp.players.mcts.MctsPlayer` keywords.
+
+:data:`OPTIONS` is the one table of them: the spec key, the ``MctsPlayer`` keyword it sets
+and how its value is read. Every value is read by :mod:`margo_gtp.options` (ASCII digits
+only, no ``1_0``, no ``inf``/``nan``, switches ``on``/``off``/``true``/``false``), and every
+refusal is one line, ``player option KEY must be EXPECTED: 'VALUE'``, raised as
+:class:`~margo_gtp.players.PlayerSpecError`. ``seed`` is read by the registry
+(:func:`margo_gtp.players.make_player`), since every player takes it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from margo_gtp.engine.core import CORES, native_available
+from margo_gtp.options import OptionError, read_choice, read_decimal, read_integer, read_switch
+from margo_gtp.players.mcts import EVALUATORS, MAX_LADDER_DEPTH, MAX_WORKERS, MctsPlayer
+from margo_gtp.players.playout_policy import POLICIES
+
+__all__ = ["OPTIONS", "make_mcts"]
+
+Reader = Callable[[str, str], object]
+
+
+def _seconds(value: str, key: str) -> float:
+    """A finite number of seconds (or a weight) >= 0."""
+    return read_decimal(value, key, minimum=0, bounds="a finite number >= 0")
+
+
+def _count(value: str, key: str) -> int:
+    """A whole number >= 0 (visits, moves)."""
+    return read_integer(value, key, minimum=0, expected="a whole number >= 0", bounds="a whole number >= 0")
+
+
+def _positive_count(value: str, key: str) -> int:
+    """A whole number >= 1 (playouts: zero would choose a move by no search)."""
+    return read_integer(value, key, minimum=1, expected="a whole number >= 1", bounds="a whole number >= 1")
+
+
+def _depth(value: str, key: str) -> int:
+    """A count where -1 means "none" or "to the end" (``playout_moves``, ``prior_depth``)."""
+    return read_integer(value, key, minimum=-1, bounds="-1 or a whole number >= 0")
+
+
+def _positive(value: str, key: str) -> float:
+    """A finite number > 0 (a divisor: prior_temp scales the heuristic's scores)."""
+    return read_decimal(value, key, minimum=0, above=True)
+
+
+def _probability(value: str, key: str) -> float:
+    return read_decimal(value, key, minimum=0, maximum=1)
+
+
+def _workers(value: str, key: str) -> int:
+    return read_integer(value, key, minimum=1, maximum=MAX_WORKERS, expected="a whole number >= 0")
+
+
+def _ladder(value: str, key: str) -> int:
+    return read_integer(value, key, minimum=0, maximum=MAX_LADDER_DEPTH)
+
+
+def _evaluator(value: str, key: str) -> str:
+    return read_choice(value, key, tuple(EVALUATORS))
+
+
+def _policy(value: str, key: str) -> str:
+    return read_choice(value, key, tuple(POLICIES))
+
+
+def _core(value: str, key: str) -> str:
+    core = read_choice(value, key, tuple(CORES))
+    if core == "native" and not native_available():
+        from margo_gtp.players import PlayerSpecError
+
+        raise PlayerSpecError(f"player option {key}=native: the native core is not built")
+    return core
+
+
+#: Spec options of ``mcts`` -> (MctsPlayer keyword, reader).
+OPTIONS: dict[str, tuple[str, Reader]] = {
+    "seconds": ("seconds", _seconds),
+    "playouts": ("playouts", _positive_count),
+    "c": ("uct_c", _seconds),
+    "rave": ("rave_k", _seconds),
+    "playout_moves": ("playout_moves", _depth),
+    "eval": ("evaluator", _evaluator),
+    "policy": ("playout_policy", _policy),
+    "tactics": ("heavy_tactics", _probability),
+    "ladder": ("ladder_depth", _ladder),
+    "expand": ("expand_visits", _count),
+    "prior_depth": ("prior_depth", _depth),
+    "prior_visits": ("prior_visits", _count),
+    "prior_temp": ("prior_temp", _positive),
+    "resign": ("resign", _probability),
+    "resign_visits": ("resign_min_visits", _count),
+    "resign_moves": ("resign_moves", _count),
+    "reuse": ("reuse", read_switch),
+    "early_stop": ("early_stop", read_switch),
+    "workers": ("workers", _workers),
+    "core": ("core", _core),
+}
+
+
+def read_mcts_options(options: dict[str, str]) -> dict[str, object]:
+    """``{spec key: text}`` -> ``{MctsPlayer keyword: value}``; PlayerSpecError for an
+    unknown key or a bad value."""
+    from margo_gtp.players import PlayerSpecError
+
+    keywords: dict[str, object] = {}
+    for key, value in options.items():
+        if key not in OPTIONS:
+            raise PlayerSpecError(f"unknown option for player 'mcts': {key!r} (known: {', '.join(OPTIONS)}, seed)")
+        name, read = OPTIONS[key]
+        try:
+            keywords[name] = read(value, key)
+        except OptionError as error:
+            raise PlayerSpecError(f"player option {error}") from None
+    return keywords
+
+
+def make_mcts(options: dict[str, str], seed: int | None) -> MctsPlayer:
+    """Registry factory: ``mcts:seconds=1,playouts=5000,seed=7,c=0.4,rave=300,...``."""
+    return MctsPlayer(random.Random(seed), **read_mcts_options(options))  # type: ignore[arg-type]

@@ -1,0 +1,204 @@
+"""The MCTS tree in C (``margo_gtp/players/search_tree.c``) against the Python search.
+
+Differential, as for the playouts and ``uct_select``: with the same seed, the C tree search
+(:func:`margo_gtp.players.native_search.tree_search`) and ``MctsPlayer.search`` build the
+same tree -- every node's move, visits, wins, AMAF statistics and prior, compared as
+floats with ``==`` -- and leave the player's generator in the same state, on the bench
+positions and on random positions under random rules and random player options. The pool
+cap (``max_nodes``) bounds the tree without stopping the search.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from margo_gtp.engine import Board, Colour, Rules, core
+from margo_gtp.engine.positions import midgame_positions
+from margo_gtp.players import mcts, native_search
+from margo_gtp.players.mcts import MctsPlayer, Node
+
+pytestmark = pytest.mark.skipif(not (core.native_available() and native_search.available()),
+                                reason="native core or native search not built")
+
+
+def python_nodes(root: Node, board: Board) -> list[tuple]:
+    """Every node in preorder as the C search lists them: (depth, move code, n, w, rave_n,
+    rave_w, prior), the move code being the point index, -1 pass, -2 swap, -3 the root."""
+    index = board.geometry.index
+    out, stack = [], [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node.move is None:
+            code = -3
+        else:
+            code = {"pass": -1, "swap": -2}.get(node.move.kind) if node.move.point is None else index[node.move.point]
+        out.append((depth, code, node.n, node.w, node.rave_n, node.rave_w, node.prior))
+        stack.extend((child, depth + 1) for child in reversed(node.children or []))
+    return out
+
+
+def c_tree(player: MctsPlayer, board: Board, colour, playouts: int, max_nodes: int = 1 << 24) -> tuple:
+    """``player``'s search by the C tree, every node in preorder: (simulations, nodes, full)."""
+    return native_search.tree_search(board, colour, player.rng, player._c_tree_params(board), playouts,
+                                     native_search.priors_on(board, player._prior_rates), max_nodes)
+
+
+def both_searches(board: Board, playouts: int, seed: int, colour=None, **options) -> tuple[tuple, tuple]:
+    """(Python tree, C tree): each as (simulations, nodes, the generator's state after)."""
+    board = core.board_on_core(board, "native")
+    colour = board.to_move if colour is None else colour
+    python_player = MctsPlayer(random.Random(seed), c_tree=False, **options)
+    root = python_player.search(board, colour, playouts=playouts)
+    native_player = MctsPlayer(random.Random(seed), reuse=False, **options)
+    done, nodes, full = c_tree(native_player, board, colour, playouts)
+    assert not full
+    return ((python_player.last_simulations, python_nodes(root, board), python_player.rng.getstate()),
+            (done, nodes, native_player.rng.getstate()))
+
+
+@pytest.mark.parametrize("early_stop", [False, True], ids=["all-playouts", "early-stop"])
+@pytest.mark.parametrize("position", range(6), ids=["empty", *(f"midgame{k}" for k in range(5))])
+def test_the_c_tree_is_the_python_tree_on_the_bench_positions(position, early_stop):
+    board = ([Board(Rules(size=9))] + midgame_positions())[position]
+    python_tree, c_tree = both_searches(board, 250, seed=position + 3, early_stop=early_stop)
+    assert c_tree == python_tree
+    assert len(c_tree[1]) > 250  # expanded beyond the root's children
+
+
+def test_the_c_tree_searches_for_the_colour_not_to_move_as_the_python_tree():
+    """select_move(board, colour) may name the colour that is not to move: the moves below
+    the root (and those the priors replay) are played by the colours of the tree."""
+    for position, board in enumerate(midgame_positions()):
+        python_tree, c_tree = both_searches(board, 120, seed=position, colour=Colour(int(board.to_move) ^ 1),
+                                            expand_visits=1)
+        assert c_tree == python_tree
+
+
+@st.composite
+def positions(draw):
+    """A position after a seeded random opening under random rules (sizes 3-9)."""
+    size = draw(st.sampled_from([3, 4, 5, 7, 9]))
+    rules = Rules(size=size, allow_pass=draw(st.booleans()), swap=draw(st.booleans()),
+                  bridge_cutting=draw(st.booleans()), all_freedoms=draw(st.booleans()),
+                  scoring=draw(st.sampled_from(["balls", "territory"])), komi=draw(st.sampled_from([0.0, 0.5, 3.5])),
+                  first_capture_wins=draw(st.booleans()),
+                  ko_rule=draw(st.sampled_from(["situational", "positional", "simple"])))
+    board = core.board_on_core(Board(rules), "native")
+    board.seeded_playout(draw(st.integers(0, 2**64 - 1)), draw(st.integers(0, size * size)))
+    return board
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(board=positions(), seed=st.integers(0, 2**32 - 1), playouts=st.integers(1, 120),
+       uct_c=st.sampled_from([0.0, 0.2, 0.7]), rave_k=st.sampled_from([0.0, 50.0, 300.0]),
+       expand_visits=st.sampled_from([1, 2, 4]), prior_depth=st.sampled_from([-1, 0, 1, 2]),
+       prior_visits=st.sampled_from([0, 1, 10]), playout_moves=st.sampled_from([-1, 0, 3, 10]),
+       evaluator=st.sampled_from(["heuristic", "territory"]), ladder=st.sampled_from([None, 0, 2]),
+       early_stop=st.booleans())
+def test_the_c_tree_is_the_python_tree_under_random_rules_and_options(board, seed, playouts, uct_c, rave_k,
+                                                                      expand_visits, prior_depth, prior_visits,
+                                                                      playout_moves, evaluator, ladder, early_stop):
+    python_tree, c_tree = both_searches(
+        board, playouts, seed, uct_c=uct_c, rave_k=rave_k, expand_visits=expand_visits, prior_depth=prior_depth,
+        prior_visits=prior_visits, playout_moves=playout_moves, evaluator=evaluator, ladder_depth=ladder,
+        early_stop=early_stop)
+    assert c_tree == python_tree
+
+
+def test_the_pool_cap_bounds_the_tree_and_the_search_goes_on():
+    board = midgame_positions()[0]
+    player = MctsPlayer(random.Random(5), reuse=False, early_stop=False)
+    done, nodes, full = c_tree(player, board, board.to_move, 400)
+    assert (done, full) == (400, False)
+    cap = len(nodes) // 3
+    done, capped, full = c_tree(MctsPlayer(random.Random(5), reuse=False, early_stop=False), board, board.to_move,
+                                400, max_nodes=cap)
+    assert (done, full) == (400, True) and len(capped) <= cap
+    assert sum(node[2] for node in capped if node[0] == 1) >= 400  # every simulation went through a root child
+    # a cap the uncapped tree fits in changes nothing
+    same = c_tree(MctsPlayer(random.Random(5), reuse=False, early_stop=False), board, board.to_move, 400,
+                  max_nodes=len(nodes))
+    assert same == (400, nodes, False)
+
+
+def test_bad_arguments_to_the_tree_search_raise():
+    from margo_gtp.players import _search
+
+    board = core.board_on_core(Board(Rules(size=5)), "native")
+    state = core.native_state(board)
+    mt = random.Random(1).getstate()[1]
+    params = (0.2, 300.0, 1, 0.5, 0.5, 2, 1, 10, 8, 10, False, False, 0, 0.5, mcts._native_params(None))
+    with pytest.raises(ValueError, match="^max_nodes must be 1..2\\*\\*31-1$"):
+        _search.tree_search(state, 0, mt, params, 10, 0, None)
+    with pytest.raises(ValueError, match="^colour must be 0 or 1$"):
+        _search.tree_search(state, 2, mt, params, 10, 100, None)
+    with pytest.raises(TypeError, match="^priors must be callable$"):
+        _search.tree_search(state, 0, mt, params, 10, 100, 7)
+    with pytest.raises(ValueError, match="^priors must return 25 rates$"):
+        _search.tree_search(state, 0, mt, params, 10, 100, lambda path, colours, to_move, codes: [0.5])
+    done, _, nodes, full = _search.tree_search(state, 0, mt, params, 10, 1, None)
+    assert (done, len(nodes), full) == (10, 1, True)  # room for the root only: ten playouts from it
+
+
+@pytest.mark.parametrize("position", range(5))
+def test_the_player_on_the_c_tree_chooses_and_analyses_as_on_the_python_tree(position):
+    """MctsPlayer.search with reuse=off runs the C tree and returns a view of it (the root,
+    its children, their principal variations): the move chosen, the visits behind it and
+    the analysis (visits, win rates, priors, AMAF, PVs) are those of the Python search."""
+    from margo_gtp.players.base import Budget
+
+    board = midgame_positions()[position]
+    results = []
+    for python in (True, False):
+        player = MctsPlayer(random.Random(position), playouts=300, c_tree=not python)
+        move = player.select_move(board, board.to_move, Budget())
+        results.append((move, player.last_visits, player.last_winrate, player.last_simulations,
+                        player.analysis(player.root, max_moves=40, pv_length=12), player.rng.getstate()))
+        assert (player.last_tree_nodes > 0) == (not python)
+    assert results[1] == results[0]
+
+
+def test_the_c_tree_stops_at_the_deadline():
+    """The C search reads time.perf_counter's clock: a deadline in the past runs no
+    simulation (the root is still expanded), a near one runs some and stops."""
+    import time
+
+    player = MctsPlayer(random.Random(2), reuse=False)
+    board = midgame_positions()[1]
+    root = player.search(board, board.to_move, deadline=time.perf_counter() + 0.05)
+    assert player.last_tree_nodes > 0 and root.n == player.last_simulations >= 1
+    past = player.search(board, board.to_move, deadline=time.perf_counter() - 1.0)
+    assert player.last_simulations == 0 and past.n == 0 and past.children
+
+
+@pytest.mark.parametrize("prior_depth", [0, 1, 2])
+def test_tree_reuse_keeps_the_same_tree_in_c_as_in_python(prior_depth):
+    """A game of eight moves between two players of each kind, with tree reuse: the C tree
+    keeps the subtree of each move played (compacted into a fresh pool) and gives the nodes
+    near its new root the priors they missed (MctsPlayer._prime), so every move, its visits
+    and the analysis are those of the Python players."""
+    from margo_gtp.players.base import Budget
+
+    records = []
+    for python in (True, False):
+        board = core.board_on_core(midgame_positions()[2], "native")
+        players = [MctsPlayer(random.Random(seed), playouts=200, prior_depth=prior_depth, c_tree=not python)
+                   for seed in (1, 2)]
+        record = []
+        for ply in range(8):
+            colour = board.to_move
+            player = players[ply % 2]
+            move = player.select_move(board, colour, Budget())
+            record.append((move, player.last_visits, player.last_winrate, player.last_simulations,
+                           player.analysis(player.root, max_moves=5)))
+            assert (player.last_tree_nodes > 0) == (not python)
+            board.push(move, colour)
+            for each in players:
+                each.notify(board, move, colour)
+        records.append(record)
+    assert records[1] == records[0]
