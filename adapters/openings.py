@@ -28,14 +28,15 @@ from pathlib import Path
 
 from sgfmill import sgf_grammar
 
-from margo_gtp import sgf
+from margo_gtp import sgf, textfile
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules
 from margo_gtp.vertex import InvalidVertexError
 
 #: One opening: ``(colour letter, GTP move)`` pairs in the order they are played.
 Opening = tuple[tuple[str, str], ...]
 
-#: Largest book file read (a book is a few thousand short lines; this stops /dev/zero).
+#: Largest book file read (a book is a few thousand short lines; 16 MB is far more and
+#: still checked in seconds). Read through :mod:`margo_gtp.textfile`: a regular file only.
 MAX_BOOK_BYTES = 16 * 1024 * 1024
 
 
@@ -43,65 +44,115 @@ class OpeningsError(ValueError):
     """Raised when an opening book cannot be used; the message names the file and opening"""
 
 
-def load_openings(path: Path, rules: Rules) -> tuple[Opening, ...]:
-    """The openings of the book at ``path``, each checked legal under ``rules``."""
+#: Longest piece of a bad book line quoted in an error (a "move" may be a 1 MB token).
+EXCERPT_CHARACTERS = 40
+
+#: ``on_progress(bytes_checked, total_bytes)`` is called about every this many openings.
+PROGRESS_EVERY = 2000
+
+
+def load_openings(
+    path: Path, rules: Rules, on_progress: Callable[[int, int], None] | None = None
+) -> tuple[Opening, ...]:
+    """The openings of the book at ``path``, each checked legal under ``rules`` and in the
+    match's turn order. ``on_progress(bytes_checked, total_bytes)`` is told how far the
+    check has come (a book of many megabytes takes seconds; margo-match draws a bar)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BOOK_BYTES + 1)
-    except OSError as error:
-        raise OpeningsError(f"cannot read opening book {path}: {error.strerror or error}") from None
-    if len(data) > MAX_BOOK_BYTES:
-        raise OpeningsError(f"opening book {path} is larger than {MAX_BOOK_BYTES} bytes")
+        data = textfile.read_bytes(path, MAX_BOOK_BYTES)
+    except textfile.TextFileError as error:
+        raise OpeningsError(f"cannot read opening book {path}: {error.reason}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise OpeningsError(f"opening book {path} is not UTF-8 text") from None
-    openings = _from_sgf(path, data, rules) if text.lstrip().startswith("(") else _from_lines(path, text, rules)
+    report = on_progress or (lambda done, total: None)
+    if text.lstrip().startswith("("):
+        openings = _from_sgf(path, data, rules, report)
+    else:
+        openings = _from_lines(path, text, rules, report)
     if not openings:
         raise OpeningsError(f"opening book {path} holds no opening")
+    report(len(data), len(data))
     return tuple(openings)
 
 
-def _from_lines(path: Path, text: str, rules: Rules) -> list[Opening]:
+def excerpt(text: str, limit: int = EXCERPT_CHARACTERS) -> str:
+    """``repr(text)``, cut to ``limit`` characters with its full length said when longer."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def _from_lines(path: Path, text: str, rules: Rules, report: Callable[[int, int], None]) -> list[Opening]:
     openings = []
+    # One board for the whole book, pushed and popped: building a Board per line was most
+    # of the time a large book took. Words and whole lines repeat, so each is checked once.
+    board = Board(rules)
+    moves: dict[str, Move] = {}
+    seen: dict[str, Opening] = {}
+    done_bytes = 0
     for number, line in enumerate(text.splitlines(), 1):
+        done_bytes += len(line) + 1
+        if number % PROGRESS_EVERY == 0:
+            report(done_bytes, len(text))
         words = line.split("#", 1)[0].split()
         if not words:
             continue
-        board = Board(rules)
+        key = " ".join(words)
+        if key in seen:
+            openings.append(seen[key])
+            continue
         played = []
-        for word in words:
-            colour = board.to_move
-            move = _legal(board, word, colour, f"{path}:{number}")
-            board.push(move, colour)
-            played.append((colour.letter, move.gtp()))
-        _check_unfinished(board, f"{path}:{number}")
-        openings.append(tuple(played))
+        try:
+            for word in words:
+                colour = board.to_move
+                move = moves[word] if word in moves else moves.setdefault(word, _parse(word, board.size, f"{path}:{number}"))
+                _check_legal(board, move, colour, f"{path}:{number}")
+                board.push(move, colour)
+                played.append((colour.letter, move.gtp()))
+            _check_unfinished(board, f"{path}:{number}")
+        finally:
+            for _ in played:
+                board.pop()
+        seen[key] = tuple(played)
+        openings.append(seen[key])
     return openings
 
 
-def _from_sgf(path: Path, data: bytes, rules: Rules) -> list[Opening]:
+def _from_sgf(path: Path, data: bytes, rules: Rules, report: Callable[[int, int], None]) -> list[Opening]:
     try:
         trees = sgf_grammar.parse_sgf_collection(data)
     except ValueError as error:
-        raise OpeningsError(f"opening book {path}: malformed SGF: {error}") from None
+        raise OpeningsError(f"opening book {path}: malformed SGF: {excerpt(str(error), 200)}") from None
     openings = []
+    first = rules.first_player
     for number, tree in enumerate(trees, 1):
+        if number % PROGRESS_EVERY == 0:
+            report(len(data) * number // len(trees), len(data))
         where = f"{path} game {number}"
         try:
             record = sgf.loads(sgf_grammar.serialise_game_tree(tree).decode("utf-8"))
         except (sgf.SgfError, UnicodeDecodeError) as error:
-            raise OpeningsError(f"{where}: {error}") from None
+            raise OpeningsError(f"{where}: {excerpt(str(error), 200)}") from None
         if record.setup:
             raise OpeningsError(f"{where}: has setup balls (AB/AW); an opening must be moves only")
         if record.size != rules.size:
             raise OpeningsError(f"{where}: is {record.size}x{record.size}, the match is {rules.size}x{rules.size}")
+        # The book's own turn order must be the match's: an opening is replayed move by
+        # move from the match's first player, never from the record's (MR, PL, or a Go
+        # record whose first move is Black).
+        if record.setup_to_move is not None and record.setup_to_move != first:
+            raise OpeningsError(f"{where}: PL[{record.setup_to_move.letter}] puts {_name(record.setup_to_move)} to move first; "
+                                f"the match starts with {_name(first)}")
+        if record.rules.first_player != first:
+            raise OpeningsError(f"{where}: {_name(record.rules.first_player)} moves first in it; "
+                                f"the match starts with {_name(first)}")
         board = Board(rules)
-        if record.setup_to_move is not None:
-            board.set_to_move(record.setup_to_move)
         played = []
-        for colour, move in record.moves:
-            _legal(board, move.gtp(), colour, where)
+        for index, (colour, move) in enumerate(record.moves, 1):
+            if colour != board.to_move:
+                raise OpeningsError(f"{where}: move {index} is {_name(colour)}'s, but {_name(board.to_move)} is to move")
+            _check_legal(board, move, colour, where)
             board.push(move, colour)
             played.append((colour.letter, move.gtp()))
         _check_unfinished(board, where)
@@ -110,16 +161,22 @@ def _from_sgf(path: Path, data: bytes, rules: Rules) -> list[Opening]:
     return openings
 
 
-def _legal(board: Board, word: str, colour: Colour, where: str) -> Move:
+def _name(colour: Colour) -> str:
+    return colour.name.capitalize()
+
+
+def _parse(word: str, size: int, where: str) -> Move:
     try:
-        move = Move.from_gtp(word, board.size)
+        return Move.from_gtp(word, size)
     except (InvalidVertexError, ValueError):
-        raise OpeningsError(f"{where}: not a move: {word!r}") from None
+        raise OpeningsError(f"{where}: not a move: {excerpt(word)}") from None
+
+
+def _check_legal(board: Board, move: Move, colour: Colour, where: str) -> None:
     if move.is_swap:  # colours must stay as the pair assigns them
         raise OpeningsError(f"{where}: a swap cannot be part of an opening")
     if not board.is_legal(move, colour):
         raise OpeningsError(f"{where}: {colour.letter} {move.gtp()} is illegal there")
-    return move
 
 
 def _check_unfinished(board: Board, where: str) -> None:

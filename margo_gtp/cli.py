@@ -117,6 +117,7 @@ def gtp(
     from margo_gtp.protocol.gtp import GtpOutputClosed, run_gtp_session
     from margo_gtp.protocol.ponder import make_ponderer
     from margo_gtp.protocol.session import make_gtp_engine
+    from margo_gtp import textfile
 
     try:
         # --size and --rule size=N must agree (rather than one silently winning)
@@ -139,7 +140,7 @@ def gtp(
     log_file: IO[str] | None = None
     if log is not None:
         try:
-            log_file = log.open("a", encoding="utf-8")
+            log_file = textfile.open_for_writing(log, append=True)  # a FIFO without a reader: an error, not a hang
         except OSError as error:
             raise typer.BadParameter(f"cannot open {str(log)!r} for appending: {error.strerror or error}", param_hint="--log") from None
     exit_code = None

@@ -55,7 +55,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from sgfmill import sgf as sgfmill_sgf
 
-from margo_gtp import __version__
+from margo_gtp import __version__, textfile
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules, RulesError
 from margo_gtp.options import PairError, read_pairs
 from margo_gtp.vertex import Point, column_points, format_point_2d, parse_decimal, project, projected_size
@@ -556,17 +556,14 @@ MAX_SGF_BYTES = 8 * 1024 * 1024
 
 
 def read_file(path: str | Path) -> str:
-    """The text of an SGF file (UTF-8), read up to :data:`MAX_SGF_BYTES`; SgfError for a
-    larger file (or endless one, such as ``/dev/zero``) or undecodable bytes, OSError
-    for an unreadable one."""
-    with open(path, "rb") as stream:
-        data = stream.read(MAX_SGF_BYTES + 1)
-    if len(data) > MAX_SGF_BYTES:
-        raise SgfError(f"file is larger than {MAX_SGF_BYTES} bytes")
+    """The text of an SGF file (UTF-8), read up to :data:`MAX_SGF_BYTES` through
+    :func:`margo_gtp.textfile.read_text`; SgfError naming the reason for anything else:
+    a larger (or endless, as ``/dev/zero``) file, a FIFO, a directory, a missing file,
+    undecodable bytes."""
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise SgfError(f"not UTF-8: {error}") from None
+        return textfile.read_text(path, MAX_SGF_BYTES)
+    except textfile.TextFileError as error:
+        raise SgfError("file " + error.reason if error.reason.startswith("is larger") else error.reason) from None
 
 
 def load_board(text: str, before_move: int | None = None) -> tuple[GameRecord, Board]:

@@ -4,6 +4,7 @@ changes nothing."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -169,3 +170,44 @@ def test_sgf_read_file_is_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         sgf.read_file(big)
     monkeypatch.setattr(sgf, "MAX_SGF_BYTES", 1000)
     assert sgf.read_file(big).startswith("(;GM[77]")
+
+
+def test_loadsgf_and_printsgf_never_block_on_a_named_pipe(tmp_path: Path) -> None:
+    """A FIFO nobody writes to (loadsgf) or reads from (printsgf) is an error at once: the
+    session goes on answering."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    done = run([MARGO_GTP], f"loadsgf {fifo}\nprintsgf {fifo}\nname\n", timeout=60)
+    assert done.stdout == "? cannot load file\n\n? cannot save file\n\n= margo-gtp\n\n"
+    assert done.stderr.splitlines() == [
+        f"margo-gtp: loadsgf {str(fifo)!r}: is a named pipe (FIFO), not a regular file",
+        f"margo-gtp: printsgf {str(fifo)!r}: a named pipe (FIFO) that no process reads",
+    ]
+
+
+def test_margo_gtp_log_to_a_named_pipe_without_a_reader_is_refused(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    text = one_error(run([MARGO_GTP, "--log", str(fifo)], "name\n", timeout=60))
+    assert f"Invalid value for --log: cannot open '{fifo}' for appending: a named pipe (FIFO) that no process reads" in text
+
+
+def test_textfile_reads_only_regular_files_within_the_cap(tmp_path: Path) -> None:
+    from margo_gtp import textfile
+
+    small = tmp_path / "small.txt"
+    small.write_text("hello\n")
+    assert textfile.read_text(small, 6) == "hello\n"
+    with pytest.raises(textfile.TextFileError) as error:
+        textfile.read_text(small, 5)
+    assert (str(error.value), error.value.reason) == (f"{small}: is larger than 5 bytes", "is larger than 5 bytes")
+    (tmp_path / "bin").write_bytes(b"\xff")
+    for path, reason in [
+        (tmp_path / "bin", "is not UTF-8 text"),
+        (tmp_path, "is a directory"),
+        (tmp_path / "missing", "no such file"),
+        (Path("/dev/zero"), "is a character device, not a regular file"),
+    ]:
+        with pytest.raises(textfile.TextFileError) as error:
+            textfile.read_text(path)
+        assert str(error.value) == f"{path}: {reason}"

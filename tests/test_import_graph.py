@@ -19,6 +19,7 @@ PACKAGES = {"margo_gtp": ROOT / "margo_gtp", "margo_adapters": ROOT / "adapters"
 # Lowest first. ``margo_gtp`` itself (the package __init__: only __version__) is the floor.
 ROOMS = [
     "margo_gtp",
+    "margo_gtp.textfile",  # reading user-named files: no project imports at all
     "margo_gtp.options",
     "margo_gtp.vertex",
     "margo_gtp.engine",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 from pathlib import Path
@@ -142,3 +143,72 @@ def test_ctrl_c_stops_scripts_openings_without_a_half_book(tmp_path):
     assert generating.returncode == 130
     assert rest.splitlines()[-1] == f"openings: stopped; nothing written to {out}"
     assert "Traceback" not in rest and not out.exists()
+
+
+@pytest.mark.parametrize(
+    "text, rules, message",
+    [
+        ("(;FF[4]GM[77]SZ[3];B[aa:1];B[cc:1])", {}, "{path} game 1: move 1 is Black's, but White is to move"),
+        ("(;FF[4]GM[77]SZ[3];W[aa:1];W[cc:1])", {}, "{path} game 1: move 2 is White's, but Black is to move"),
+        ("(;FF[4]GM[77]SZ[3]MR[first_player=black];B[aa:1])", {},
+         "{path} game 1: Black moves first in it; the match starts with White"),
+        ("(;FF[4]GM[77]SZ[3]PL[B];B[aa:1])", {}, "{path} game 1: PL[B] puts Black to move first; the match starts with White"),
+        ("(;FF[4]GM[1]SZ[5];B[cc])", {}, "{path} game 1: Black moves first in it; the match starts with White"),
+        ("(;FF[4]GM[77]SZ[3];W[aa:1])", {"first_player": "black"},
+         "{path} game 1: White moves first in it; the match starts with Black"),
+    ],
+    ids=["black-twice", "white-twice", "mr-black-first", "pl-black", "go-record-black-first", "white-first-in-black-match"],
+)
+def test_sgf_openings_follow_the_matchs_turn_order(tmp_path, text, rules, message):
+    path = tmp_path / "book.sgf"
+    path.write_text(text)
+    with pytest.raises(OpeningsError) as error:
+        load_openings(path, Rules().with_options({"size": "3", **rules}))
+    assert str(error.value) == message.format(path=path)
+
+
+def test_a_black_first_book_is_fine_in_a_black_first_match(tmp_path):
+    path = tmp_path / "book.sgf"
+    path.write_text("(;FF[4]GM[77]SZ[3]MR[first_player=black];B[aa:1];W[cc:1])(;FF[4]GM[1]SZ[5];B[cc])")
+    rules = Rules().with_options({"size": "3", "first_player": "black"})
+    assert load_openings(path, rules) == ((("B", "A3:1"), ("W", "C1:1")), (("B", "B2:1"),))  # SGF row a is the top
+
+
+def test_a_huge_bad_token_is_quoted_as_a_bounded_excerpt(tmp_path):
+    path = tmp_path / "book.txt"
+    path.write_text("C3:1\n" + "x" * 1_000_000 + "\n")
+    with pytest.raises(OpeningsError) as error:
+        load_openings(path, Rules(size=5))
+    assert str(error.value) == f"{path}:2: not a move: '{'x' * 40}'... (1000000 characters)"
+
+
+@pytest.mark.parametrize(
+    "make, reason",
+    [
+        (lambda p: os.mkfifo(p), "is a named pipe (FIFO), not a regular file"),
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: None, "no such file"),
+    ],
+    ids=["fifo", "directory", "missing"],
+)
+def test_a_book_that_is_not_a_regular_file_is_refused_at_once(tmp_path, make, reason):
+    path = tmp_path / "book"
+    make(path)
+    with pytest.raises(OpeningsError) as error:
+        load_openings(path, Rules(size=5))
+    assert str(error.value) == f"cannot read opening book {path}: {reason}"
+    with pytest.raises(OpeningsError) as error:
+        load_openings(Path("/dev/zero"), Rules(size=5))
+    assert str(error.value) == "cannot read opening book /dev/zero: is a character device, not a regular file"
+
+
+def test_a_large_book_reports_its_progress_and_repeated_lines_are_the_same_opening(tmp_path, monkeypatch):
+    from margo_adapters import openings
+
+    monkeypatch.setattr(openings, "PROGRESS_EVERY", 2)
+    path = tmp_path / "book.txt"
+    path.write_text("C3:1 B2:1\n" * 5)
+    seen = []
+    book = load_openings(path, Rules(size=5), on_progress=lambda done, total: seen.append((done, total)))
+    assert book == ((("W", "C3:1"), ("B", "B2:1")),) * 5
+    assert seen == [(20, 50), (40, 50), (50, 50)]

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import margo_gtp
+from margo_gtp import textfile
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
 from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
 from margo_gtp.players import RESIGN, Budget, Player, timecontrol
@@ -370,8 +371,9 @@ class GameSession(HandlerGroup):
         text = sgf.dumps(sgf.record_from_board(self.board, **meta))
         if filename is None:
             return text
-        try:
-            Path(filename).write_text(text, encoding="utf-8")
+        try:  # never blocks on a FIFO without a reader (margo_gtp.textfile)
+            with textfile.open_for_writing(filename) as handle:
+                handle.write(text)
         except OSError as error:
             self._detail(f"printsgf {filename!r}: {error.strerror or error}")
             raise GtpError("cannot save file") from None

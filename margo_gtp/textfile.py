@@ -1,0 +1,120 @@
+"""Reading and writing files a user names: a configuration, an opening book, an SGF, a
+run file, a log.
+
+A name a user gives may be anything: ``/dev/zero`` (endless), a named pipe nobody writes
+to (an ``open`` that never returns), a directory, a 9 GB file. Every such file is read
+through :func:`read_text` (or :func:`read_bytes`), which
+
+- opens without blocking (``O_NONBLOCK``: a FIFO opens at once instead of waiting for a
+  writer) and then insists on a *regular file* (``fstat``), so pipes, devices, sockets
+  and directories are refused by name before a byte is read;
+- refuses a file larger than the caller's cap before reading it, and reads at most
+  ``cap + 1`` bytes in case it grows meanwhile;
+- raises :class:`TextFileError`, whose message is one line naming the path and the
+  reason: ``PATH: no such file``, ``PATH: is a directory``, ``PATH: is a named pipe (FIFO),
+  not a regular file``, ``PATH: is larger than N bytes``, ``PATH: is not UTF-8 text``.
+
+Files a user names for *writing* (a GTP log, ``printsgf FILE``) go through
+:func:`open_for_writing`: a FIFO with no reader would block ``open`` forever, so it is
+opened with ``O_NONBLOCK`` (the system then answers "no such device or address" at
+once), and a FIFO that has a reader, a terminal or ``/dev/null`` works as usual.
+
+Process substitution (``--openings <(...)``) is a pipe, so it is refused: the tools read a
+book or a configuration more than once (or check it before playing), which a pipe cannot
+give.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+from typing import IO
+
+#: Default cap on a text file a user names (a configuration, a run file of many games).
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+
+class TextFileError(ValueError):
+    """Raised when a named file cannot be read as asked; ``str()`` is ``PATH: reason``"""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        super().__init__(f"{os.fspath(path)}: {reason}")
+        self.path = os.fspath(path)
+        self.reason = reason
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    if stat.S_ISFIFO(mode):
+        return "is a named pipe (FIFO), not a regular file"
+    if stat.S_ISCHR(mode):
+        return "is a character device, not a regular file"
+    if stat.S_ISBLK(mode):
+        return "is a block device, not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a regular file"
+    return "is not a regular file"
+
+
+def _reason(error: OSError) -> str:
+    if error.errno == errno.ENOENT:
+        return "no such file"
+    if error.errno == errno.EISDIR:
+        return "is a directory"
+    return f"cannot read: {error.strerror or error}"
+
+
+def read_bytes(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``max_bytes``; TextFileError otherwise."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise TextFileError(path, _reason(error)) from None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):  # checked before fdopen, which refuses a directory itself
+            raise TextFileError(path, _kind(status.st_mode))
+        if status.st_size > max_bytes:
+            raise TextFileError(path, f"is larger than {max_bytes} bytes")
+        with os.fdopen(os.dup(descriptor), "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as error:
+        raise TextFileError(path, _reason(error)) from None
+    finally:
+        os.close(descriptor)
+    if len(data) > max_bytes:  # it grew while being read
+        raise TextFileError(path, f"is larger than {max_bytes} bytes")
+    return data
+
+
+def read_text(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """The UTF-8 text of the regular file at ``path`` (see :func:`read_bytes`)."""
+    data = read_bytes(path, max_bytes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TextFileError(path, "is not UTF-8 text") from None
+
+
+def open_for_writing(path: str | os.PathLike[str], append: bool = False) -> IO[str]:
+    """``open(path, "a" or "w")`` that cannot hang on a FIFO without a reader (OSError
+    ``ENXIO`` at once instead) and refuses a directory; OSError as ``open`` raises it."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    flags |= os.O_APPEND if append else os.O_TRUNC
+    try:
+        descriptor = os.open(path, flags, 0o666)
+    except OSError as error:
+        if error.errno == errno.ENXIO:  # O_NONBLOCK on a FIFO that no process has open for reading
+            raise OSError(errno.ENXIO, "a named pipe (FIFO) that no process reads", os.fspath(path)) from None
+        raise
+    try:
+        # Blocking again: a reader that is slow must not turn writes into EAGAIN errors.
+        fcntl.fcntl(descriptor, fcntl.F_SETFL, fcntl.fcntl(descriptor, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        return os.fdopen(descriptor, "a" if append else "w", encoding="utf-8")
+    except BaseException:
+        os.close(descriptor)
+        raise
