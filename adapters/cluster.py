@@ -37,7 +37,6 @@ What a cluster run does not do
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import socket
@@ -52,10 +51,9 @@ from ray.exceptions import RayActorError, RayTaskError
 
 from margo_gtp.game.faults import EngineFault, EngineStartError
 
+from margo_adapters.cluster_options import LOCAL, parse_runtime_env  # noqa: F401 - parse_runtime_env re-exported
 from margo_adapters.game_runner import GameRunner
 from margo_adapters.match_config import MatchConfig
-
-LOCAL = "local"
 
 
 class ClusterError(RuntimeError):
@@ -282,23 +280,3 @@ class RayBackend:
                     ray.kill(actor, no_restart=True)
                 except Exception:  # noqa: BLE001 - already dead or the cluster is gone
                     pass
-
-
-def parse_runtime_env(text: str | None) -> dict[str, Any] | None:
-    """``--runtime-env``: a JSON object, or ``@FILE`` holding one (Ray's runtime_env dict)."""
-    if not text:
-        return None
-    source = text
-    if text.startswith("@"):
-        try:
-            source = Path(text[1:]).read_text(encoding="utf-8")
-        except OSError as error:
-            raise ValueError(f"--runtime-env: cannot read {text[1:]}: {error.strerror or error}") from None
-    try:
-        value = json.loads(source)
-    except ValueError:
-        raise ValueError(f"--runtime-env must be a JSON object or @FILE: {text!r}") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"--runtime-env must be a JSON object or @FILE: {text!r}")
-    return value
-

@@ -33,6 +33,7 @@ from margo_gtp.client import program_missing
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags, parse_rule_pairs
 
+from margo_adapters.cluster_options import check_cluster_address, parse_runtime_env
 from margo_adapters.openings import OpeningsError, load_openings
 from margo_gtp.game.faults import EngineStartError
 
@@ -110,12 +111,12 @@ def match(
         )
         sprt_spec = SprtSpec.parse(sprt) if sprt is not None else None
         check_output_directory(out, "--out")
-        if cluster and wire_log:
+        if cluster is not None and wire_log:
             raise ValueError("--wire-log is not available with --cluster: the engines run on other machines")
-        check_runtime_env(cluster, runtime_env)
+        environment = check_cluster_options(cluster, runtime_env)
         if name_a is not None and name_a == name_b:
             raise ValueError(f"--name-a and --name-b must differ (the tables tell the engines apart by name): {name_a!r}")
-        backend = cluster_backend(cluster, parallel, runtime_env, err) if cluster else None
+        backend = cluster_backend(cluster, parallel, environment, err) if cluster is not None else None
     except ValueError as error:
         _fail(err, "margo-match", error, EXIT_USAGE)
     reporter = MatchReporter(err, config, sprt_spec, progress=progress, quiet=quiet)
@@ -183,19 +184,24 @@ def check_output_directory(path: Path, what: str) -> None:
             return
 
 
-def check_runtime_env(cluster: str | None, runtime_env: str | None) -> None:
-    """ValueError for --runtime-env without --cluster (margo-match and margo-tournament)."""
-    if runtime_env is not None and not cluster:
+def check_cluster_options(cluster: str | None, runtime_env: str | None) -> dict[str, Any] | None:
+    """The parsed ``--runtime-env`` after checking ``--cluster``'s syntax, both before Ray is
+    imported (margo-match and margo-tournament); ValueError naming a bad value, or
+    ``--runtime-env`` without ``--cluster``."""
+    if runtime_env is not None and cluster is None:
         raise ValueError("--runtime-env needs --cluster: it says what Ray ships to the cluster's workers")
+    if cluster is None:
+        return None
+    check_cluster_address(cluster)
+    return parse_runtime_env(runtime_env)
 
 
-def cluster_backend(address: str, parallel: int | None, runtime_env: str | None, err: Console) -> Backend:
+def cluster_backend(address: str, parallel: int | None, environment: dict[str, Any] | None, err: Console) -> Backend:
     """The Ray backend for ``--cluster``; imports Ray (and only here)."""
     try:
         from margo_adapters import cluster
     except ImportError as error:
         raise ValueError(f"--cluster needs Ray: pip install 'margo-gtp[cluster]' ({error})") from None
-    environment = cluster.parse_runtime_env(runtime_env)
 
     def replayed(game: int) -> None:
         _say(err, f"game {game}: its Ray worker was lost; playing it again")
@@ -464,15 +470,15 @@ def tournament(
     try:
         config = TournamentConfig.load(config_path)
         check_output_directory(config.out, "the tournament's out")
-        if not cluster:  # on a cluster the engines run on other machines: only they can tell
+        if cluster is None:  # on a cluster the engines run on other machines: only they can tell
             for entrant in config.engines:
                 missing = program_missing(shlex.split(entrant.command))
                 if missing:  # found now, not when the engine's first pairing comes up
                     raise TournamentConfigError(f"engine {entrant.name!r}: {missing}")
-        check_runtime_env(cluster, runtime_env)
+        environment = check_cluster_options(cluster, runtime_env)
         prepare_tournament_directory(config)
         # 'parallel' in the configuration is the number of games at once on the cluster too.
-        backend = cluster_backend(cluster, config.parallel, runtime_env, err) if cluster else None
+        backend = cluster_backend(cluster, config.parallel, environment, err) if cluster is not None else None
     except OSError as error:
         _fail(err, "margo-tournament", error, EXIT_USAGE)
     except (TournamentConfigError, ValueError) as error:

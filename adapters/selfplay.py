@@ -18,11 +18,13 @@ for the scripts that count them.
 
 from __future__ import annotations
 
+import errno
 import json
 import time
 from pathlib import Path
 from typing import Any
 
+from margo_gtp import textfile
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.engine.rules import RulePairError, merge_option_flags, parse_rule_pairs
 from margo_gtp.game.bots import PlayerBot
@@ -166,6 +168,10 @@ def format_summary(s: dict[str, Any]) -> str:
             f"Elo {elo_text}")
 
 
+#: Largest run file read (a game line is a few kilobytes; this is tens of thousands of games).
+MAX_RUN_FILE_BYTES = 256 * 1024 * 1024
+
+
 class RunFileError(Exception):
     """A JSON-lines file that cannot be read; the message names the file (and the line)."""
 
@@ -180,14 +186,14 @@ def read_json_lines(path: Path) -> list[tuple[str, Any]]:
     ``PATH:N: not a JSON line``. (The referee's resume and margo-web read live files,
     whose last line may be half written, and skip such lines instead.) What a line must
     hold is the caller's to check."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RunFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RunFileError(f"{path}: is a directory") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise RunFileError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    try:  # a regular file of at most MAX_RUN_FILE_BYTES: /dev/zero or a FIFO is refused at once
+        text = textfile.read_bytes(path, MAX_RUN_FILE_BYTES).decode("utf-8")
+    except textfile.TextFileError as error:
+        words = {errno.ENOENT: "no such file", errno.EISDIR: "is a directory"}
+        reason = words.get(error.errno or 0) or (f"cannot read: {error.reason}" if error.errno else error.reason)
+        raise RunFileError(f"{path}: {reason}") from None
+    except UnicodeDecodeError as error:
+        raise RunFileError(f"{path}: cannot read: {error}") from None
     values = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():

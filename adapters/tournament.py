@@ -33,6 +33,7 @@ error, as in margo-match).
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import tomllib
@@ -41,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from margo_gtp import textfile
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags
 
@@ -63,6 +65,8 @@ from margo_adapters.match_config import (
 from margo_adapters.stats import RatingsUndefined, ml_ratings
 
 FORMATS = ("round-robin", "gauntlet")
+#: Largest configuration file read (a real one is a few kilobytes; this stops /dev/zero).
+MAX_CONFIG_BYTES = 1024 * 1024
 _TOP_KEYS = {
     "format", "challenger", "games", "out", "size", "komi", "move_timeout", "command_timeout",
     "max_moves", "time_control", "parallel", "rules", "engines",
@@ -96,13 +100,16 @@ class TournamentConfig:
     @classmethod
     def load(cls, path: Path) -> "TournamentConfig":
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            text = textfile.read_text(path, MAX_CONFIG_BYTES)
+        except textfile.TextFileError as error:
+            reason = ("is a directory, not a TOML configuration" if error.errno == errno.EISDIR
+                      else "not a text file (a TOML configuration is UTF-8 text)" if error.reason == "is not UTF-8 text"
+                      else error.reason)
+            raise TournamentConfigError(f"{path}: {reason}") from None
+        try:
+            data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise TournamentConfigError(f"{path}: not valid TOML: {error}") from None
-        except UnicodeDecodeError:
-            raise TournamentConfigError(f"{path}: not a text file (a TOML configuration is UTF-8 text)") from None
-        except IsADirectoryError:
-            raise TournamentConfigError(f"{path}: is a directory, not a TOML configuration") from None
         return cls.from_mapping(data, base=path.parent)
 
     @classmethod

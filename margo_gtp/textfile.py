@@ -11,8 +11,11 @@ through :func:`read_text` (or :func:`read_bytes`), which
 - refuses a file larger than the caller's cap before reading it, and reads at most
   ``cap + 1`` bytes in case it grows meanwhile;
 - raises :class:`TextFileError`, whose message is one line naming the path and the
-  reason: ``PATH: no such file``, ``PATH: is a directory``, ``PATH: is a named pipe (FIFO),
-  not a regular file``, ``PATH: is larger than N bytes``, ``PATH: is not UTF-8 text``.
+  reason: the system's words for a failed ``open`` (``PATH: No such file or directory``,
+  ``PATH: Is a directory``, ``PATH: Permission denied``), ``PATH: is a named pipe (FIFO),
+  not a regular file`` (or a character device, ...), ``PATH: is larger than N bytes``,
+  ``PATH: is not UTF-8 text``. Its ``errno`` is the system's error number when there is
+  one (``ENOENT``, ``EISDIR``), so a caller may word those its own way.
 
 Files a user names for *writing* (a GTP log, ``printsgf FILE``) go through
 :func:`open_for_writing`: a FIFO with no reader would block ``open`` forever, so it is
@@ -39,16 +42,17 @@ DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 class TextFileError(ValueError):
     """Raised when a named file cannot be read as asked; ``str()`` is ``PATH: reason``"""
 
-    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+    def __init__(self, path: str | os.PathLike[str], reason: str, number: int | None = None) -> None:
         super().__init__(f"{os.fspath(path)}: {reason}")
         self.path = os.fspath(path)
         self.reason = reason
+        self.errno = number
 
 
 def _kind(mode: int) -> str:
     """What a file that is not a regular file is, in words."""
     if stat.S_ISDIR(mode):
-        return "is a directory"
+        return os.strerror(errno.EISDIR)  # as a failed open would say it
     if stat.S_ISFIFO(mode):
         return "is a named pipe (FIFO), not a regular file"
     if stat.S_ISCHR(mode):
@@ -60,12 +64,8 @@ def _kind(mode: int) -> str:
     return "is not a regular file"
 
 
-def _reason(error: OSError) -> str:
-    if error.errno == errno.ENOENT:
-        return "no such file"
-    if error.errno == errno.EISDIR:
-        return "is a directory"
-    return f"cannot read: {error.strerror or error}"
+def _error(path: str | os.PathLike[str], error: OSError) -> TextFileError:
+    return TextFileError(path, error.strerror or str(error), error.errno)
 
 
 def read_bytes(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
@@ -73,17 +73,17 @@ def read_bytes(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES)
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
-        raise TextFileError(path, _reason(error)) from None
+        raise _error(path, error) from None
     try:
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):  # checked before fdopen, which refuses a directory itself
-            raise TextFileError(path, _kind(status.st_mode))
+            raise TextFileError(path, _kind(status.st_mode), errno.EISDIR if stat.S_ISDIR(status.st_mode) else None)
         if status.st_size > max_bytes:
             raise TextFileError(path, f"is larger than {max_bytes} bytes")
         with os.fdopen(os.dup(descriptor), "rb") as handle:
             data = handle.read(max_bytes + 1)
     except OSError as error:
-        raise TextFileError(path, _reason(error)) from None
+        raise _error(path, error) from None
     finally:
         os.close(descriptor)
     if len(data) > max_bytes:  # it grew while being read

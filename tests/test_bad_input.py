@@ -204,10 +204,37 @@ def test_textfile_reads_only_regular_files_within_the_cap(tmp_path: Path) -> Non
     (tmp_path / "bin").write_bytes(b"\xff")
     for path, reason in [
         (tmp_path / "bin", "is not UTF-8 text"),
-        (tmp_path, "is a directory"),
-        (tmp_path / "missing", "no such file"),
+        (tmp_path, "Is a directory"),
+        (tmp_path / "missing", "No such file or directory"),
         (Path("/dev/zero"), "is a character device, not a regular file"),
     ]:
         with pytest.raises(textfile.TextFileError) as error:
             textfile.read_text(path)
         assert str(error.value) == f"{path}: {reason}"
+
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo"])
+def test_endless_inputs_are_refused_before_a_byte_is_read(tmp_path: Path, kind: str) -> None:
+    """/dev/zero was read until memory ran out; a FIFO blocked open() for ever."""
+    path = Path(kind)
+    reason = "is a character device, not a regular file"
+    if kind == "fifo":
+        path = tmp_path / "pipe"
+        os.mkfifo(path)
+        reason = "is a named pipe (FIFO), not a regular file"
+    cases = [
+        ([MARGO_TOURNAMENT, str(path)], f"margo-tournament: {path}: {reason}"),
+        ([MARGO_MATCH, "a", "b", "--cluster", "local", "--runtime-env", f"@{path}"],
+         f"margo-match: --runtime-env: cannot read {path}: {reason}"),
+        ([MARGO_MATCH, "a", "b", "--openings", str(path), "--out", str(tmp_path / "m")],
+         f"margo-match: --openings: cannot read opening book {path}: {reason}"),
+        ([sys.executable, str(SCRIPTS / "strength-report"), str(path)], f"strength-report: {path}: {reason}"),
+        ([sys.executable, str(SCRIPTS / "resign-check"), str(path)], f"resign-check: {path}: {reason}"),
+    ]
+    for argv, message in cases:
+        done = run(argv, timeout=60)
+        assert (done.returncode, done.stderr.splitlines()[-1:]) == (2, [message]), argv
+        assert "Traceback" not in done.stderr

@@ -186,8 +186,8 @@ def test_a_huge_bad_token_is_quoted_as_a_bounded_excerpt(tmp_path):
     "make, reason",
     [
         (lambda p: os.mkfifo(p), "is a named pipe (FIFO), not a regular file"),
-        (lambda p: p.mkdir(), "is a directory"),
-        (lambda p: None, "no such file"),
+        (lambda p: p.mkdir(), "Is a directory"),
+        (lambda p: None, "No such file or directory"),
     ],
     ids=["fifo", "directory", "missing"],
 )
