@@ -39,7 +39,7 @@ from margo_gtp.game.faults import EngineStartError
 
 from margo_adapters.match_runners import Backend
 from margo_adapters.referee import run_match
-from margo_adapters.results_log import SUMMARY_FILE, MatchMismatch, write_atomically
+from margo_adapters.results_log import MATCH_FILE, RESULTS_FILE, SUMMARY_FILE, MatchMismatch, write_atomically
 from margo_adapters.match_config import (
     Adjudication,
     EngineSpec,
@@ -49,10 +49,12 @@ from margo_adapters.match_config import (
     check_limits,
     default_names,
 )
+from margo_adapters.runlock import lock_folder
 from margo_adapters.sprt import SprtSpec
 from margo_adapters.stats import elo_interval, match_statistics, model_counts, summarize_match
 from margo_adapters.tournament import (
     TournamentConfig,
+    TOURNAMENT_FILE,
     TournamentConfigError,
     prepare_tournament_directory,
     run_tournament,
@@ -119,6 +121,11 @@ def match(
         backend = cluster_backend(cluster, parallel, environment, err) if cluster is not None else None
     except ValueError as error:
         _fail(err, "margo-match", error, EXIT_USAGE)
+    try:  # held until this process exits: one referee writes a folder at a time
+        lock = lock_folder(out, "--out")
+        check_run_folder(out, "--out", foreign={TOURNAMENT_FILE: "a margo-tournament folder"})
+    except (ValueError, OSError) as error:
+        _fail(err, "margo-match", error, EXIT_USAGE)
     reporter = MatchReporter(err, config, sprt_spec, progress=progress, quiet=quiet)
     _say(err, f"margo-match: writing to {out}{os.sep} (results.jsonl, game-NNNN.sgf, summary.json)")
     try:
@@ -143,6 +150,7 @@ def match(
         print(json.dumps(summary, indent=2))
     else:
         print_match_summary(Console(), summary)
+    lock.release()
     if run.interrupted:
         _say(err, f"interrupted: {summary['games']} of {config.games} games finished and kept in {out}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
@@ -182,6 +190,21 @@ def check_output_directory(path: Path, what: str) -> None:
                 detail = "is a file" if place == path else f"lies under {place}, which is a file"
                 raise ValueError(f"{what} {path} {detail}, not a directory")
             return
+
+
+def check_run_folder(directory: Path, option: str, foreign: dict[str, str]) -> None:
+    """ValueError, before any game is played, when ``directory`` holds another tool's
+    output (``foreign``: file name -> what it marks; margo-match and margo-tournament
+    would overwrite each other's summary.json) or when a file the run writes there is a
+    directory or anything but a regular file (found only after all games otherwise)."""
+    for name, what in foreign.items():
+        if (directory / name).exists():
+            raise ValueError(f"{option} {directory} is {what} (it holds {name}); use another {option}")
+    for name in (SUMMARY_FILE, RESULTS_FILE, MATCH_FILE):
+        path = directory / name
+        if (path.exists() or path.is_symlink()) and not path.is_file():
+            kind = "a directory" if path.is_dir() else "not a regular file"
+            raise ValueError(f"{path} is {kind}; the run writes a file there: move it away or use another {option}")
 
 
 def check_cluster_options(cluster: str | None, runtime_env: str | None) -> dict[str, Any] | None:
@@ -476,6 +499,10 @@ def tournament(
                 if missing:  # found now, not when the engine's first pairing comes up
                     raise TournamentConfigError(f"engine {entrant.name!r}: {missing}")
         environment = check_cluster_options(cluster, runtime_env)
+        lock = lock_folder(config.out, "'out'")  # held until this process exits
+        check_run_folder(config.out, "'out'", foreign={MATCH_FILE: "a margo-match folder", RESULTS_FILE: "a margo-match folder"})
+        for number, (a, b) in enumerate(config.pairings(), 1):
+            check_run_folder(config.pairing_directory(number, a, b), "'out'", foreign={TOURNAMENT_FILE: "a margo-tournament folder"})
         prepare_tournament_directory(config)
         # 'parallel' in the configuration is the number of games at once on the cluster too.
         backend = cluster_backend(cluster, config.parallel, environment, err) if cluster is not None else None
@@ -518,6 +545,7 @@ def tournament(
         print(json.dumps(report, indent=2))
     else:
         print_tournament_report(Console(), names, report)
+    lock.release()
     if run.interrupted:
         _say(err, "interrupted: finished games are kept; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)

@@ -62,6 +62,7 @@ from margo_adapters.match_config import (
     check_engine_command,
     check_limits,
 )
+from margo_adapters.runlock import lock_folder
 from margo_adapters.stats import RatingsUndefined, ml_ratings
 
 FORMATS = ("round-robin", "gauntlet")
@@ -284,10 +285,12 @@ def run_tournament(
         match_config = config.match_config(a, b)
         on_start, on_game = on_pairing(number, a, b, match_config) if on_pairing else (None, None)
         directory = config.pairing_directory(number, a, b)
-        run: MatchRun = run_match(match_config, directory, on_game=on_game, on_start=on_start, backend=backend)
-        records[(a.name, b.name)] = run.records
-        if on_pairing_done is not None:
-            on_pairing_done(directory, match_config, run)
+        # The pairing's folder is a match folder: a margo-match --out on it must wait too.
+        with lock_folder(directory, "'out'"):
+            run: MatchRun = run_match(match_config, directory, on_game=on_game, on_start=on_start, backend=backend)
+            records[(a.name, b.name)] = run.records
+            if on_pairing_done is not None:
+                on_pairing_done(directory, match_config, run)
         if run.interrupted:
             return TournamentRun(records, interrupted=True)
     return TournamentRun(records)

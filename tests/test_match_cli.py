@@ -408,3 +408,76 @@ def test_the_cluster_start_up_check_names_the_node_and_the_engine(tmp_path):
         missing.check()
     missing.runner.close()
     assert str(error.value).startswith(f"on node {socket.gethostname()}: cannot start engine B 'no-such-engine-xyz': ")
+
+
+# ---------------------------------------------------------------------------------------
+# One writer per folder; folders of the other tool; files that are directories
+
+
+def test_a_second_referee_on_a_locked_folder_is_refused_naming_the_holder(tmp_path):
+    import socket
+
+    from margo_adapters.runlock import lock_folder
+
+    out = tmp_path / "out"
+    with lock_folder(out):  # this test process plays the first referee
+        done = subprocess.run([MARGO_MATCH, RANDOM, RANDOM, "--games", "1", "--size", "3", "--out", str(out), "--no-progress"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and done.stdout == ""
+        holder = json.loads((out / ".lock").read_text())
+        assert holder["pid"] == os.getpid() and holder["host"] == socket.gethostname()
+        assert done.stderr.splitlines() == [
+            f"margo-match: {out} is in use by another run: pid {os.getpid()} on host {holder['host']}, "
+            f"since {holder['started']}: {holder['command']}; wait for it or use another --out"
+        ]
+        assert not (out / "results.jsonl").exists()
+        config = tmp_path / "t.toml"
+        config.write_text(f'out = "out"\ngames = 1\nsize = 3\n[[engines]]\ncommand = "{RANDOM}"\nname = "x"\n'
+                          f'[[engines]]\ncommand = "{RANDOM}"\nname = "y"\n')
+        done = subprocess.run([MARGO_TOURNAMENT, str(config), "--no-progress"], capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stderr.splitlines()[-1]) == (2, (
+            f"margo-tournament: {out} is in use by another run: pid {os.getpid()} on host {holder['host']}, "
+            f"since {holder['started']}: {holder['command']}; wait for it or use another 'out'"))
+    done = subprocess.run([MARGO_MATCH, RANDOM, RANDOM, "--games", "1", "--size", "3", "--out", str(out), "--no-progress", "-q"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and len(results(out)) == 1
+
+
+def test_the_lock_of_a_killed_referee_is_gone_with_it(tmp_path):
+    from margo_adapters.runlock import lock_folder
+
+    out = tmp_path / "out"
+    holder = subprocess.Popen([sys.executable, "-c", f"from margo_adapters.runlock import lock_folder; from pathlib import Path; "
+                               f"lock_folder(Path({str(out)!r})); print('held', flush=True); import time; time.sleep(600)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        with pytest.raises(ValueError, match=f"in use by another run: pid {holder.pid} "):
+            lock_folder(out)
+    finally:
+        holder.kill()
+        holder.wait()
+    lock_folder(out).release()  # kill -9 released it: no stale lock to clean up
+
+
+def test_match_and_tournament_folders_are_not_mixed_and_a_summary_that_is_a_directory_is_found_first(tmp_path):
+    tournament_folder = tmp_path / "t"
+    tournament_folder.mkdir()
+    (tournament_folder / "tournament.json").write_text("{}")
+    result = run_cli(match_app(), [RANDOM, RANDOM, "--out", str(tournament_folder)])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [
+        f"margo-match: --out {tournament_folder} is a margo-tournament folder (it holds tournament.json); use another --out"])
+    match_folder = tmp_path / "m"
+    match_folder.mkdir()
+    (match_folder / "match.json").write_text("{}")
+    config = tmp_path / "t.toml"
+    config.write_text(f'out = "m"\n[[engines]]\ncommand = "{RANDOM}"\nname = "x"\n[[engines]]\ncommand = "{RANDOM}"\nname = "y"\n')
+    result = run_cli(tournament_app(), [str(config)])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [
+        f"margo-tournament: 'out' {match_folder} is a margo-match folder (it holds match.json); use another 'out'"])
+    fresh = tmp_path / "fresh"
+    (fresh / "summary.json").mkdir(parents=True)
+    result = run_cli(match_app(), [RANDOM, RANDOM, "--games", "1", "--size", "3", "--out", str(fresh)])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [
+        f"margo-match: {fresh / 'summary.json'} is a directory; the run writes a file there: move it away or use another --out"])
+    assert not (fresh / "results.jsonl").exists()  # refused before any game
