@@ -49,6 +49,7 @@ from margo_adapters.match_config import (
     check_limits,
     default_names,
 )
+from margo_adapters.limits import check_bounds
 from margo_adapters.runlock import lock_folder
 from margo_adapters.sprt import SprtSpec
 from margo_adapters.stats import elo_interval, match_statistics, model_counts, summarize_match
@@ -111,6 +112,8 @@ def match(
             command_timeout=command_timeout, time_control=time_control, max_moves=max_moves, parallel=parallel or 1,
             name_a=name_a, name_b=name_b, wire_log=wire_log, openings=openings, adjudicate=adjudicate,
         )
+        check_bounds(games=games, move_timeout=move_timeout, command_timeout=command_timeout, parallel=parallel,
+                     on_cluster=cluster is not None, spelled=lambda key: "--" + key.replace("_", "-"))
         sprt_spec = SprtSpec.parse(sprt) if sprt is not None else None
         check_output_directory(out, "--out")
         if cluster is not None and wire_log:
@@ -499,6 +502,8 @@ def tournament(
                 if missing:  # found now, not when the engine's first pairing comes up
                     raise TournamentConfigError(f"engine {entrant.name!r}: {missing}")
         environment = check_cluster_options(cluster, runtime_env)
+        check_bounds(games=config.games, move_timeout=config.move_timeout or 0, command_timeout=config.command_timeout,
+                     parallel=config.parallel, on_cluster=cluster is not None, spelled=repr)
         lock = lock_folder(config.out, "'out'")  # held until this process exits
         check_run_folder(config.out, "'out'", foreign={MATCH_FILE: "a margo-match folder", RESULTS_FILE: "a margo-match folder"})
         for number, (a, b) in enumerate(config.pairings(), 1):

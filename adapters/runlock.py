@@ -2,22 +2,24 @@
 
 Two referees started on one folder would each play the missing games and append them to
 the same ``results.jsonl``: ten games written twice, with different results. So a run
-takes an exclusive ``flock`` on ``DIR/.lock`` before it reads anything there and holds it
-until it exits. The kernel releases the lock when the process ends, however it ends
-(Ctrl-C, ``kill -9``, a crash), so a lock is never stale and there is nothing to clean
-up; the file itself stays and is reused. A second run refuses at once with one line
-naming who holds the folder::
+takes an exclusive ``flock`` on the folder itself before it reads anything there and
+holds it until it exits. The kernel releases the lock when the process ends, however it
+ends (Ctrl-C, ``kill -9``, a crash), so a lock is never stale and nothing needs cleaning
+up. A second run refuses at once with one line naming who holds the folder::
 
     margo-match: runs/m1 is in use by another run: pid 4242 on host box, since
     2026-11-24T11:50:01Z: margo-match a b --out runs/m1; wait for it or use another --out
 
-What the lock file holds (JSON: ``pid``, ``host``, ``started``, ``command``) is only for
-that message; the lock is the ``flock``. ``flock`` works on local file systems; on NFS
+Who holds it is written to ``DIR/.lock`` (JSON: ``pid``, ``host``, ``started``,
+``command``) while the lock is held, for that message only, and removed on release (at
+the latest when the interpreter exits); one left by a killed run is simply overwritten.
+The lock is the ``flock``, never the file. ``flock`` works on local file systems; on NFS
 it depends on the server (Linux maps it to POSIX locks there).
 """
 
 from __future__ import annotations
 
+import atexit
 import datetime
 import fcntl
 import json
@@ -48,8 +50,10 @@ class FolderLock:
 
     def release(self) -> None:
         if self._descriptor is not None:
+            (self.directory / LOCK_FILE).unlink(missing_ok=True)  # first: the lock still guards it
             os.close(self._descriptor)  # closing the last descriptor drops the flock
             self._descriptor = None
+            atexit.unregister(self.release)
 
     def __enter__(self) -> "FolderLock":
         return self
@@ -62,13 +66,12 @@ def lock_folder(directory: Path, option: str = "--out") -> FolderLock:
     """Create ``directory`` if needed and take its lock; :class:`FolderInUse` when another
     process has it (``option`` is how the user named the folder, for the advice)."""
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / LOCK_FILE
-    descriptor = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    descriptor = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(descriptor)
-        raise FolderInUse(f"{directory} is in use by another run: {_holder(path)}; "
+        raise FolderInUse(f"{directory} is in use by another run: {_holder(directory / LOCK_FILE)}; "
                           f"wait for it or use another {option}") from None
     except BaseException:
         os.close(descriptor)
@@ -80,9 +83,16 @@ def lock_folder(directory: Path, option: str = "--out") -> FolderLock:
     }
     if len(holder["command"]) > MAX_COMMAND_CHARACTERS:  # it is quoted in another run's error line
         holder["command"] = holder["command"][:MAX_COMMAND_CHARACTERS] + "..."
-    os.ftruncate(descriptor, 0)
-    os.pwrite(descriptor, (json.dumps(holder) + "\n").encode(), 0)
-    return FolderLock(directory, descriptor)
+    lock = FolderLock(directory, descriptor)
+    atexit.register(lock.release)
+    try:
+        temporary = directory / f"{LOCK_FILE}.{os.getpid()}.tmp"
+        temporary.write_text(json.dumps(holder) + "\n", encoding="utf-8")
+        os.replace(temporary, directory / LOCK_FILE)
+    except BaseException:
+        lock.release()
+        raise
+    return lock
 
 
 def _holder(path: Path) -> str:

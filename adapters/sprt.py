@@ -41,6 +41,12 @@ from margo_gtp.options import OptionError, PairError, read_decimal, read_pairs, 
 REGULARIZE_EPSILON = 1e-3
 #: Normalized Elo per unit of the t-value (fishtest's ``nelo_divided_by_nt``).
 NELO_PER_T = 800.0 / math.log(10.0)
+#: Largest |elo0|, |elo1| an SPRT takes: beyond it the expected score is within 0.3% of
+#: 0 or 1 (and 10**(elo/400) overflows a float near 123,000 Elo).
+MAX_SPRT_ELO = 1000.0
+#: Smallest alpha/beta: log((1 - beta) / alpha) stays finite (JSON has no Infinity) and a
+#: bound of about 21 LLR units is already far beyond any practical test.
+MIN_SPRT_ERROR_RATE = 1e-9
 _STANDARD_NORMAL = NormalDist()
 Z975 = _STANDARD_NORMAL.inv_cdf(0.975)
 
@@ -174,6 +180,9 @@ class SprtSpec:
                 values[key] = read_decimal(value, f"--sprt {key}", bounds="finite")
             except OptionError as error:
                 raise ValueError(str(error)) from None
+            if key.startswith("elo") and abs(values[key]) > MAX_SPRT_ELO:
+                raise ValueError(f"--sprt {key} must be within -{MAX_SPRT_ELO:g} to +{MAX_SPRT_ELO:g} Elo "
+                                 f"(a score of 0.3% to 99.7%): {value!r}")
         spec = cls(**values)
         if not spec.elo0 < spec.elo1:
             raise ValueError(f"--sprt needs elo0 < elo1: elo0={spec.elo0:g} elo1={spec.elo1:g}")
@@ -181,6 +190,9 @@ class SprtSpec:
             rate = getattr(spec, name)
             if not 0 < rate < 0.5:
                 raise ValueError(f"--sprt {name} must be between 0 and 0.5: {rate:g}")
+            if rate < MIN_SPRT_ERROR_RATE:
+                raise ValueError(f"--sprt {name} must be at least {MIN_SPRT_ERROR_RATE:g} "
+                                 f"(a smaller error rate puts the bound out of any match's reach): {rate:g}")
         return spec
 
     @property

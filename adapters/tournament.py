@@ -287,7 +287,10 @@ def run_tournament(
         directory = config.pairing_directory(number, a, b)
         # The pairing's folder is a match folder: a margo-match --out on it must wait too.
         with lock_folder(directory, "'out'"):
-            run: MatchRun = run_match(match_config, directory, on_game=on_game, on_start=on_start, backend=backend)
+            try:
+                run: MatchRun = run_match(match_config, directory, on_game=on_game, on_start=on_start, backend=backend)
+            except MatchMismatch as error:  # the referee's advice names margo-match's option
+                raise MatchMismatch(str(error).replace("use another --out", "use another 'out'")) from None
             records[(a.name, b.name)] = run.records
             if on_pairing_done is not None:
                 on_pairing_done(directory, match_config, run)

@@ -481,3 +481,58 @@ def test_match_and_tournament_folders_are_not_mixed_and_a_summary_that_is_a_dire
     assert (result.exit_code, result.stderr.splitlines()) == (2, [
         f"margo-match: {fresh / 'summary.json'} is a directory; the run writes a file there: move it away or use another --out"])
     assert not (fresh / "results.jsonl").exists()  # refused before any game
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--games", "1000000000"], "margo-match: --games must be at most 1000000 (play a longer test as several matches): 1000000000"),
+        (["--move-timeout", "3e6"], "margo-match: --move-timeout must be at most 604800 seconds (a week; 0 means no limit): 3e+06"),
+        (["--command-timeout", "1e10"], "margo-match: --command-timeout must be at most 604800 seconds (a week): 1e+10"),
+        (["--parallel", "5000", "--cluster", "local"], "margo-match: --parallel must be at most 4096 Ray game slots: 5000"),
+        (["--sprt", "elo0=-200000 elo1=0"],
+         "margo-match: --sprt elo0 must be within -1000 to +1000 Elo (a score of 0.3% to 99.7%): '-200000'"),
+    ],
+)
+def test_values_that_would_exhaust_memory_or_overflow_are_bounded(tmp_path, options, message):
+    out = tmp_path / "out"
+    result = run_cli(match_app(), ["a", "b", "--out", str(out), *options])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [message])
+    assert not out.exists()
+
+
+def test_parallel_is_capped_at_four_games_per_cpu_and_a_failed_fork_is_one_line(tmp_path, monkeypatch):
+    from margo_adapters.limits import local_parallel_cap
+
+    cap = local_parallel_cap()
+    assert cap == 4 * (os.cpu_count() or 1)
+    result = run_cli(match_app(), ["a", "b", "--out", str(tmp_path / "o"), "--parallel", str(cap + 1)])
+    assert result.stderr.splitlines() == [f"margo-match: --parallel must be at most {cap} on this machine "
+                                          f"(4 games per CPU; each game runs two engine processes): {cap + 1}"]
+    config = tmp_path / "t.toml"
+    config.write_text(f'parallel = {cap + 1}\ngames = 2000000\n[[engines]]\ncommand = "{RANDOM}"\n[[engines]]\ncommand = "{RANDOM} "\n')
+    result = run_cli(tournament_app(), [str(config)])
+    assert result.stderr.splitlines() == [
+        "margo-tournament: 'games' must be at most 1000000 (play a longer test as several matches): 2000000"]
+    config.write_text(f'parallel = {cap + 1}\n[[engines]]\ncommand = "{RANDOM}"\n[[engines]]\ncommand = "{RANDOM} "\n')
+    result = run_cli(tournament_app(), [str(config)])
+    assert result.stderr.splitlines() == [f"margo-tournament: 'parallel' must be at most {cap} on this machine "
+                                          f"(4 games per CPU; each game runs two engine processes): {cap + 1}"]
+
+    import errno
+    import multiprocessing.process
+
+    started = []
+    real_start = multiprocessing.process.BaseProcess.start
+
+    def start_until_the_process_limit(process):
+        if started:  # the second fork hits the limit
+            raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+        started.append(process)
+        real_start(process)
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start_until_the_process_limit)
+    config = MatchConfig(EngineSpec("A", "a", RANDOM), EngineSpec("B", "b", RANDOM), games=4, rules=Rules(size=3), parallel=2)
+    with pytest.raises(RuntimeError) as error:
+        run_match(config, tmp_path / "m")
+    assert str(error.value) == f"cannot start worker process {started[0].name[:-1]}2: Resource temporarily unavailable; lower --parallel"

@@ -133,3 +133,29 @@ def test_llr_of_the_observed_score_is_positive_against_any_other(counts):
     observed = estimate(counts).elo
     assert llr_logistic(observed - 7.0, observed, counts) >= -1e-9
     assert llr_logistic(observed + 7.0, observed, counts) >= -1e-9
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("elo0=-200000 elo1=0", "--sprt elo0 must be within -1000 to +1000 Elo (a score of 0.3% to 99.7%): '-200000'"),
+        ("elo0=0 elo1=1e6", "--sprt elo1 must be within -1000 to +1000 Elo (a score of 0.3% to 99.7%): '1e6'"),
+        ("alpha=1e-320", "--sprt alpha must be at least 1e-09 (a smaller error rate puts the bound out of any match's reach): 9.99989e-321"),
+        ("beta=1e-10", "--sprt beta must be at least 1e-09 (a smaller error rate puts the bound out of any match's reach): 1e-10"),
+    ],
+)
+def test_sprt_spec_rejects_values_whose_bounds_or_scores_overflow(text, message):
+    """elo0=-200000 crashed after game 1 (10**500 overflows); alpha=1e-320 gave an
+    infinite upper bound, written as Infinity, which is not JSON."""
+    with pytest.raises(ValueError) as error:
+        SprtSpec.parse(text)
+    assert str(error.value) == message
+
+
+def test_the_extreme_accepted_sprt_has_finite_bounds_and_llr():
+    import json
+
+    spec = SprtSpec.parse("elo0=-1000 elo1=1000 alpha=1e-9 beta=1e-9")
+    status = spec.status([3, 1, 2])
+    json.dumps(status, allow_nan=False)  # finite throughout: valid JSON
+    assert status["upper"] == round(math.log((1 - 1e-9) / 1e-9), 6) and status["result"] is None
