@@ -118,3 +118,22 @@ def open_for_writing(path: str | os.PathLike[str], append: bool = False) -> IO[s
     except BaseException:
         os.close(descriptor)
         raise
+
+
+def append_line(handle: IO[str], line: str) -> None:
+    """Append ``line`` (one whole line) to a file from :func:`open_for_writing`, unbuffered.
+    If the write fails part way (a full disk), the part written is cut off again, so a
+    regular file still ends with a complete line for whoever reads or resumes it; the
+    OSError is raised."""
+    handle.flush()
+    descriptor = handle.fileno()
+    status = os.fstat(descriptor)
+    start = status.st_size if stat.S_ISREG(status.st_mode) else None
+    rest = memoryview(line.encode("utf-8"))
+    try:
+        while rest:
+            rest = rest[os.write(descriptor, rest):]
+    except OSError:
+        if start is not None:
+            os.ftruncate(descriptor, start)
+        raise

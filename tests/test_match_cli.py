@@ -535,4 +535,4 @@ def test_parallel_is_capped_at_four_games_per_cpu_and_a_failed_fork_is_one_line(
     config = MatchConfig(EngineSpec("A", "a", RANDOM), EngineSpec("B", "b", RANDOM), games=4, rules=Rules(size=3), parallel=2)
     with pytest.raises(RuntimeError) as error:
         run_match(config, tmp_path / "m")
-    assert str(error.value) == f"cannot start worker process {started[0].name[:-1]}2: Resource temporarily unavailable; lower --parallel"
+    assert str(error.value) == "cannot start worker process 2 of 2: Resource temporarily unavailable; lower --parallel"

@@ -187,3 +187,47 @@ def test_ctrl_c_stops_tune_and_the_same_command_continues(tmp_path: Path) -> Non
     straight = tune("--iterations", str(len(iterations) + 1), "--seed", "4", "--params", "c")
     resumed = tune("--iterations", str(len(iterations) + 1), "--seed", "4", "--params", "c", "--out", str(out))
     assert resumed == straight[-2:]  # the next iteration and the spec, as in one go
+
+
+def _file_size_limit(limit: int):
+    """preexec_fn: writes past ``limit`` bytes fail with EFBIG ("File too large") as on a
+    full disk (SIGXFSZ ignored, and an ignored signal stays ignored across exec)."""
+    import resource
+    import signal
+
+    def apply() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+@pytest.mark.parametrize(
+    "script, args",
+    [
+        ("tune", ["--size", "3", "--playouts", "8", "--iterations", "3", "--params", "c"]),
+        ("strength", ["random", "random", "--size", "3", "--games", "3"]),
+    ],
+)
+def test_a_full_disk_mid_run_is_one_line_and_exit_2(tmp_path, script, args):
+    out = tmp_path / "out.jsonl"
+    done = subprocess.run([str(SCRIPTS / script), *args, "--out", str(out)], capture_output=True, text=True, timeout=120,
+                          preexec_fn=_file_size_limit(300))
+    assert (done.returncode, done.stderr.splitlines()[-1:]) == (2, [f"{script}: cannot write {str(out)!r}: File too large"])
+    assert "Traceback" not in done.stderr
+    assert all(json.loads(line) for line in out.read_text().splitlines())  # only complete lines were kept
+
+
+@pytest.mark.parametrize(
+    "script, args, message",
+    [
+        ("strength", ["random", "random", "--size", "3", "--games", "1"], "strength: cannot write '/dev/full': No space left on device"),
+        ("tune", ["--size", "3", "--iterations", "1"],
+         "tune: error: --out: cannot resume: /dev/full: is a character device, not a regular file"),
+        ("openings", ["--size", "3", "--count", "1"], "openings: error: --out: not a regular file: '/dev/full'"),
+    ],
+)
+def test_scripts_writing_to_dev_full_fail_in_one_line(script, args, message):
+    done = subprocess.run([str(SCRIPTS / script), *args, "--out", "/dev/full"], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr.splitlines()[-1:]) == (2, [message])
+    assert "Traceback" not in done.stderr
