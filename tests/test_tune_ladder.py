@@ -231,3 +231,14 @@ def test_scripts_writing_to_dev_full_fail_in_one_line(script, args, message):
     done = subprocess.run([str(SCRIPTS / script), *args, "--out", "/dev/full"], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr.splitlines()[-1:]) == (2, [message])
     assert "Traceback" not in done.stderr
+
+
+def test_ladder_report_only_without_games_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    """It raised matplotlib's ValueError, after writing tournament.toml files."""
+    out = tmp_path / "ladder"
+    (out / "size-3").mkdir(parents=True)
+    done = subprocess.run([str(SCRIPTS / "ladder"), "--report-only", "--sizes", "3,5", "--out", str(out),
+                           "--doc", str(tmp_path / "strength.md")], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr.splitlines()) == (2, [
+        f"ladder: --report-only: no finished games under {out} for sizes 3,5; play them first (without --report-only)"])
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["ladder", "ladder/size-3"]
