@@ -20,7 +20,9 @@ import json
 import math
 import os
 import shlex
+import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Annotated, Any, Optional
 
 import typer
@@ -107,11 +109,15 @@ def match(
 ) -> None:
     err = _err_console()
     try:
-        config = match_config_from_options(
-            engine_a, engine_b, games=games, size=size, rules=rule or [], komi=komi, move_timeout=move_timeout,
-            command_timeout=command_timeout, time_control=time_control, max_moves=max_moves, parallel=parallel or 1,
-            name_a=name_a, name_b=name_b, wire_log=wire_log, openings=openings, adjudicate=adjudicate,
-        )
+        check_not_empty({"--time-control": time_control, "--adjudicate": adjudicate, "--sprt": sprt,
+                         "--runtime-env": runtime_env, "--name-a": name_a, "--name-b": name_b})
+        with BookProgress(err, openings, bar=progress) as book_progress:
+            config = match_config_from_options(
+                engine_a, engine_b, games=games, size=size, rules=rule or [], komi=komi, move_timeout=move_timeout,
+                command_timeout=command_timeout, time_control=time_control, max_moves=max_moves, parallel=parallel or 1,
+                name_a=name_a, name_b=name_b, wire_log=wire_log, openings=openings, adjudicate=adjudicate,
+                on_book_progress=book_progress,
+            )
         check_bounds(games=games, move_timeout=move_timeout, command_timeout=command_timeout, parallel=parallel,
                      on_cluster=cluster is not None, spelled=lambda key: "--" + key.replace("_", "-"))
         sprt_spec = SprtSpec.parse(sprt) if sprt is not None else None
@@ -195,6 +201,15 @@ def check_output_directory(path: Path, what: str) -> None:
             return
 
 
+def check_not_empty(values: dict[str, str | None]) -> None:
+    """ValueError for an option given an empty value. Every option is turned off (or left
+    at its default) by leaving it out; ``--sprt ''`` ran the default test while
+    ``--time-control ''`` meant none, so an empty value now means neither."""
+    for option, value in values.items():
+        if value is not None and not value.strip():
+            raise ValueError(f"{option} is empty: give it a value, or leave {option} out")
+
+
 def check_run_folder(directory: Path, option: str, foreign: dict[str, str]) -> None:
     """ValueError, before any game is played, when ``directory`` holds another tool's
     output (``foreign``: file name -> what it marks; margo-match and margo-tournament
@@ -253,6 +268,7 @@ def match_config_from_options(
     wire_log: bool = False,
     openings: Path | None = None,
     adjudicate: str | None = None,
+    on_book_progress: Callable[[int, int], None] | None = None,
 ) -> MatchConfig:
     """The :class:`MatchConfig` the ``margo-match`` options describe; ValueError quoting a bad one."""
     check_limits(move_timeout, command_timeout, max_moves, lambda key: "--" + key.replace("_", "-"))
@@ -266,7 +282,7 @@ def match_config_from_options(
         raise ValueError(str(error)) from None
     default_a, default_b = default_names(engine_a, engine_b)
     try:
-        book = load_openings(openings, rule_set) if openings is not None else ()
+        book = load_openings(openings, rule_set, on_book_progress) if openings is not None else ()
     except OpeningsError as error:
         raise ValueError(f"--openings: {error}") from None
     return MatchConfig(
@@ -283,6 +299,40 @@ def match_config_from_options(
         openings=book,
         adjudication=Adjudication.parse(adjudicate) if adjudicate is not None else None,
     )
+
+
+class BookProgress:
+    """Shows how far the check of a large opening book has come (a 9 MB book takes seconds,
+    minutes on a loaded machine, and printed nothing): a transient bar on stderr, or one
+    line without the bar. Books under :attr:`LARGE_BYTES` are checked silently."""
+
+    LARGE_BYTES = 1024 * 1024
+
+    def __init__(self, console: Console, book: Path | None, *, bar: bool) -> None:
+        self.console = console
+        self.book = book
+        self.bar = bar
+        self.progress: Progress | None = None
+        self.task: Any = None
+
+    def __enter__(self) -> "BookProgress":
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if total < self.LARGE_BYTES or done >= total and self.progress is None:
+            return
+        if self.progress is None:
+            if not self.bar:
+                _say(self.console, f"margo-match: checking the opening book {self.book} ({total / 1e6:.1f} MB)")
+            self.progress = Progress(TextColumn("checking the opening book"), BarColumn(), TimeElapsedColumn(),
+                                     console=self.console, transient=True, disable=not self.bar)
+            self.progress.__enter__()
+            self.task = self.progress.add_task("book", total=total)
+        self.progress.update(self.task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(None, None, None)
 
 
 def game_line(record: dict[str, Any]) -> str:
@@ -302,9 +352,11 @@ class MatchReporter:
     pairing of a tournament); also the SPRT's stopping rule and the repeated-game warning."""
 
     def __init__(
-        self, console: Console, config: MatchConfig, sprt_spec: SprtSpec | None, *, progress: bool, quiet: bool, title: str = ""
+        self, console: Console, config: MatchConfig, sprt_spec: SprtSpec | None, *, progress: bool, quiet: bool, title: str = "",
+        book_option: str = "--openings",
     ) -> None:
         self.console = console
+        self.book_option = book_option  # how the warning names the opening book: option or TOML key
         self.config = config
         self.sprt_spec = sprt_spec
         self.quiet = quiet
@@ -370,7 +422,8 @@ class MatchReporter:
             self.warned = True
             _say(self.console, (
                 f"warning: games {earlier} and {record['game']} are move for move the same: the engines look "
-                "deterministic, so the games will repeat; give an opening book (--openings) or different seeds"
+                "deterministic, so the games will repeat; give an opening book "
+                f"({self.book_option}) or different seeds"
             ))
 
 
@@ -464,8 +517,15 @@ def _signed(value: float | None, infinite: str = "inf") -> str:
     return infinite if value is None else f"{value:+.0f}"
 
 
+def _help_markup() -> Any:
+    """typer's rich help draws boxes sized to the terminal; through a pipe (``--help | less``)
+    rich assumes 80 columns and the long option names leave the descriptions about 15, so
+    there click's plain two-column help is used instead (``TERMINAL_WIDTH`` keeps rich)."""
+    return "rich" if sys.stdout.isatty() or os.environ.get("TERMINAL_WIDTH") else None
+
+
 def match_app() -> typer.Typer:
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=_help_markup())
     app.command(help=_MATCH_HELP)(match)
     return app
 
@@ -521,7 +581,8 @@ def tournament(
     def on_pairing(number: int, a: Any, b: Any, match_config: MatchConfig) -> tuple[Any, Any]:
         if reporters:
             reporters[-1].__exit__(None, None, None)
-        reporter = MatchReporter(err, match_config, None, progress=progress, quiet=quiet, title=f"[{number}] A={a.name} B={b.name}:")
+        reporter = MatchReporter(err, match_config, None, progress=progress, quiet=quiet, title=f"[{number}] A={a.name} B={b.name}:",
+                                 book_option="the configuration's 'openings'")
         reporter.__enter__()
         reporters.append(reporter)
         return reporter.start, reporter.game_done
@@ -586,7 +647,7 @@ def print_tournament_report(console: Console, names: list[str], report: dict[str
 
 
 def tournament_app() -> typer.Typer:
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=_help_markup())
     app.command(help=_TOURNAMENT_HELP)(tournament)
     return app
 

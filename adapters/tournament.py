@@ -19,6 +19,8 @@ Configuration (every key but ``engines`` optional)::
     max_moves = 300             # then adjudicated by ball count
     time_control = "60 10 5"    # sent as time_settings
     parallel = 1                # games in parallel processes within a pairing
+    openings = "book.sgf"       # opening book, as margo-match --openings (relative to this file)
+    adjudicate = "margin=30 moves=10"  # as margo-match --adjudicate
     [rules]                     # any rules.md section 9 option, values as margo-set_rules takes them
     swap = "on"
     [[engines]]
@@ -56,12 +58,14 @@ from margo_adapters.results_log import (
     write_atomically,
 )
 from margo_adapters.match_config import (
+    Adjudication,
     EngineSpec,
     MatchConfig,
     TimeControl,
     check_engine_command,
     check_limits,
 )
+from margo_adapters.openings import Opening, OpeningsError, load_openings
 from margo_adapters.runlock import lock_folder
 from margo_adapters.stats import RatingsUndefined, ml_ratings
 
@@ -70,7 +74,7 @@ FORMATS = ("round-robin", "gauntlet")
 MAX_CONFIG_BYTES = 1024 * 1024
 _TOP_KEYS = {
     "format", "challenger", "games", "out", "size", "komi", "move_timeout", "command_timeout",
-    "max_moves", "time_control", "parallel", "rules", "engines",
+    "max_moves", "time_control", "parallel", "rules", "engines", "openings", "adjudicate",
 }
 
 
@@ -97,6 +101,8 @@ class TournamentConfig:
     max_moves: int | None = None
     time_control: TimeControl | None = None
     parallel: int = 1
+    openings: tuple[Opening, ...] = ()
+    adjudication: Adjudication | None = None
 
     @classmethod
     def load(cls, path: Path) -> "TournamentConfig":
@@ -155,6 +161,8 @@ class TournamentConfig:
         except RulesError as error:
             raise TournamentConfigError(f"rules: {error}") from None
         time_control_text = _get(data, "time_control", str, None)
+        if time_control_text is not None and not time_control_text.strip():
+            raise TournamentConfigError("'time_control' is empty: give it a value, or leave the key out")
         try:
             time_control = TimeControl.parse(time_control_text) if time_control_text else None
         except ValueError as error:
@@ -170,6 +178,16 @@ class TournamentConfig:
             check_limits(move_timeout, command_timeout, max_moves, repr)
         except ValueError as error:
             raise TournamentConfigError(str(error)) from None
+        adjudicate = _get(data, "adjudicate", str, None)
+        try:
+            adjudication = Adjudication.parse(adjudicate) if adjudicate is not None else None
+        except ValueError as error:  # worded for margo-match's --adjudicate
+            raise TournamentConfigError(str(error).replace("--adjudicate", "'adjudicate'")) from None
+        book = _get(data, "openings", str, None)
+        try:  # as margo-match --openings, relative to the configuration's directory
+            openings = load_openings(base / book, rules) if book is not None else ()
+        except OpeningsError as error:
+            raise TournamentConfigError(f"'openings': {error}") from None
         return cls(
             engines=tuple(engines),
             out=base / _get(data, "out", str, "tournament"),
@@ -182,6 +200,8 @@ class TournamentConfig:
             max_moves=max_moves or None,
             time_control=time_control,
             parallel=parallel,
+            openings=openings,
+            adjudication=adjudication,
         )
 
     def pairings(self) -> list[tuple[Entrant, Entrant]]:
@@ -203,6 +223,8 @@ class TournamentConfig:
             time_control=self.time_control,
             max_moves=self.max_moves,
             parallel=self.parallel,
+            openings=self.openings,
+            adjudication=self.adjudication,
         )
 
     def pairing_directory(self, number: int, a: Entrant, b: Entrant) -> Path:

@@ -536,3 +536,56 @@ def test_parallel_is_capped_at_four_games_per_cpu_and_a_failed_fork_is_one_line(
     with pytest.raises(RuntimeError) as error:
         run_match(config, tmp_path / "m")
     assert str(error.value) == "cannot start worker process 2 of 2: Resource temporarily unavailable; lower --parallel"
+
+
+def test_tournaments_take_an_opening_book_and_adjudication_as_matches_do(tmp_path):
+    (tmp_path / "book.txt").write_text("B2:1\nA1:1\n")
+    config = tmp_path / "t.toml"
+    engines = f'[[engines]]\nname = "r1"\ncommand = "{RANDOM} --seed 1"\n[[engines]]\nname = "r2"\ncommand = "{RANDOM} --seed 2"\n'
+    config.write_text(f'games = 4\nsize = 3\nout = "t"\nopenings = "book.txt"\nadjudicate = "margin=0.5 moves=1"\n' + engines)
+    done = subprocess.run([MARGO_TOURNAMENT, str(config), "--no-progress", "--quiet"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    records = results(tmp_path / "t" / "01-r1-vs-r2")
+    assert [record["opening"] for record in records] == [
+        {"number": 1, "moves": ["W B2:1"]}, {"number": 1, "moves": ["W B2:1"]},
+        {"number": 2, "moves": ["W A1:1"]}, {"number": 2, "moves": ["W A1:1"]},
+    ]
+    assert {record["reason"] for record in records} <= {"adjudicated by margin", "no legal move"}
+    match = json.loads((tmp_path / "t" / "01-r1-vs-r2" / "match.json").read_text())
+    assert match["adjudication"] == {"margin": 0.5, "moves": 1} and "openings" in match
+    for line, message in [
+        ('openings = "missing.txt"\n', f"'openings': cannot read opening book {tmp_path / 'missing.txt'}: No such file or directory"),
+        ('adjudicate = "moves=3"\n', "'adjudicate' takes margin=M moves=N: 'moves=3'"),
+        ('time_control = " "\n', "'time_control' is empty: give it a value, or leave the key out"),
+    ]:
+        config.write_text('size = 3\nout = "u"\n' + line + engines)
+        result = run_cli(tournament_app(), [str(config)])
+        assert (result.exit_code, result.stderr.splitlines()) == (2, [f"margo-tournament: {message}"])
+
+
+@pytest.mark.parametrize("option", ["--sprt", "--time-control", "--adjudicate", "--runtime-env", "--name-a"])
+def test_an_empty_value_is_an_error_not_a_default_or_off(tmp_path, option):
+    """--sprt '' ran the default SPRT while --time-control '' meant none: now neither."""
+    result = run_cli(match_app(), ["a", "b", "--out", str(tmp_path / "o"), option, ""])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [f"margo-match: {option} is empty: give it a value, or leave {option} out"])
+
+
+def test_help_through_a_pipe_keeps_descriptions_readable():
+    """Rich drew the help for 80 columns with ~15 left for the descriptions."""
+    for program, line in [(MARGO_MATCH, "  --games <int range>         number of games (the most, with --sprt)"),
+                          (MARGO_TOURNAMENT, "  --json                      print the report as JSON on stdout")]:
+        done = subprocess.run([program, "--help"], capture_output=True, text=True, timeout=60, env={**os.environ, "TERMINAL_WIDTH": ""})
+        assert done.returncode == 0 and line in done.stdout.splitlines(), done.stdout
+
+
+def test_checking_a_large_opening_book_is_announced(tmp_path, monkeypatch):
+    """A 9 MB book was checked for minutes without a word."""
+    from margo_adapters import openings, referee_cli
+
+    monkeypatch.setattr(referee_cli.BookProgress, "LARGE_BYTES", 100)
+    monkeypatch.setattr(openings, "PROGRESS_EVERY", 10)
+    book = tmp_path / "book.txt"
+    book.write_text("".join(f"C3:1 {vertex}:1\n" for vertex in ("A1", "B2", "E5", "D4")) * 10)
+    result = run_cli(match_app(), ["a", "b", "--size", "5", "--openings", str(book), "--out", str(tmp_path / "o"),
+                                   "--no-progress", "--games", "1"])
+    assert result.stderr.splitlines()[0] == f"margo-match: checking the opening book {book} (0.0 MB)"
