@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from margo_gtp import textfile
+from margo_gtp.sgf import MAX_SGF_BYTES
 from margo_gtp.sgf import (  # noqa: F401  (re-exported for callers of the old path)
     GameRecord,
     SgfError,
@@ -39,8 +41,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("file")
     options = parser.parse_args(argv)
     try:
-        with open(options.file, encoding="utf-8") as handle:
-            record = loads(handle.read())
+        try:  # a regular file of bounded size: a FIFO would hang, /dev/zero fill memory
+            text = textfile.read_text(options.file, MAX_SGF_BYTES)
+        except textfile.TextFileError as error:
+            if error.errno is not None:  # said as open() says it
+                raise OSError(error.errno, error.reason, options.file) from None
+            raise SgfError(error.reason) from None
+        record = loads(text)
         replay(record)
         text = dumps_projected(record) if options.target == "projected" else dumps(record)
     except (OSError, UnicodeDecodeError, SgfError) as error:

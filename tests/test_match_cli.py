@@ -589,3 +589,18 @@ def test_checking_a_large_opening_book_is_announced(tmp_path, monkeypatch):
     result = run_cli(match_app(), ["a", "b", "--size", "5", "--openings", str(book), "--out", str(tmp_path / "o"),
                                    "--no-progress", "--games", "1"])
     assert result.stderr.splitlines()[0] == f"margo-match: checking the opening book {book} (0.0 MB)"
+
+
+def test_a_tournament_pairing_folder_holding_another_match_is_refused_naming_the_out_key(tmp_path):
+    pairing = tmp_path / "t" / "01-x-vs-y"
+    pairing.mkdir(parents=True)
+    (pairing / "match.json").write_text('{"format": "another match"}\n')
+    (pairing / "results.jsonl").write_text('{"game": 1}\n')
+    config = tmp_path / "t.toml"
+    config.write_text(f'size = 3\ngames = 1\nout = "t"\n[[engines]]\nname = "x"\ncommand = "{RANDOM}"\n'
+                      f'[[engines]]\nname = "y"\ncommand = "{RANDOM} "\n')
+    result = run_cli(tournament_app(), [str(config), "--no-progress"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"margo-tournament: {pairing} holds a different match (differs in: engines, format, move_timeout, rules); "
+        "use another 'out'")

@@ -395,3 +395,12 @@ def test_load_board_is_loadsgf_n_as_gnu_go() -> None:
     assert boards[2].balls() == {parse_vertex("A3:1", 3): Colour.WHITE}
     record, _ = sgf.load_board(text)
     assert len(record.moves) == 3
+
+
+def test_the_converter_refuses_a_named_pipe_at_once(tmp_path):
+    import os
+
+    fifo = tmp_path / "game.sgf"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "margo_adapters.sgf", "native", str(fifo)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (1, f"margo_adapters.sgf: {fifo}: is a named pipe (FIFO), not a regular file\n")
