@@ -3,10 +3,11 @@
 Each bound stops an input that would otherwise exhaust something before the first game,
 or crash in the middle of the match, and each is far above any real use:
 
-``MAX_GAMES`` (1,000,000 games per match or pairing)
-    The referee lists the game numbers it still has to play, and ``results.jsonl`` grows by
-    about 2 KB a game; ``--games 1000000000`` ate memory before anything was played. A
-    longer test is several matches (``--out`` folders).
+``MAX_GAMES`` (100,000 games per match or pairing)
+    The referee lists the game numbers it still has to play and keeps every finished
+    game's record (its moves included) in memory for the summary; ``--games 1000000000``
+    ate memory before anything was played. 100,000 records are a few hundred megabytes at
+    most; a longer test is several matches (``--out`` folders).
 ``MAX_TIMEOUT_SECONDS`` (one week)
     A timeout becomes a ``poll()`` in milliseconds, a C ``int``: about 24.8 days at most,
     and ``--move-timeout 3e6`` crashed with OverflowError. ``--move-timeout 0`` is the way
@@ -25,7 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-MAX_GAMES = 1_000_000
+MAX_GAMES = 100_000
 MAX_TIMEOUT_SECONDS = 7 * 24 * 3600
 GAMES_PER_CPU = 4
 MAX_CLUSTER_SLOTS = 4096

@@ -486,7 +486,7 @@ def test_match_and_tournament_folders_are_not_mixed_and_a_summary_that_is_a_dire
 @pytest.mark.parametrize(
     "options, message",
     [
-        (["--games", "1000000000"], "margo-match: --games must be at most 1000000 (play a longer test as several matches): 1000000000"),
+        (["--games", "1000000000"], "margo-match: --games must be at most 100000 (play a longer test as several matches): 1000000000"),
         (["--move-timeout", "3e6"], "margo-match: --move-timeout must be at most 604800 seconds (a week; 0 means no limit): 3e+06"),
         (["--command-timeout", "1e10"], "margo-match: --command-timeout must be at most 604800 seconds (a week): 1e+10"),
         (["--parallel", "5000", "--cluster", "local"], "margo-match: --parallel must be at most 4096 Ray game slots: 5000"),
@@ -513,7 +513,7 @@ def test_parallel_is_capped_at_four_games_per_cpu_and_a_failed_fork_is_one_line(
     config.write_text(f'parallel = {cap + 1}\ngames = 2000000\n[[engines]]\ncommand = "{RANDOM}"\n[[engines]]\ncommand = "{RANDOM} "\n')
     result = run_cli(tournament_app(), [str(config)])
     assert result.stderr.splitlines() == [
-        "margo-tournament: 'games' must be at most 1000000 (play a longer test as several matches): 2000000"]
+        "margo-tournament: 'games' must be at most 100000 (play a longer test as several matches): 2000000"]
     config.write_text(f'parallel = {cap + 1}\n[[engines]]\ncommand = "{RANDOM}"\n[[engines]]\ncommand = "{RANDOM} "\n')
     result = run_cli(tournament_app(), [str(config)])
     assert result.stderr.splitlines() == [f"margo-tournament: 'parallel' must be at most {cap} on this machine "
