@@ -105,19 +105,42 @@ def _slot_class() -> Any:
 HEAD_PROBE_SECONDS = 5.0
 
 
+#: What an HTTP/2 client sends first (RFC 9113 section 3.4): the preface and an empty
+#: SETTINGS frame. Ray's GCS and its Ray Client server are gRPC servers, which answer
+#: with a SETTINGS frame of their own.
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+_HTTP2_SETTINGS = 0x04
+
+
 def probe_head(address: str) -> None:
-    """Raise :class:`ClusterError` at once if nothing accepts a TCP connection at a
-    ``HOST:PORT`` (or ``ray://HOST:PORT``) address; other forms (``auto``) are left to Ray."""
+    """Raise :class:`ClusterError` within :data:`HEAD_PROBE_SECONDS` if nothing accepts a
+    TCP connection at a ``HOST:PORT`` (or ``ray://HOST:PORT``) address, or if what does
+    is not a gRPC server (Ray, given a port where something else listens, retries for
+    minutes); other forms (``auto``) are left to Ray. With ``RAY_USE_TLS`` set the gRPC
+    check is skipped: a TLS server does not read a plain HTTP/2 preface."""
     host, colon, port = address.removeprefix("ray://").rpartition(":")
     if not colon or not host or not port.isdigit():
         return
+    where = f"cannot connect to the Ray cluster at {address!r}"
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=HEAD_PROBE_SECONDS):
-            pass
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=HEAD_PROBE_SECONDS) as connection:
+            if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+                return
+            connection.sendall(_HTTP2_PREFACE)
+            answer = b""
+            while len(answer) < 9:  # one frame header: length (3), type (1), flags (1), stream (4)
+                chunk = connection.recv(9 - len(answer))
+                if not chunk:
+                    break
+                answer += chunk
+    except socket.timeout:
+        answer = b""
     except OSError as error:
         reason = error.strerror or str(error) or type(error).__name__
-        raise ClusterError(f"cannot connect to the Ray cluster at {address!r}: nothing answers at {host}:{port} "
-                           f"({reason})") from None
+        raise ClusterError(f"{where}: nothing answers at {host}:{port} ({reason})") from None
+    if len(answer) < 9 or answer[3] != _HTTP2_SETTINGS:
+        raise ClusterError(f"{where}: something listens at {host}:{port}, but it is not a Ray cluster "
+                           f"(no gRPC answer within {HEAD_PROBE_SECONDS:g} s)")
 
 
 def connect(address: str, runtime_env: dict[str, Any] | None = None) -> bool:

@@ -289,3 +289,24 @@ def test_cluster_bench_will_not_write_into_an_existing_directory(tmp_path):
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1] == (
         f"cluster-bench: error: --out: already exists (each run writes new match directories): '{tmp_path}'")
+
+
+def test_an_address_where_something_else_listens_is_refused_within_seconds(tmp_path):
+    """Ray retried for minutes against a port held by a server that is not Ray's."""
+    import threading
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        accepted = []
+        threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()  # accepts, never answers
+        done = subprocess.run(
+            [MARGO_MATCH, seeded(1), seeded(2), "--games", "2", "--size", "3", "--cluster", f"127.0.0.1:{port}",
+             "--out", str(tmp_path), "--no-progress"],
+            capture_output=True, text=True, timeout=60,
+        )
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (f"margo-match: cannot connect to the Ray cluster at '127.0.0.1:{port}': something "
+                                            f"listens at 127.0.0.1:{port}, but it is not a Ray cluster (no gRPC answer within 5 s)")
+    assert not (tmp_path / "results.jsonl").exists()
