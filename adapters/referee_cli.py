@@ -41,7 +41,7 @@ from margo_gtp.game.faults import EngineStartError
 
 from margo_adapters.match_runners import Backend
 from margo_adapters.referee import run_match
-from margo_adapters.results_log import MATCH_FILE, RESULTS_FILE, SUMMARY_FILE, MatchMismatch, write_atomically
+from margo_adapters.results_log import MATCH_FILE, RESULTS_FILE, SUMMARY_FILE, MatchMismatch, load_records, write_atomically
 from margo_adapters.match_config import (
     Adjudication,
     EngineSpec,
@@ -54,7 +54,7 @@ from margo_adapters.match_config import (
 from margo_adapters.limits import check_bounds
 from margo_adapters.runlock import lock_folder
 from margo_adapters.sprt import SprtSpec
-from margo_adapters.stats import elo_interval, match_statistics, model_counts, summarize_match
+from margo_adapters.stats import elo_interval, is_game_record, match_statistics, model_counts, summarize_match
 from margo_adapters.tournament import (
     TournamentConfig,
     TOURNAMENT_FILE,
@@ -223,6 +223,10 @@ def check_run_folder(directory: Path, option: str, foreign: dict[str, str]) -> N
         if (path.exists() or path.is_symlink()) and not path.is_file():
             kind = "a directory" if path.is_dir() else "not a regular file"
             raise ValueError(f"{path} is {kind}; the run writes a file there: move it away or use another {option}")
+    for record in load_records(directory):
+        if not is_game_record(record):
+            raise ValueError(f"{directory / RESULTS_FILE}: game {record['game']} is not a record the referee wrote "
+                             f"(a field is missing or wrong); delete its line to play it again")
 
 
 def check_cluster_options(cluster: str | None, runtime_env: str | None) -> dict[str, Any] | None:

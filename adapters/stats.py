@@ -322,6 +322,36 @@ def summarize_match(records: Sequence[Mapping[str, object]], names: Mapping[str,
 # Paired-game statistics (fishtest's), from results.jsonl records
 
 
+def is_game_record(record: object) -> bool:
+    """Whether a ``results.jsonl`` value has every field the summaries read, each of the
+    right kind (margo-match checks a folder's records with it before playing: a line
+    edited by hand, ``{"game": 3, "winner": "Z"}``, stopped the summary with a KeyError)."""
+    if not isinstance(record, Mapping):
+        return False
+    game = record.get("game")
+    if not isinstance(game, int) or isinstance(game, bool) or game < 1:
+        return False
+    if record.get("winner") not in ("A", "B", None) or "winner" not in record:
+        return False
+    if record.get("a_colour") not in ("W", "B") or record.get("a_colour_final") not in ("W", "B"):
+        return False
+    if not all(isinstance(record.get(key), str) for key in ("result", "reason", "engine_a", "engine_b")):
+        return False
+    forfeit = record.get("forfeit")
+    if forfeit is not None and not (isinstance(forfeit, Mapping) and forfeit.get("engine") in ("A", "B")):
+        return False
+    moves = record.get("moves")
+    if not isinstance(moves, list):
+        return False
+    for move in moves:
+        if not isinstance(move, Mapping) or move.get("engine") not in ("A", "B"):
+            return False
+        seconds = move.get("seconds")
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not math.isfinite(seconds):
+            return False
+    return True
+
+
 def score_of_a(record: Mapping[str, object]) -> float:
     """Engine A's score in one game: 1 win, 1/2 draw, 0 loss."""
     winner = record.get("winner")

@@ -591,11 +591,32 @@ def test_checking_a_large_opening_book_is_announced(tmp_path, monkeypatch):
     assert result.stderr.splitlines()[0] == f"margo-match: checking the opening book {book} (0.0 MB)"
 
 
+#: The fields of a results.jsonl line that the summaries read (adapters/stats.is_game_record).
+GAME_RECORD = {"game": 1, "engine_a": "a", "engine_b": "b", "a_colour": "W", "a_colour_final": "W", "winner": "A",
+               "result": "W+1", "reason": "no legal move", "forfeit": None, "moves": [{"engine": "A", "seconds": 0.1}]}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"winner": "Z"}, {"a_colour_final": None}, {"moves": [{"engine": "C", "seconds": 1}]}, {"forfeit": {"engine": 1}}],
+    ids=["winner", "colour", "move-engine", "forfeit"],
+)
+def test_a_results_line_edited_by_hand_is_refused_before_playing(tmp_path, change):
+    """It stopped the match with a KeyError traceback after the games were played."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.jsonl").write_text(json.dumps(GAME_RECORD) + "\n" + json.dumps({**GAME_RECORD, "game": 2, **change}) + "\n")
+    result = run_cli(match_app(), [RANDOM, RANDOM, "--games", "3", "--size", "3", "--out", str(out)])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [
+        f"margo-match: {out / 'results.jsonl'}: game 2 is not a record the referee wrote (a field is missing or wrong); "
+        "delete its line to play it again"])
+
+
 def test_a_tournament_pairing_folder_holding_another_match_is_refused_naming_the_out_key(tmp_path):
     pairing = tmp_path / "t" / "01-x-vs-y"
     pairing.mkdir(parents=True)
     (pairing / "match.json").write_text('{"format": "another match"}\n')
-    (pairing / "results.jsonl").write_text('{"game": 1}\n')
+    (pairing / "results.jsonl").write_text(json.dumps(GAME_RECORD) + "\n")
     config = tmp_path / "t.toml"
     config.write_text(f'size = 3\ngames = 1\nout = "t"\n[[engines]]\nname = "x"\ncommand = "{RANDOM}"\n'
                       f'[[engines]]\nname = "y"\ncommand = "{RANDOM} "\n')
