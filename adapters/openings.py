@@ -5,7 +5,9 @@ A book is either
 - a MarGo SGF collection (``(;GM[77]...)(;GM[77]...)``, what ``scripts/openings`` writes):
   each game's main line is one opening; setup balls are refused (an opening is a move
   sequence, so both engines reach it by ``play``), and so is a record whose board size
-  differs from the match's; or
+  differs from the match's, or whose turn order is not the match's (its first move must be
+  the match's first player's, ``MR[first_player]`` and ``PL`` must agree, the colours
+  alternate); or
 - a text file with one opening a line: moves separated by spaces (``D4:1 E5:1 C3:1``),
   played alternately from the rules' first player; blank lines and ``#`` comments are
   skipped. A swap or a pass is written ``swap``/``pass``.

@@ -6,7 +6,9 @@ playing and the bookkeeping are in :mod:`margo_adapters.referee` and
 :mod:`margo_adapters.sprt`, the Ray backend in :mod:`margo_adapters.cluster` (imported
 only with ``--cluster``). Exit codes: 0 finished (or an SPRT decided), 130 stopped by
 Ctrl-C (finished games are kept; the same command resumes), 2 bad options, an output
-directory that holds another match, an engine that cannot start, or an unusable cluster.
+directory that holds another match (or is in use by another run: :mod:`margo_adapters.runlock`),
+an engine that cannot start, or an unusable cluster. Upper bounds on the options are in
+:mod:`margo_adapters.limits`, the ``--cluster`` syntax in :mod:`margo_adapters.cluster_options`.
 
 Output (cutechess-cli style, on stderr so that ``--json`` keeps stdout clean): the output
 folder first, then per finished game ``Finished game N (WHITE vs BLACK): RESULT {reason}``
@@ -21,8 +23,8 @@ import math
 import os
 import shlex
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
@@ -56,8 +58,8 @@ from margo_adapters.runlock import lock_folder
 from margo_adapters.sprt import SprtSpec
 from margo_adapters.stats import elo_interval, is_game_record, match_statistics, model_counts, summarize_match
 from margo_adapters.tournament import (
-    TournamentConfig,
     TOURNAMENT_FILE,
+    TournamentConfig,
     TournamentConfigError,
     prepare_tournament_directory,
     run_tournament,
@@ -323,8 +325,8 @@ class BookProgress:
         return self
 
     def __call__(self, done: int, total: int) -> None:
-        if total < self.LARGE_BYTES or done >= total and self.progress is None:
-            return
+        if total < self.LARGE_BYTES or (done >= total and self.progress is None):
+            return  # small, or a large book whose check is already over: nothing to show
         if self.progress is None:
             if not self.bar:
                 _say(self.console, f"margo-match: checking the opening book {self.book} ({total / 1e6:.1f} MB)")
@@ -558,6 +560,7 @@ def tournament(
 ) -> None:
     err = _err_console()
     try:
+        check_not_empty({"--runtime-env": runtime_env})
         config = TournamentConfig.load(config_path)
         check_output_directory(config.out, "the tournament's out")
         if cluster is None:  # on a cluster the engines run on other machines: only they can tell

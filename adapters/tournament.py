@@ -117,6 +117,8 @@ class TournamentConfig:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise TournamentConfigError(f"{path}: not valid TOML: {error}") from None
+        except RecursionError:  # tomllib recurses into nested arrays and tables
+            raise TournamentConfigError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
         return cls.from_mapping(data, base=path.parent)
 
     @classmethod

@@ -166,3 +166,12 @@ def test_another_tournament_in_the_same_out_directory_is_refused_once_games_are_
     with pytest.raises(MatchMismatch) as refused:
         prepare_tournament_directory(other)
     assert str(refused.value) == f"{tmp_path / 't'} holds a different tournament (differs in: engines); use another 'out'"
+
+
+def test_a_configuration_nested_too_deeply_is_one_error(tmp_path):
+    """tomllib recurses into nested arrays: a RecursionError traceback before."""
+    path = tmp_path / "deep.toml"
+    path.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(TournamentConfigError) as error:
+        TournamentConfig.load(path)
+    assert str(error.value) == f"{path}: not valid TOML: arrays or tables nested too deeply"
