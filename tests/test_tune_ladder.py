@@ -242,3 +242,16 @@ def test_ladder_report_only_without_games_is_one_line_and_writes_nothing(tmp_pat
     assert (done.returncode, done.stderr.splitlines()) == (2, [
         f"ladder: --report-only: no finished games under {out} for sizes 3,5; play them first (without --report-only)"])
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["ladder", "ladder/size-3"]
+
+
+def test_pages_and_plots_that_are_named_pipes_are_refused_before_anything_runs(tmp_path: Path) -> None:
+    fifo = tmp_path / "page.md"
+    os.mkfifo(fifo)
+    done = subprocess.run([str(SCRIPTS / "ladder"), "--report-only", "--doc", str(fifo), "--out", str(tmp_path / "l")],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (2, f"ladder: error: --doc: not a regular file: {str(fifo)!r}")
+    plot = tmp_path / "plot.png"
+    os.mkfifo(plot)
+    done = subprocess.run([str(SCRIPTS / "strength-report"), str(tmp_path / "run.jsonl"), "--plot", str(plot)],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (2, f"strength-report: error: --plot: not a regular file: {str(plot)!r}")
