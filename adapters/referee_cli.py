@@ -220,8 +220,9 @@ def check_run_folder(directory: Path, option: str, foreign: dict[str, str]) -> N
     for name, what in foreign.items():
         if (directory / name).exists():
             raise ValueError(f"{option} {directory} is {what} (it holds {name}); use another {option}")
-    for name in (SUMMARY_FILE, RESULTS_FILE, MATCH_FILE):
-        path = directory / name
+    written = [directory / name for name in (SUMMARY_FILE, RESULTS_FILE, MATCH_FILE)]
+    written += [*directory.glob("wire-*.log"), *directory.glob("live/game-*.jsonl")]  # opened for writing: a FIFO would block
+    for path in written:
         if (path.exists() or path.is_symlink()) and not path.is_file():
             kind = "a directory" if path.is_dir() else "not a regular file"
             raise ValueError(f"{path} is {kind}; the run writes a file there: move it away or use another {option}")

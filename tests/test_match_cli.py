@@ -481,6 +481,11 @@ def test_match_and_tournament_folders_are_not_mixed_and_a_summary_that_is_a_dire
     assert (result.exit_code, result.stderr.splitlines()) == (2, [
         f"margo-match: {fresh / 'summary.json'} is a directory; the run writes a file there: move it away or use another --out"])
     assert not (fresh / "results.jsonl").exists()  # refused before any game
+    (fresh / "summary.json").rmdir()
+    os.mkfifo(fresh / "wire-1.log")  # opened for appending by --wire-log: it would block
+    result = run_cli(match_app(), [RANDOM, RANDOM, "--games", "1", "--size", "3", "--out", str(fresh), "--wire-log"])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [
+        f"margo-match: {fresh / 'wire-1.log'} is not a regular file; the run writes a file there: move it away or use another --out"])
 
 
 @pytest.mark.parametrize(
