@@ -54,7 +54,7 @@ from margo_adapters.match_config import (
     default_names,
 )
 from margo_adapters.limits import check_bounds
-from margo_adapters.runlock import lock_folder
+from margo_adapters.runlock import lock_folder, release_all
 from margo_adapters.sprt import SprtSpec
 from margo_adapters.stats import elo_interval, is_game_record, match_statistics, model_counts, summarize_match
 from margo_adapters.tournament import (
@@ -173,7 +173,8 @@ def _say(console: Console, text: str) -> None:
 
 def _fail(console: Console, program: str, error: BaseException, code: int) -> None:
     """One line (an engine's start-up failure adds its stderr lines) and the exit code;
-    never a traceback."""
+    never a traceback. The output folder's lock, if taken, is released."""
+    release_all()
     if isinstance(error, OSError):
         text = f"{error.filename}: {error.strerror}" if error.filename else (error.strerror or str(error))
     else:

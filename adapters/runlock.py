@@ -53,7 +53,7 @@ class FolderLock:
             (self.directory / LOCK_FILE).unlink(missing_ok=True)  # first: the lock still guards it
             os.close(self._descriptor)  # closing the last descriptor drops the flock
             self._descriptor = None
-            atexit.unregister(self.release)
+            _HELD.discard(self)
 
     def __enter__(self) -> "FolderLock":
         return self
@@ -84,7 +84,7 @@ def lock_folder(directory: Path, option: str = "--out") -> FolderLock:
     if len(holder["command"]) > MAX_COMMAND_CHARACTERS:  # it is quoted in another run's error line
         holder["command"] = holder["command"][:MAX_COMMAND_CHARACTERS] + "..."
     lock = FolderLock(directory, descriptor)
-    atexit.register(lock.release)
+    _HELD.add(lock)
     try:
         temporary = directory / f"{LOCK_FILE}.{os.getpid()}.tmp"
         temporary.write_text(json.dumps(holder) + "\n", encoding="utf-8")
@@ -93,6 +93,19 @@ def lock_folder(directory: Path, option: str = "--out") -> FolderLock:
         lock.release()
         raise
     return lock
+
+
+#: The locks this process holds: released on an error exit (:func:`release_all`) and, at
+#: the latest, when the interpreter exits, so the holder file goes with them.
+_HELD: set[FolderLock] = set()
+
+
+@atexit.register
+def release_all() -> None:
+    """Release every lock this process holds (a command line that stops with an error
+    calls it, so a long-lived process - tests, the Python API - does not keep them)."""
+    for lock in list(_HELD):
+        lock.release()
 
 
 def _holder(path: Path) -> str:
