@@ -16,6 +16,9 @@ or crash in the middle of the match, and each is far above any real use:
     Each local game is a worker process with two engine processes. ``--parallel 200`` on
     a 2-CPU machine ran into the process limit and printed a traceback per worker; more
     games than about one per CPU only slow each other down.
+``MAX_ENGINES`` (100 engines in a tournament)
+    A round robin of N engines is N(N-1)/2 pairings, each a folder; a configuration of
+    20,000 engines (a 1 MB file) would ask for 200 million.
 ``MAX_CLUSTER_SLOTS`` (4,096 Ray game slots)
     On a cluster the number of slots is bounded by the cluster's CPUs anyway; this only
     stops a typo from asking Ray for a million actors.
@@ -30,6 +33,7 @@ MAX_GAMES = 100_000
 MAX_TIMEOUT_SECONDS = 7 * 24 * 3600
 GAMES_PER_CPU = 4
 MAX_CLUSTER_SLOTS = 4096
+MAX_ENGINES = 100
 
 
 def local_parallel_cap() -> int:

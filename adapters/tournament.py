@@ -39,6 +39,7 @@ import errno
 import json
 import re
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,7 @@ from margo_adapters.match_config import (
     check_engine_command,
     check_limits,
 )
+from margo_adapters.limits import MAX_ENGINES
 from margo_adapters.openings import Opening, OpeningsError, load_openings
 from margo_adapters.runlock import lock_folder
 from margo_adapters.stats import RatingsUndefined, ml_ratings
@@ -129,6 +131,8 @@ class TournamentConfig:
         engines_data = data.get("engines")
         if not isinstance(engines_data, list) or len(engines_data) < 2:
             raise TournamentConfigError("'engines' must list at least two [[engines]] tables")
+        if len(engines_data) > MAX_ENGINES:
+            raise TournamentConfigError(f"'engines' must list at most {MAX_ENGINES} engines: {len(engines_data)}")
         engines = []
         for number, entry in enumerate(engines_data, 1):
             if not isinstance(entry, Mapping) or set(entry) - {"name", "command"} or not isinstance(entry.get("command"), str):
@@ -139,7 +143,7 @@ class TournamentConfig:
                 raise TournamentConfigError(str(error)) from None
             engines.append(Entrant(str(entry.get("name") or entry["command"]), entry["command"]))
         names = [engine.name for engine in engines]
-        duplicates = sorted({name for name in names if names.count(name) > 1})
+        duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
         if duplicates:
             raise TournamentConfigError(f"engine names must be unique: {duplicates[0]!r} appears twice")
         format_ = _get(data, "format", str, "round-robin")

@@ -175,3 +175,11 @@ def test_a_configuration_nested_too_deeply_is_one_error(tmp_path):
     with pytest.raises(TournamentConfigError) as error:
         TournamentConfig.load(path)
     assert str(error.value) == f"{path}: not valid TOML: arrays or tables nested too deeply"
+
+
+def test_a_tournament_of_too_many_engines_is_refused_before_its_pairings_are_listed(tmp_path):
+    engines = [{"name": f"e{number}", "command": "x"} for number in range(20_000)]
+    with pytest.raises(TournamentConfigError) as error:
+        TournamentConfig.from_mapping({"engines": engines}, tmp_path)
+    assert str(error.value) == "'engines' must list at most 100 engines: 20000"
+    assert len(TournamentConfig.from_mapping({"engines": engines[:100]}, tmp_path).pairings()) == 4950
