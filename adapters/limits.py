@@ -9,9 +9,10 @@ or crash in the middle of the match, and each is far above any real use:
     ate memory before anything was played. 100,000 records are a few hundred megabytes at
     most; a longer test is several matches (``--out`` folders).
 ``MAX_TIMEOUT_SECONDS`` (one week)
-    A timeout becomes a ``poll()`` in milliseconds, a C ``int``: about 24.8 days at most,
-    and ``--move-timeout 3e6`` crashed with OverflowError. ``--move-timeout 0`` is the way
-    to say "no limit".
+    ``--move-timeout 3e6`` crashed with OverflowError (a ``poll()`` takes milliseconds as a
+    C ``int``, about 24.8 days). The client now takes a timeout of any size, but a limit
+    of more than a week is a typo rather than a wish: ``--move-timeout 0`` is the way to
+    say "no limit", and the bound keeps the two spellings apart.
 ``local_parallel_cap()`` (4 games per CPU of this machine)
     Each local game is a worker process with two engine processes. ``--parallel 200`` on
     a 2-CPU machine ran into the process limit and printed a traceback per worker; more
