@@ -71,10 +71,14 @@ def run_parallel(config: MatchConfig, directory: Path, games: Sequence[int], com
         context.Process(target=_worker_main, args=(config, str(directory), index, tasks, results, os.getpid()), daemon=True)
         for index in range(1, count + 1)
     ]
-    for worker in workers:
-        worker.start()
     remaining = len(games)
     try:
+        for number, worker in enumerate(workers, 1):
+            try:
+                worker.start()
+            except OSError as error:  # the process limit: one line, not a traceback per worker
+                raise RuntimeError(f"cannot start worker process {number} of {count}: {error.strerror or error}; "
+                                   "lower --parallel") from None
         while remaining:
             try:
                 kind, payload = results.get(timeout=0.5)
@@ -106,7 +110,8 @@ def run_parallel(config: MatchConfig, directory: Path, games: Sequence[int], com
             if worker.is_alive():
                 worker.terminate()
         for worker in workers:
-            worker.join(timeout=10)
+            if worker.pid is not None:  # started
+                worker.join(timeout=10)
 
 
 def _worker_main(config: MatchConfig, directory: str, index: int, tasks: Any, results: Any, parent: int) -> None:

@@ -36,12 +36,12 @@ from margo_gtp.cli import run_app, version_callback
 from margo_gtp.client import program_missing
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags, parse_rule_pairs
-
-from margo_adapters.cluster_options import check_cluster_address, parse_runtime_env
-from margo_adapters.openings import OpeningsError, load_openings
 from margo_gtp.game.faults import EngineStartError
 
+from margo_adapters.cluster_options import check_cluster_address, parse_runtime_env
+from margo_adapters.limits import check_bounds
 from margo_adapters.match_runners import Backend
+from margo_adapters.openings import OpeningsError, load_openings
 from margo_adapters.referee import run_match
 from margo_adapters.results_log import MATCH_FILE, RESULTS_FILE, SUMMARY_FILE, MatchMismatch, load_records, write_atomically
 from margo_adapters.match_config import (
@@ -53,7 +53,6 @@ from margo_adapters.match_config import (
     check_limits,
     default_names,
 )
-from margo_adapters.limits import check_bounds
 from margo_adapters.runlock import lock_folder, release_all
 from margo_adapters.sprt import SprtSpec
 from margo_adapters.stats import elo_interval, is_game_record, match_statistics, model_counts, summarize_match
