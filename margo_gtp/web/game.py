@@ -48,7 +48,7 @@ from margo_gtp.engine import Board, Colour, IllegalMoveError, InvalidVertexError
 from margo_gtp.game.faults import EngineFault
 from margo_gtp.game.loop import end_of, judge
 from margo_gtp.game.record import GameRecord
-from margo_gtp.web.view import frame
+from margo_gtp.web.view import SUICIDE_OR_REPETITION, frame, which_illegal
 
 log = logging.getLogger(__name__)
 
@@ -273,7 +273,10 @@ class WebGame:
         try:
             self.board.push(move, colour)
         except IllegalMoveError as error:
-            raise GameError(str(error)) from None
+            text = str(error)
+            if text.endswith(": " + SUICIDE_OR_REPETITION):
+                text = text.removesuffix(SUICIDE_OR_REPETITION) + which_illegal(self.board, move, colour)
+            raise GameError(text) from None
         self.times.append(seconds)
         self.message = None
         self.analysis = None

@@ -14,7 +14,8 @@ A *frame* is one position::
 
 ``targets`` lists every empty supported point (within ``max_level`` or not: a point above
 ``max_level`` is a target that is never legal), an illegal one with ``why`` (the rules
-core's reason: ``"suicide or repetition"``, ``"level is above max_level 2"`` ...); it is
+core's reason, with ``"suicide or repetition"`` told apart by :func:`which_illegal`:
+``"suicide"``, ``"repetition (ko_rule situational)"``, ``"level is above max_level 2"`` ...); it is
 left empty for replay frames, where nobody clicks.
 """
 
@@ -23,6 +24,9 @@ from __future__ import annotations
 from typing import Any
 
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move
+
+#: The rules core's one reason for two causes; :func:`which_illegal` says which.
+SUICIDE_OR_REPETITION = "suicide or repetition"
 
 
 def move_text(move: Move) -> str:
@@ -78,9 +82,28 @@ def why_illegal(board: Board, move: Move) -> str:
     try:
         board.push(move)
     except IllegalMoveError as error:
-        return str(error).rsplit(": ", 1)[-1]
+        reason = str(error).rsplit(": ", 1)[-1]
+        return which_illegal(board, move, board.to_move) if reason == SUICIDE_OR_REPETITION else reason
     board.pop()  # legal after all (not reached for a target the board calls illegal)
     return "legal"
+
+
+def which_illegal(board: Board, move: Move, colour: Colour) -> str:
+    """``"suicide"`` or ``"repetition (ko_rule R)"`` for a move the rules core refuses as
+    "suicide or repetition": the same game without a ko rule says whether the position
+    itself forbids the move (suicide) or only the repetition does. Played again from the
+    start (a game with set-up balls keeps the core's words)."""
+    if board.rules.ko_rule == "none":
+        return "suicide"
+    free = Board(board.rules.replace(ko_rule="none"))
+    try:
+        for played_colour, played in board.history:
+            free.push(played, played_colour)
+    except (IllegalMoveError, ValueError):
+        return SUICIDE_OR_REPETITION
+    if any(free.ball_mask(c) != board.ball_mask(c) for c in (Colour.WHITE, Colour.BLACK)):
+        return SUICIDE_OR_REPETITION   # set-up balls: the replay is not the same position
+    return f"repetition (ko_rule {board.rules.ko_rule})" if free.is_legal(move, colour) else "suicide"
 
 
 def replay_frames(board: Board, since: int = 0) -> list[dict[str, Any]]:
