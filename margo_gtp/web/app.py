@@ -17,7 +17,8 @@ A socket follows one game at a time, and at most one watched referee game. Every
 changes nothing. Players are engine *names* of the :class:`~margo_gtp.web.game.EngineRegistry`
 the server was started with; no message can name a command line or a path.
 
-HTTP: ``/`` the page; ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's SGF;
+HTTP: ``/`` the page; ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's SGF
+(``/api/games/<id>/replay`` the same as a replay, to look back through a running game);
 ``/api/saved`` and ``/api/saved/<id>`` finished games on disk; ``POST /api/replay`` an SGF
 text -> a replay (its info, moves and first frames), ``/api/replay/<id>/frames?from=N&count=K``
 more of its frames (see :mod:`~margo_gtp.web.replay`); ``/api/watch...`` the watched referee
@@ -294,6 +295,21 @@ async def replay_upload(request: Request) -> Response:
         return _error(400, str(error))
 
 
+async def game_replay(request: Request) -> Response:
+    """A running or saved game as a replay (the page looks back through it with ← →)."""
+    server: Server = request.app.state.server
+    refused = cross_site(request)
+    if refused:
+        return refused
+    gid = request.path_params["game"]
+    try:
+        text = server.games[gid].sgf() if gid in server.games else server.store.read(gid)
+        replay = await server.in_worker(server.replays.load, text)
+        return JSONResponse(await server.in_worker(replay.view, "game"))
+    except GameError as error:
+        return _error(404, str(error))
+
+
 async def replay_frames(request: Request) -> Response:
     server: Server = request.app.state.server
     refused = cross_site(request)
@@ -373,6 +389,7 @@ def create_app(registry: EngineRegistry, store: GameStore, watch: WatchFolder | 
         routes=[
             Route("/", index),
             Route("/api/games/{game}.sgf", game_sgf),
+            Route("/api/games/{game}/replay", game_replay),
             Route("/api/replay", replay_upload, methods=["POST"]),
             Route("/api/replay/{replay}/frames", replay_frames),
             Route("/api/saved", saved_list),

@@ -1,0 +1,84 @@
+"""The page's layout in Debian's Chromium: the board is the largest square that fits the
+window's width and height, and playing never scrolls the page (issue #26).
+
+Each size leaves a screenshot in ``docs/img/`` (``web-layout-WxH.png``), looked at by a
+person when the layout changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import Page, expect  # noqa: E402
+
+pytestmark = pytest.mark.process
+
+IMAGES = Path(__file__).resolve().parents[2] / "docs" / "img"
+STATUS = "[data-role=status]"
+
+
+def box(page: Page, selector: str) -> dict:
+    return page.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect();"
+                                 " return {top: r.top, left: r.left, bottom: r.bottom, right: r.right, width: r.width}; }")
+
+
+def assert_on_screen(page: Page, selector: str) -> dict:
+    size = page.viewport_size
+    rect = box(page, selector)
+    assert rect["top"] >= 0 and rect["left"] >= 0, (selector, rect)
+    assert rect["bottom"] <= size["height"] and rect["right"] <= size["width"], (selector, rect, size)
+    return rect
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800), (1920, 1080)])
+def test_the_board_fits_the_window_and_stays_put_while_playing(web_page: Page, live_server, width: int, height: int) -> None:
+    page = web_page
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{live_server.url}/?size=9&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    board = assert_on_screen(page, "[data-role=board]")
+    # The largest square: as wide as its column or as tall as the window lets it be.
+    column = box(page, "[data-role=board-box]")
+    assert board["width"] >= min(column["width"], height * 0.6) - 1
+    for selector in (STATUS, "[data-action=pass]", "[data-action=undo]"):   # above the fold, also on a phone
+        assert_on_screen(page, selector)
+    assert page.locator("[data-role=new-game-box]").evaluate("e => e.open") is False   # folded while the game runs
+    for ply in range(1, 7):
+        page.locator("[data-target][data-legal=true]").first.click()
+        expect(page.locator("[data-role=moves] li")).to_have_count(ply)
+        assert page.evaluate("window.scrollY") == 0
+        assert box(page, "[data-role=board]") == board      # the board did not move nor shrink
+    assert_on_screen(page, "[data-role=board]")
+    page.screenshot(path=str(IMAGES / f"web-layout-{width}x{height}.png"))
+
+
+def test_keys_step_back_through_a_running_game_and_undo(web_page: Page, live_server) -> None:
+    page = web_page
+    page.goto(f"{live_server.url}/?size=4&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    for vertex in ("A1:1", "B1:1", "A2:1"):
+        page.click(f"g[data-vertex='{vertex}']")
+    expect(page.locator("[data-role=moves] li")).to_have_count(3)
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(STATUS)).to_have_text("Looking back: move 2 of 3 (B B1:1) — → or End: back to the game")
+    expect(page.locator("[data-ball]")).to_have_count(2)
+    page.locator("[data-role=moves] li[data-ply='1']").click()
+    expect(page.locator(STATUS)).to_contain_text("Looking back: move 1 of 3")
+    expect(page.locator("[data-ball]")).to_have_count(1)
+    page.keyboard.press("End")
+    expect(page.locator(STATUS)).to_have_text("Black to move")
+    expect(page.locator("[data-ball]")).to_have_count(3)
+    page.keyboard.press("u")
+    expect(page.locator("[data-role=moves] li")).to_have_count(2)
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    # A click between the points says that no ball can go there.
+    page.mouse.click(*(lambda r: (r["left"] + 3, r["top"] + 3))(box(page, "[data-role=board]")))
+    expect(page.locator(STATUS)).to_have_text("No ball can go there: click a free point (White to move)")
+    # Move numbers and the one-level view are drawing options only.
+    page.check("[data-role=numbers]")
+    expect(page.locator("[data-move-number]")).to_have_text(["1", "2"])
+    page.locator("[data-role=level-view]").select_option("2")
+    expect(page.locator("g.faint [data-ball]")).to_have_count(2)
