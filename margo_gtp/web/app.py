@@ -96,8 +96,21 @@ class Server:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
             raise GameError(f"invalid seconds per move: {seconds!r} (allowed {MIN_SECONDS}..{MAX_SECONDS:g})")
         game = WebGame(new_game_id(), rules, {c: Seat(p) for c, p in seats.items()}, float(seconds), self.registry, self.store)
+        self.store.write_journal(game)
         self.games[game.game_id] = game
         self._forget_old_games()
+        return game
+
+    def find(self, game_id: Any) -> WebGame | None:
+        """A game in memory, or an unfinished one taken up again from its journal (after a
+        restart); None when there is no such open game. GameError for a broken journal."""
+        if not is_game_id(game_id):
+            return None
+        game = self.games.get(game_id)
+        if game is None:
+            game = self.store.restore(game_id, self.registry)
+            if game is not None:
+                self.games[game_id] = game
         return game
 
     def _forget_old_games(self) -> None:
@@ -169,9 +182,9 @@ async def game_socket(websocket: WebSocket) -> None:
                         game = server.new_game(message)
                     else:
                         gid = message.get("game")
-                        if not is_game_id(gid) or gid not in server.games:
+                        game = server.find(gid)
+                        if game is None:
                             raise GameError(f"no such game: {gid!r}")
-                        game = server.games[gid]
                     game.attach(send)
                     game.start()
                     await send(game.state())
@@ -260,13 +273,11 @@ async def game_sgf(request: Request) -> Response:
     if refused:
         return refused
     gid = request.path_params["game"]
-    if gid in server.games:
-        text = server.games[gid].sgf()
-    else:
-        try:
-            text = server.store.read(gid)
-        except GameError as error:
-            return _error(404, str(error))
+    try:
+        game = server.find(gid)
+        text = game.sgf() if game is not None else server.store.read(gid)
+    except GameError as error:
+        return _error(404, str(error))
     return Response(text, media_type="application/x-go-sgf",
                     headers={"Content-Disposition": f'attachment; filename="margo-{gid}.sgf"'})
 
@@ -303,7 +314,8 @@ async def game_replay(request: Request) -> Response:
         return refused
     gid = request.path_params["game"]
     try:
-        text = server.games[gid].sgf() if gid in server.games else server.store.read(gid)
+        game = server.find(gid)
+        text = game.sgf() if game is not None else server.store.read(gid)
         replay = await server.in_worker(server.replays.load, text)
         return JSONResponse(await server.in_worker(replay.view, "game"))
     except GameError as error:

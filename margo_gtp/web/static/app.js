@@ -547,15 +547,23 @@ ui.sgfFile.addEventListener("change", async () => {
 async function loadSaved() {
   try {
     const data = await fetchJson("/api/saved");
+    // An unfinished game (kept across restarts) opens in Play, where it goes on.
     ui.savedList.innerHTML = data.games.map((g) =>
-      `<li data-saved="${escapeHtml(g.id)}">${g.size}×${g.size} ${escapeHtml(g.white)} – ${escapeHtml(g.black)}: ` +
-      `${escapeHtml(g.result ?? "unfinished")} (${g.moves} moves)</li>`).join("") || "<li>none yet</li>";
+      `<li data-${g.unfinished ? "resume" : "saved"}="${escapeHtml(g.id)}">${g.size}×${g.size} ` +
+      `${escapeHtml(shortName(g.white))} – ${escapeHtml(shortName(g.black))}: ` +
+      `${g.unfinished ? "<b>unfinished — resume</b>" : escapeHtml(g.result ?? "unfinished")} (${g.moves} moves)</li>`).join("") ||
+      "<li>none yet</li>";
   } catch (error) {
     ui.savedList.innerHTML = `<li>${escapeHtml(error.message)}</li>`;
   }
 }
 
 ui.savedList.addEventListener("click", async (event) => {
+  const resume = event.target.closest("[data-resume]");
+  if (resume) {
+    location.hash = `game=${resume.dataset.resume}`;   // the hashchange handler attaches
+    return;
+  }
   const item = event.target.closest("[data-saved]");
   if (!item) return;
   try {
