@@ -82,3 +82,35 @@ def test_keys_step_back_through_a_running_game_and_undo(web_page: Page, live_ser
     expect(page.locator("[data-move-number]")).to_have_text(["1", "2"])
     page.locator("[data-role=level-view]").select_option("2")
     expect(page.locator("g.faint [data-ball]")).to_have_count(2)
+
+
+def test_a_long_record_and_a_go_record_in_the_replay_tab(web_page: Page, live_server, tmp_path: Path) -> None:
+    page = web_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{live_server.url}/?tab=replay")
+    long_game = Path(__file__).resolve().parents[1] / "data" / "random_19x19_3000_moves.sgf"
+    page.set_input_files("[data-role=sgf-file]", str(long_game))
+    expect(page.locator(STATUS)).to_have_text("random_19x19_3000_moves.sgf: move 0 of 3000")
+    page.keyboard.press("End")   # beyond the first frames: fetched on demand
+    expect(page.locator(STATUS)).to_contain_text("move 3000 of 3000")
+    from margo_gtp import sgf
+
+    _, board = sgf.load_board(long_game.read_text(encoding="utf-8"))
+    expect(page.locator("[data-ball]")).to_have_count(len(board.balls()))
+    assert_on_screen(page, "[data-role=board]")
+    page.screenshot(path=str(IMAGES / "web-replay-3000-moves.png"))
+    go = tmp_path / "go.sgf"
+    go.write_text("(;GM[1]FF[4]SZ[9]PB[Kim]PW[Lee]DT[2026-11-24]C[a club game];B[ee]C[centre];W[ec];B[ce];W[gc])")
+    page.set_input_files("[data-role=sgf-file]", str(go))
+    expect(page.locator("[data-role=note]")).to_have_text(
+        "Note: a Go record (GM[1], 9×9) read as a MarGo 5×5 game seen from above: "
+        "each Go move is lifted to the lowest empty point of its column")
+    expect(page.locator("[data-role=game-info]")).to_contain_text("Black Kim")
+    expect(page.locator("[data-role=game-info]")).to_contain_text("Date 2026-11-24")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("[data-role=comment]")).to_have_text("centre")
+    page.screenshot(path=str(IMAGES / "web-replay-go-record.png"))
+    go.write_text("(;GM[1]FF[4]SZ[9];B[ee];W[ef])")
+    page.set_input_files("[data-role=sgf-file]", str(go))
+    expect(page.locator(STATUS)).to_have_text("cannot load SGF: a Go record (GM[1]) that is not a MarGo game seen from "
+                                              "above: projected Go record: node 2: W at E4 names no empty MarGo point")

@@ -461,7 +461,7 @@ async function renderReplay() {
   const i = replay.index;
   let frame = replay.frames[i];
   if (!frame) {
-    setStatus(`${replay.title}: move ${i} of ${n} (loading…)`);
+    setStatus(`${replay.title}: loading move ${i}…`);
     try {
       frame = await frameAt(replay, i);
     } catch (error) {
@@ -661,6 +661,9 @@ function setMode(next) {
   mode = next;
   for (const tab of document.querySelectorAll("[data-tab]")) tab.classList.toggle("active", tab.dataset.tab === next);
   for (const panel of document.querySelectorAll("[data-panel]")) panel.hidden = panel.dataset.panel !== next;
+  // The game buttons under the board belong to Play; the view options stay everywhere.
+  for (const control of document.querySelectorAll("[data-role=play-buttons] > button")) control.hidden = next !== "play";
+  if (next !== "play") ui.download.hidden = true;
   clearInterval(watchTimer);
   send({ type: "unwatch" });
   if (next === "play") {
