@@ -77,6 +77,12 @@ def test_the_page_is_served_while_a_replay_is_being_read(client: TestClient, mon
     assert reading.wait(30)
     page = client.get("/")
     assert page.status_code == 200 and "<title>margo-web</title>" in page.text
+    with client.websocket_connect("/ws") as ws:        # another tab plays on meanwhile
+        ws.receive_json()
+        ws.send_json({"type": "new", "size": 3, "white": "human", "black": "human"})
+        ws.receive_json()
+        ws.send_json({"type": "play", "move": "B2:1"})
+        assert ws.receive_json()["moves"] == [{"colour": "W", "move": "B2:1"}]
     assert upload.is_alive() and answers == []       # the replay is still being read
     release.set()
     upload.join(60)
