@@ -114,3 +114,37 @@ def test_a_long_record_and_a_go_record_in_the_replay_tab(web_page: Page, live_se
     page.set_input_files("[data-role=sgf-file]", str(go))
     expect(page.locator(STATUS)).to_have_text("cannot load SGF: a Go record (GM[1]) that is not a MarGo game seen from "
                                               "above: projected Go record: node 2: W at E4 names no empty MarGo point")
+
+
+def test_a_capture_flashes_and_an_ended_game_takes_no_hover(web_page: Page, live_server) -> None:
+    page = web_page
+    page.goto(f"{live_server.url}/?size=3&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    for vertex in ("A3:1", "B3:1", "A1:1", "A2:1"):    # Black's A2 takes White's A3
+        page.click(f"g[data-vertex='{vertex}']")
+    expect(page.locator("[data-role=moves] li")).to_have_count(4)
+    expect(page.locator("g[data-vertex='A3:1'] .capture-flash")).to_have_count(1)
+    expect(page.locator("g[data-vertex='A3:1'] [data-ball]")).to_have_count(0)
+    page.hover("g[data-vertex='A3:1']")
+    expect(page.locator("[data-role=hover]")).to_have_text("A3:1: illegal (suicide)")
+    page.click("[data-action=resign]")
+    expect(page.locator(STATUS)).to_contain_text("wins")
+    expect(page.locator("[data-role=board].idle")).to_have_count(1)   # no highlight, no ghost ball
+    expect(page.locator("[data-role=board] .ghost")).to_have_count(0)
+    page.hover("g[data-vertex='C1:1']")
+    expect(page.locator("[data-role=hover]")).to_have_text("\u00a0")
+
+
+def test_watch_names_engines_short_with_the_command_in_a_tooltip(web_page: Page, live_server, watch_dir: Path) -> None:
+    import json
+
+    long_name = "/usr/bin/python3 -c 'from margo_gtp.cli import main; main()' --player mcts --seed 3"
+    line = {"game": 1, "white": long_name, "black": "gnugo", "winner_colour": "W", "result": "W+R",
+            "reason": "resignation", "move_count": 4, "sgf": "game-0001.sgf"}
+    (watch_dir / "results.jsonl").write_text(json.dumps(line) + "\n")
+    page = web_page
+    page.goto(f"{live_server.url}/?tab=watch")
+    cell = page.locator("[data-key='0-1'] td").nth(1)
+    expect(cell).to_have_text("mcts #3")
+    assert cell.get_attribute("title") == long_name
+    expect(page.locator("[data-role=crosstable] tr").first.locator("th[title]")).to_have_text(["mcts #3", "gnugo"])
