@@ -14,6 +14,10 @@ colour) rewrite the whole file atomically (a temporary file, then ``os.replace``
 file always holds one consistent game. When the game ends its SGF is written and the
 journal removed; an undo after the end starts it again.
 
+The append runs on the event loop, inside the move's handling, on purpose: the state that
+tells the pages of the move is built after it, so no page can see a move the disk has not
+(an ``fsync`` costs a few milliseconds; a move is refused if it fails).
+
 Reading back is strict about content and lenient about one thing only: a last line cut
 short (the process died while writing it, before the move was acknowledged) is ignored.
 """
