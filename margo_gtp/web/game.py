@@ -680,6 +680,8 @@ class GameStore:
         for path in sorted(self.unfinished.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
             try:
                 start, moves = journal.read(path)
+                if not moves:
+                    continue   # started and left before a move: resumable by its link, not worth a line
                 size = int(start["rules"]["size"])
                 out.append({"id": path.stem, "size": size, "white": start["seats"]["W"], "black": start["seats"]["B"],
                             "result": None, "moves": len(moves), "unfinished": True})

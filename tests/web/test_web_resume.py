@@ -36,6 +36,8 @@ def test_an_unfinished_game_is_listed_and_resumed_after_a_restart(registry: Engi
         state = ws.receive_json()
         moves, seats = state["moves"], state["seats"]
         assert [m["move"] for m in moves] == ["B2:1", "swap", "A1:1"]
+        ws.send_json({"type": "new", "size": 3, "white": "human", "black": "human"})
+        empty = ws.receive_json()["game"]   # left before its first move: not listed, still resumable
     with TestClient(create_app(registry, GameStore(games_dir))) as second:
         assert second.get("/api/saved").json()["games"] == [
             {"id": game, "size": 3, "white": "human", "black": "human", "result": None, "moves": 3, "unfinished": True}]
@@ -45,6 +47,10 @@ def test_an_unfinished_game_is_listed_and_resumed_after_a_restart(registry: Engi
             ws.send_json({"type": "attach", "game": game})
             state = ws.receive_json()
             assert (state["moves"], state["seats"], state["over"]) == (moves, seats, False)
+            ws.send_json({"type": "attach", "game": empty})
+            assert ws.receive_json()["moves"] == []
+            ws.send_json({"type": "attach", "game": game})
+            ws.receive_json()
             state = play(ws, "resign")
             assert state["over"] is True
     # Finished: the SGF is the record and the journal is gone.
