@@ -33,7 +33,7 @@ def assert_on_screen(page: Page, selector: str) -> dict:
     return rect
 
 
-@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800), (1920, 1080)])
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800), (1366, 768), (1920, 1080)])
 def test_the_board_fits_the_window_and_stays_put_while_playing(web_page: Page, live_server, width: int, height: int) -> None:
     page = web_page
     page.set_viewport_size({"width": width, "height": height})
