@@ -340,7 +340,9 @@ async def replay_frames(request: Request) -> Response:
 
 async def saved_list(request: Request) -> Response:
     refused = cross_site(request)
-    return refused or JSONResponse({"games": request.app.state.server.store.list()})
+    if refused:
+        return refused
+    return JSONResponse({"games": await asyncio.to_thread(request.app.state.server.store.list)})
 
 
 async def saved_game(request: Request) -> Response:
