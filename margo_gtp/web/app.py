@@ -50,7 +50,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from margo_gtp import __version__, sgf
+from margo_gtp import __version__
 from margo_gtp.engine import Colour, Rules, RulesError
 from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, GameStore, Seat, WebGame, is_game_id, new_game_id
 from margo_gtp.web.replay import ReplayBook

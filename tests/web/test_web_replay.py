@@ -3,7 +3,6 @@ and what a record tells besides its positions (Go records, comments, variations)
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 
