@@ -603,8 +603,8 @@ class GameStore:
     """
 
     def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.unfinished = folder / "unfinished"
+        self.folder = Path(folder)
+        self.unfinished = self.folder / "unfinished"
 
     def save(self, game: WebGame) -> None:
         try:
