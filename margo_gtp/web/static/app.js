@@ -60,6 +60,7 @@ function escapeHtml(text) {
 
 function setStatus(text, kind = "") {
   ui.status.textContent = text;
+  ui.status.title = text;   // the line is cut to one row (the board's size depends on it)
   ui.status.className = "status" + (kind ? ` ${kind}` : "");
 }
 
