@@ -212,6 +212,10 @@ function renderPlay() {
   const frame = game.frame;
   fillLevelView(frame.size);
   const crashed = Object.keys(game.crashed).length > 0;
+  if (lookBack && lookBack.plies !== game.moves.length) {
+    lookBackTo(lookBack.index);   // the game changed meanwhile (an engine's move, an undo): look again
+    return;
+  }
   if (lookBack) {
     renderLookBack();
   } else {
