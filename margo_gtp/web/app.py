@@ -17,9 +17,18 @@ A socket follows one game at a time, and at most one watched referee game. Every
 changes nothing. Players are engine *names* of the :class:`~margo_gtp.web.game.EngineRegistry`
 the server was started with; no message can name a command line or a path.
 
-HTTP: ``/`` the page; ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's SGF;
+HTTP: ``/`` the page; ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's SGF
+(``/api/games/<id>/replay`` the same as a replay, to look back through a running game);
 ``/api/saved`` and ``/api/saved/<id>`` finished games on disk; ``POST /api/replay`` an SGF
-text -> replay frames; ``/api/watch...`` the watched referee folder (see :mod:`~margo_gtp.web.watch`).
+text -> a replay (its info, moves and first frames), ``/api/replay/<id>/frames?from=N&count=K``
+more of its frames (see :mod:`~margo_gtp.web.replay`); ``/api/watch...`` the watched referee
+folder (see :mod:`~margo_gtp.web.watch`).
+
+No request blocks the event loop: reading a record and building frames run in worker
+threads, at most :data:`MAX_BUILDS` at a time, so ``GET /`` and the games' websockets are
+answered meanwhile. Every ``/api`` request that a browser marks with an ``Origin`` of
+another site is refused (403), as the websocket is: a page elsewhere must not make this
+server work, nor read its games.
 """
 
 from __future__ import annotations
@@ -41,16 +50,17 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from margo_gtp import __version__, sgf
+from margo_gtp import __version__
 from margo_gtp.engine import Colour, Rules, RulesError
 from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, GameStore, Seat, WebGame, is_game_id, new_game_id
-from margo_gtp.web.view import replay_frames
+from margo_gtp.web.replay import ReplayBook
 from margo_gtp.web.watch import WatchFolder
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_SGF_BYTES = 1_000_000
+MAX_BUILDS = 2                  # replays read or frames built at the same time (worker threads)
 MAX_GAMES_IN_MEMORY = 200       # finished games without a page are dropped beyond this (they are on disk)
 MIN_SECONDS, MAX_SECONDS = 0.05, 60.0
 WATCH_INTERVAL = 0.25           # seconds between looks at a followed live game's files
@@ -64,6 +74,13 @@ class Server:
         self.store = store
         self.watch = watch
         self.games: dict[str, WebGame] = {}
+        self.replays = ReplayBook()
+        self.builds = asyncio.Semaphore(MAX_BUILDS)
+
+    async def in_worker(self, function, *args):  # noqa: ANN001, ANN002, ANN201
+        """Run blocking ``function(*args)`` in a worker thread, at most MAX_BUILDS at once."""
+        async with self.builds:
+            return await asyncio.to_thread(function, *args)
 
     def new_game(self, message: dict[str, Any]) -> WebGame:
         rules = parse_rules(message)
@@ -79,8 +96,21 @@ class Server:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
             raise GameError(f"invalid seconds per move: {seconds!r} (allowed {MIN_SECONDS}..{MAX_SECONDS:g})")
         game = WebGame(new_game_id(), rules, {c: Seat(p) for c, p in seats.items()}, float(seconds), self.registry, self.store)
+        self.store.write_journal(game)
         self.games[game.game_id] = game
         self._forget_old_games()
+        return game
+
+    def find(self, game_id: Any) -> WebGame | None:
+        """A game in memory, or an unfinished one taken up again from its journal (after a
+        restart); None when there is no such open game. GameError for a broken journal."""
+        if not is_game_id(game_id):
+            return None
+        game = self.games.get(game_id)
+        if game is None:
+            game = self.store.restore(game_id, self.registry)
+            if game is not None:
+                self.games[game_id] = game
         return game
 
     def _forget_old_games(self) -> None:
@@ -106,8 +136,8 @@ def parse_rules(message: dict[str, Any]) -> Rules:
         raise GameError(str(error)) from None
 
 
-def same_origin(websocket: WebSocket) -> bool:
-    """True unless a browser says the socket was opened by a page of another site.
+def same_origin(websocket: WebSocket | Request) -> bool:
+    """True unless a browser says the socket (or request) comes from a page of another site.
 
     Browsers let any page open a websocket to 127.0.0.1 (no CORS for websockets), so a page
     elsewhere could otherwise start this server's engines; its ``Origin`` gives it away.
@@ -152,9 +182,9 @@ async def game_socket(websocket: WebSocket) -> None:
                         game = server.new_game(message)
                     else:
                         gid = message.get("game")
-                        if not is_game_id(gid) or gid not in server.games:
+                        game = server.find(gid)
+                        if game is None:
                             raise GameError(f"no such game: {gid!r}")
-                        game = server.games[gid]
                     game.attach(send)
                     game.start()
                     await send(game.state())
@@ -239,59 +269,103 @@ def _error(status: int, message: str) -> JSONResponse:
 
 async def game_sgf(request: Request) -> Response:
     server: Server = request.app.state.server
+    refused = cross_site(request)
+    if refused:
+        return refused
     gid = request.path_params["game"]
-    if gid in server.games:
-        text = server.games[gid].sgf()
-    else:
-        try:
-            text = server.store.read(gid)
-        except GameError as error:
-            return _error(404, str(error))
+    try:
+        game = server.find(gid)
+        text = game.sgf() if game is not None else server.store.read(gid)
+    except GameError as error:
+        return _error(404, str(error))
     return Response(text, media_type="application/x-go-sgf",
                     headers={"Content-Disposition": f'attachment; filename="margo-{gid}.sgf"'})
 
 
-def replay_view(text: str, source: str) -> dict[str, Any]:
-    """Frames of every position of an SGF game (for the replay slider); GameError if unreadable."""
-    try:
-        record, board = sgf.load_board(text)
-    except sgf.SgfError as error:
-        raise GameError(f"cannot load SGF: {error}") from None
-    return {
-        "source": source,
-        "rules": record.rules.options(),
-        "white": record.white_name,
-        "black": record.black_name,
-        "result": record.result,
-        "moves": [{"colour": colour.letter, "move": move.gtp()} for colour, move in board.history],
-        "frames": replay_frames(board),
-    }
+def cross_site(request: Request) -> JSONResponse | None:
+    """A 403 answer for a request a page of another site made (see :func:`same_origin`)."""
+    if same_origin(request):
+        return None
+    return _error(403, f"refused: a page of {request.headers.get('origin')} may not use this server")
 
 
 async def replay_upload(request: Request) -> Response:
-    body = await request.body()
-    if len(body) > MAX_SGF_BYTES:
-        return _error(413, f"SGF too large (over {MAX_SGF_BYTES} bytes)")
+    server: Server = request.app.state.server
+    refused = cross_site(request)
+    if refused:
+        return refused
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_SGF_BYTES:
+            return _error(413, f"SGF too large (over {MAX_SGF_BYTES} bytes)")
     try:
-        return JSONResponse(replay_view(body.decode("utf-8", errors="replace"), "upload"))
+        replay = await server.in_worker(server.replays.load, body.decode("utf-8", errors="replace"))
+        return JSONResponse(await server.in_worker(replay.view, "upload"))
     except GameError as error:
         return _error(400, str(error))
 
 
-async def saved_list(request: Request) -> Response:
-    return JSONResponse({"games": request.app.state.server.store.list()})
-
-
-async def saved_game(request: Request) -> Response:
+async def game_replay(request: Request) -> Response:
+    """A running or saved game as a replay (the page looks back through it with ← →)."""
     server: Server = request.app.state.server
+    refused = cross_site(request)
+    if refused:
+        return refused
+    gid = request.path_params["game"]
     try:
-        return JSONResponse(replay_view(server.store.read(request.path_params["game"]), "saved"))
+        game = server.find(gid)
+        text = game.sgf() if game is not None else server.store.read(gid)
+        replay = await server.in_worker(server.replays.load, text)
+        return JSONResponse(await server.in_worker(replay.view, "game"))
     except GameError as error:
         return _error(404, str(error))
 
 
+async def replay_frames(request: Request) -> Response:
+    server: Server = request.app.state.server
+    refused = cross_site(request)
+    if refused:
+        return refused
+    start, count = request.query_params.get("from", "0"), request.query_params.get("count", "1")
+    if not (start.isdigit() and count.isdigit() and len(start) < 7 and len(count) < 7):
+        return _error(400, f"invalid frames request: from {start!r}, count {count!r} (numbers)")
+    try:
+        replay = server.replays.get(request.path_params["replay"])
+    except GameError as error:
+        return _error(404, str(error))
+    frames = await server.in_worker(replay.frames, int(start), int(count))
+    return JSONResponse({"replay": replay.replay_id, "from": min(int(start), replay.plies), "frames": frames})
+
+
+async def saved_list(request: Request) -> Response:
+    refused = cross_site(request)
+    if refused:
+        return refused
+    return JSONResponse({"games": await asyncio.to_thread(request.app.state.server.store.list)})
+
+
+async def saved_game(request: Request) -> Response:
+    server: Server = request.app.state.server
+    refused = cross_site(request)
+    if refused:
+        return refused
+    try:
+        text = server.store.read(request.path_params["game"])
+    except GameError as error:
+        return _error(404, str(error))
+    try:
+        replay = await server.in_worker(server.replays.load, text)
+        return JSONResponse(await server.in_worker(replay.view, "saved"))
+    except GameError as error:
+        return _error(400, str(error))
+
+
 async def watch_index(request: Request) -> Response:
     watch: WatchFolder | None = request.app.state.server.watch
+    refused = cross_site(request)
+    if refused:
+        return refused
     if watch is None:
         return _error(404, "not watching a folder (start margo-web with --watch DIR)")
     return JSONResponse(await asyncio.to_thread(watch.summary))
@@ -299,6 +373,9 @@ async def watch_index(request: Request) -> Response:
 
 async def watch_game(request: Request) -> Response:
     watch: WatchFolder | None = request.app.state.server.watch
+    refused = cross_site(request)
+    if refused:
+        return refused
     if watch is None:
         return _error(404, "not watching a folder (start margo-web with --watch DIR)")
     since = request.query_params.get("since", "0")
@@ -326,7 +403,9 @@ def create_app(registry: EngineRegistry, store: GameStore, watch: WatchFolder | 
         routes=[
             Route("/", index),
             Route("/api/games/{game}.sgf", game_sgf),
+            Route("/api/games/{game}/replay", game_replay),
             Route("/api/replay", replay_upload, methods=["POST"]),
+            Route("/api/replay/{replay}/frames", replay_frames),
             Route("/api/saved", saved_list),
             Route("/api/saved/{game}", saved_game),
             Route("/api/watch", watch_index),

@@ -15,6 +15,14 @@ Two figures, measured, never asserted in tests:
 ``web_move_draw_9x9_p50_ms`` / ``..._p95_ms``
     The same position after one move (what the page does on every move: only the points
     whose content changed are redrawn), alternating between the two positions.
+``web_replay_3000_open_ms``, ``web_replay_3000_frames_s``
+    A legal 3,000-move 19x19 record (random legal moves, seed 1; about 24 KB of SGF) posted
+    to ``/api/replay`` of a real uvicorn server: the time to its answer (the game
+    information and the first frames), and the time to fetch all 3,001 frames after it, 32
+    at a time as the page does. ``web_replay_3000_open_bytes``: the size of that answer.
+``web_index_under_replay_p50_ms`` / ``..._max_ms``
+    ``GET /`` answered meanwhile, sampled back to back by another client for as long as the
+    replay is built. Target: max <= 1,000 ms (before issue #26 it waited 12-18 s).
 """
 
 from __future__ import annotations
@@ -131,9 +139,82 @@ def draw_time(draws: int = DRAWS) -> dict[str, float]:
             "web_draw_9x9_balls": len(view["balls"]), "web_draw_9x9_points": sum((9 - l) ** 2 for l in range(9))}
 
 
+def long_record(moves: int = 3000, size: int = 19, seed: int = 1) -> str:
+    """A legal record of ``moves`` random moves on ``size`` x ``size`` (native SGF)."""
+    import random
+
+    from margo_gtp import sgf
+    from margo_gtp.engine import Board, Rules
+
+    rng = random.Random(seed)
+    board = Board(Rules(size=size))
+    while len(board.history) < moves:
+        choices = [move for move in board.legal_moves() if move.point is not None]
+        if not choices:
+            break
+        board.push(rng.choice(choices))
+    return sgf.dumps(sgf.record_from_board(board))
+
+
+def replay_under_load() -> dict[str, float]:
+    """The 3,000-move replay's times, and GET / latency while it is built (a real server)."""
+    import threading
+    import urllib.request
+
+    import uvicorn
+
+    from margo_gtp.web.app import create_app
+    from margo_gtp.web.cli import default_engine_commands
+    from margo_gtp.web.game import EngineRegistry, GameStore
+
+    text = long_record().encode("utf-8")
+    app = create_app(EngineRegistry(default_engine_commands()), GameStore(Path(tempfile.mkdtemp(prefix="margo-web-bench-"))))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    building = threading.Event()
+    building.set()
+    index_ms: list[float] = []
+
+    def sample_index() -> None:
+        while building.is_set():
+            started = time.perf_counter()
+            with urllib.request.urlopen(url + "/", timeout=60) as response:
+                response.read()
+            index_ms.append((time.perf_counter() - started) * 1000)
+
+    sampler = threading.Thread(target=sample_index)
+    sampler.start()
+    try:
+        started = time.perf_counter()
+        with urllib.request.urlopen(urllib.request.Request(url + "/api/replay", data=text, method="POST"), timeout=600) as response:
+            body = response.read()
+        open_ms = (time.perf_counter() - started) * 1000
+        data = json.loads(body)
+        started = time.perf_counter()
+        have = len(data["frames"])
+        while have <= data["plies"]:
+            with urllib.request.urlopen(f"{url}/api/replay/{data['replay']}/frames?from={have}&count=32", timeout=600) as response:
+                have += len(json.load(response)["frames"])
+        frames_s = time.perf_counter() - started
+    finally:
+        building.clear()
+        sampler.join()
+        server.should_exit = True
+        thread.join(timeout=30)
+    return {"web_replay_3000_open_ms": round(open_ms, 1), "web_replay_3000_open_bytes": len(body),
+            "web_replay_3000_frames_s": round(frames_s, 2),
+            "web_index_under_replay_p50_ms": round(statistics.median(index_ms), 2),
+            "web_index_under_replay_max_ms": round(max(index_ms), 2), "web_index_under_replay_samples": len(index_ms)}
+
+
 def figures() -> dict[str, float]:
     result: dict[str, float] = {}
     result.update(move_latency())
+    result.update(replay_under_load())
     if Path(CHROMIUM).exists():
         result.update(draw_time())
     else:

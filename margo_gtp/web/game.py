@@ -27,6 +27,11 @@ Choices where the brief is silent (as GoGui and Sabaki do):
   naming the engine; the game (and its SGF) is kept and can go on against another engine
   (:meth:`WebGame.set_seat`). This is where the page differs from the referee, which
   records a forfeit: here a person is at the board and decides.
+
+No game is lost: every move of an unfinished game is in its journal on disk before any page
+hears of it (:mod:`margo_gtp.web.journal`, kept by :class:`GameStore`); a restarted server
+lists the unfinished games and :meth:`GameStore.restore` takes one up again when a page
+asks for it (a reload, a link, the list under *Replay*).
 """
 
 from __future__ import annotations
@@ -44,11 +49,12 @@ from pathlib import Path
 from typing import Any
 
 from margo_gtp import sgf
+from margo_gtp.web import journal
 from margo_gtp.engine import Board, Colour, IllegalMoveError, InvalidVertexError, Move, Outcome, Rules, Termination
 from margo_gtp.game.faults import EngineFault
 from margo_gtp.game.loop import end_of, judge
 from margo_gtp.game.record import GameRecord
-from margo_gtp.web.view import frame
+from margo_gtp.web.view import SUICIDE_OR_REPETITION, frame, which_illegal
 
 log = logging.getLogger(__name__)
 
@@ -229,6 +235,24 @@ class WebGame:
         await self.broadcast()
         self._wake()
 
+    def initial_seats(self) -> dict[str, str]:
+        """Who held each colour at the start (the seats follow a swap; this does not)."""
+        names = {colour.letter: seat.player for colour, seat in self.seats.items()}
+        if self.board.swapped:
+            names = {Colour.parse(letter).opponent.letter: name for letter, name in names.items()}
+        return names
+
+    def journal_lines(self) -> list[dict[str, Any]]:
+        """The whole game as journal lines (:mod:`margo_gtp.web.journal`)."""
+        start = journal.start_line(self.game_id, self.rules.options(), self.initial_seats(), self.seconds)
+        moves = [journal.move_line(colour.letter, move.gtp(), seconds)
+                 for (colour, move), seconds in zip(self.board.history, _padded(self.times, len(self.board.history)))]
+        return [start, *moves]
+
+    def _journal_rewrite(self) -> None:
+        if self.store is not None and self.outcome is None:
+            self.store.write_journal(self)
+
     async def undo(self) -> None:
         if not self._can_undo():
             raise GameError("cannot undo")
@@ -241,6 +265,7 @@ class WebGame:
             self._pop()
             while self.board.move_stack and not self.seats[self.board.to_move].is_human:
                 self._pop()
+        self._journal_rewrite()
         await self.broadcast()
         self._wake()
 
@@ -259,6 +284,7 @@ class WebGame:
         self.seats[colour] = Seat(player)
         self.message = None
         self._thinking = None
+        self._journal_rewrite()
         await self.broadcast()
         self._wake()
 
@@ -273,7 +299,16 @@ class WebGame:
         try:
             self.board.push(move, colour)
         except IllegalMoveError as error:
-            raise GameError(str(error)) from None
+            text = str(error)
+            if text.endswith(": " + SUICIDE_OR_REPETITION):
+                text = text.removesuffix(SUICIDE_OR_REPETITION) + which_illegal(self.board, move, colour)
+            raise GameError(text) from None
+        if self.store is not None:
+            try:   # on disk before any page is told (a restarted server goes on from here)
+                self.store.journal_move(self, colour, move, seconds)
+            except OSError as error:
+                self.board.pop()
+                raise GameError(f"cannot save the move, so it is not played: {error}") from None
         self.times.append(seconds)
         self.message = None
         self.analysis = None
@@ -293,6 +328,7 @@ class WebGame:
         self.outcome = outcome
         if self.store is not None:
             self.store.save(self)
+            self.store.end_journal(self)
 
     # ------------------------------------------------------------------ the game task
 
@@ -506,6 +542,10 @@ class WebGame:
         return self.record().sgf_text()
 
 
+def _padded(values: list[Any], length: int) -> list[Any]:
+    return values[:length] + [None] * (length - len(values))
+
+
 def _kill(engine: Any) -> None:
     try:
         engine.kill()
@@ -554,14 +594,17 @@ def analysis_view(candidates: Sequence[Any], to_move: Colour) -> dict[str, Any]:
 
 
 class GameStore:
-    """Finished (and crashed) games on disk, one SGF per game, so they outlive a restart.
+    """Games on disk, so they outlive the server: finished (and crashed) games as one SGF
+    each, unfinished ones as a journal each (``unfinished/<game id>.jsonl``, see
+    :mod:`margo_gtp.web.journal`).
 
-    Files are named by the server (``<game id>.sgf`` with a server-made id); a page asks for
-    a stored game by id only, never by path.
+    Files are named by the server (a server-made game id); a page asks for a stored game by
+    id only, never by path.
     """
 
     def __init__(self, folder: Path) -> None:
-        self.folder = folder
+        self.folder = Path(folder)
+        self.unfinished = self.folder / "unfinished"
 
     def save(self, game: WebGame) -> None:
         try:
@@ -573,11 +616,88 @@ class GameStore:
         except OSError:
             log.warning("could not save game %s", game.game_id, exc_info=True)
 
-    def list(self) -> list[dict[str, Any]]:
-        if not self.folder.is_dir():
+    # ---------------------------------------------------------------- unfinished games
+
+    def journal_path(self, game_id: str) -> Path:
+        return self.unfinished / f"{game_id}.jsonl"
+
+    def write_journal(self, game: WebGame) -> None:
+        """The whole game, at once (a new game, an undo, a new player). A failure is
+        logged: the moves already in the journal stay."""
+        try:
+            journal.rewrite(self.journal_path(game.game_id), game.journal_lines())
+        except OSError:
+            log.warning("could not write the journal of game %s", game.game_id, exc_info=True)
+
+    def journal_move(self, game: WebGame, colour: Colour, move: Move, seconds: float | None) -> None:
+        """Append one move (OSError when it cannot be made durable: the move is refused)."""
+        path = self.journal_path(game.game_id)
+        if not path.exists():   # a game taken up again after its end (undo), or a lost file
+            game.board.pop()
+            try:
+                journal.rewrite(path, game.journal_lines())
+            finally:
+                game.board.push(move, colour)
+        journal.append(path, journal.move_line(colour.letter, move.gtp(), seconds))
+
+    def end_journal(self, game: WebGame) -> None:
+        """The game has ended and its SGF is written: the journal goes."""
+        try:
+            self.journal_path(game.game_id).unlink(missing_ok=True)
+        except OSError:
+            log.warning("could not remove the journal of game %s", game.game_id, exc_info=True)
+
+    def restore(self, game_id: str, registry: EngineRegistry) -> WebGame | None:
+        """The unfinished game ``game_id`` as its journal left it (None: there is none).
+        GameError when the journal cannot be read back."""
+        if not is_game_id(game_id):
+            return None
+        path = self.journal_path(game_id)
+        try:
+            start, moves = journal.read(path)
+        except FileNotFoundError:
+            return None
+        except (OSError, journal.JournalError) as error:
+            raise GameError(f"cannot resume game {game_id}: {error}") from None
+        try:
+            rules = Rules().with_options({str(k): str(v) for k, v in dict(start["rules"]).items()})
+            seats = {Colour.parse(letter): Seat(str(start["seats"][letter])) for letter in ("W", "B")}
+            game = WebGame(game_id, rules, seats, float(start["seconds"]), registry, None)
+            for item in moves:
+                game._push(Move.from_gtp(item["move"], rules.size), Colour.parse(item["colour"]), item.get("seconds"))
+        except (GameError, ValueError, KeyError, TypeError) as error:
+            raise GameError(f"cannot resume game {game_id}: {error}") from None
+        game.store = self
+        if game.outcome is not None:   # ended by its last move, before the SGF was written
+            self.save(game)
+            self.end_journal(game)
+        return game
+
+    def _unfinished_list(self) -> list[dict[str, Any]]:
+        if not self.unfinished.is_dir():
             return []
         out = []
+        for path in sorted(self.unfinished.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
+            try:
+                start, moves = journal.read(path)
+                if not moves:
+                    continue   # started and left before a move: resumable by its link, not worth a line
+                size = int(start["rules"]["size"])
+                out.append({"id": path.stem, "size": size, "white": start["seats"]["W"], "black": start["seats"]["B"],
+                            "result": None, "moves": len(moves), "unfinished": True})
+            except (OSError, journal.JournalError, KeyError, TypeError, ValueError):
+                continue
+        return out
+
+    def list(self) -> list[dict[str, Any]]:
+        """Unfinished games first (newest first), then the finished ones (newest first)."""
+        out = self._unfinished_list()
+        open_ids = {item["id"] for item in out}
+        if not self.folder.is_dir():
+            return out
         for path in sorted(self.folder.glob("*.sgf"), key=lambda p: p.stat().st_mtime, reverse=True):
+            if path.stem in open_ids:
+                continue   # taken up again after its end: the journal is the game now
             try:
                 record = sgf.loads(path.read_text(encoding="utf-8"))
             except (OSError, sgf.SgfError):

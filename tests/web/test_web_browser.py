@@ -200,6 +200,9 @@ def test_the_analysis_overlay_shows_top_moves(web_page: Page, live_server) -> No
                                       "els => els.map(e => e.closest('[data-vertex]').dataset.vertex)")
     assert overlaid and set(overlaid) <= set(legal)
     expect(page.locator("[data-role=winrate-line]")).to_have_count(1)
+    # A 0/50/100% scale and a marker at the current ply; a point of the graph can be clicked.
+    expect(page.locator("[data-role=winrate-graph] .graph-label")).to_have_text(["100%", "50%", "0%"])
+    expect(page.locator("[data-role=winrate-current]")).to_have_count(1)
     screenshot(page, "analysis")
 
 

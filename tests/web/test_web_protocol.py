@@ -435,7 +435,7 @@ def test_illegal_targets_carry_the_rules_cores_reason(client: TestClient) -> Non
             ws.send_json({"type": "play", "move": move})
             state = ws.receive_json()
         targets = {t["v"]: (t["legal"], t.get("why")) for t in state["frame"]["targets"]}
-        assert targets["A1:1"] == (False, "suicide or repetition")
+        assert targets["A1:1"] == (False, "suicide")   # the core says "suicide or repetition"; the page says which
         assert targets["B2:1"] == (True, None)
         for move in ("B2", "A1"):  # White may take A1: now A1:2 rests on four balls
             ws.send_json({"type": "play", "move": move})

@@ -7,6 +7,13 @@ const $ = (selector) => document.querySelector(selector);
 const ui = {
   status: $("[data-role=status]"),
   board: $("[data-role=board]"),
+  boardBox: $("[data-role=board-box]"),
+  boardArea: $(".board-area"),
+  numbers: $("[data-role=numbers]"),
+  levelView: $("[data-role=level-view]"),
+  newGameBox: $("[data-role=new-game-box]"),
+  gameInfo: $("[data-role=game-info]"),
+  comment: $("[data-role=comment]"),
   connection: $("[data-role=connection]"),
   hover: $("[data-role=hover]"),
   players: $("[data-role=players]"),
@@ -41,6 +48,9 @@ let attaching = false;    // an "attach" was sent and not answered yet
 let mode = "play";        // "play" | "replay" | "watch"
 let replay = null;        // {frames, moves, result, index, title, live, key}
 let watchTimer = null;
+let lookBack = null;      // in play: a replay of this game shown at an earlier ply (← →, a move clicked)
+let foldedFor = null;     // the running game the new-game form was folded for
+let lastFrame = null;     // the frame drawn last in play (captures flash against it)
 
 const COLOUR_NAME = { W: "White", B: "Black" };
 
@@ -50,7 +60,50 @@ function escapeHtml(text) {
 
 function setStatus(text, kind = "") {
   ui.status.textContent = text;
+  ui.status.title = text;   // the line is cut to one row (the board's size depends on it)
   ui.status.className = "status" + (kind ? ` ${kind}` : "");
+}
+
+// The board is the largest square that fits: the width of its column, and the height of the
+// window below the status line minus the rows under the board (hover, buttons, replay bar).
+// Called on resize and after every drawing; it reads sizes only, so it never scrolls the page.
+function fitBoard() {
+  const rows = [...ui.boardArea.children].filter((el) => !el.hidden);
+  const first = rows[0].getBoundingClientRect(), last = rows[rows.length - 1].getBoundingClientRect();
+  const box = ui.boardBox.getBoundingClientRect();
+  const others = (last.bottom - first.top) - box.height;
+  const main = getComputedStyle(ui.boardArea.parentElement);
+  const pageTop = first.top + window.scrollY;
+  const height = window.innerHeight - pageTop - others - parseFloat(main.paddingBottom);
+  const side = Math.max(160, Math.floor(Math.min(ui.boardBox.clientWidth, height)));
+  if (ui.board.style.width !== `${side}px`) {
+    ui.board.style.width = ui.board.style.height = `${side}px`;
+  }
+}
+window.addEventListener("resize", fitBoard);
+new ResizeObserver(fitBoard).observe(ui.boardArea.parentElement);
+
+// The page's own view options, applied to every board it draws.
+function viewOptions(frame, moves) {
+  const options = {};
+  const level = Number(ui.levelView.value);
+  if (level) options.level = level;
+  if (ui.numbers.checked && moves) {
+    // A ball's number is the last ply that played its point (a point can be played again
+    // after a capture); pure display, read off the move list the server sent.
+    const numbers = new Map();
+    moves.slice(0, frame.ply).forEach((m, i) => numbers.set(m.move, i + 1));
+    options.numbers = numbers;
+  }
+  return options;
+}
+
+function fillLevelView(size) {
+  if (ui.levelView.options.length === size + 1) return;
+  const before = ui.levelView.value;
+  ui.levelView.innerHTML = '<option value="">all</option>' +
+    Array.from({ length: size }, (_, i) => `<option value="${i + 1}">${i + 1}</option>`).join("");
+  ui.levelView.value = Number(before) <= size ? before : "";
 }
 
 function send(message) {
@@ -98,6 +151,8 @@ function receive(message) {
     attaching = false;
     game = message;
     if (gameId !== message.game) {
+      lookBack = null;
+      lastFrame = null;
       gameId = message.game;
       history.replaceState(null, "", `/#game=${gameId}`);
     }
@@ -136,8 +191,11 @@ function fillPlayerSelects() {
 function showEmptyBoard() {
   const size = Number(ui.form.size.value) || 7;
   renderBoard(ui.board, { size, balls: [], targets: [], last: null });
+  ui.board.classList.add("idle");
   ui.slices.innerHTML = "";
+  ui.newGameBox.open = true;
   setStatus("Choose the players and press Start");
+  fitBoard();
 }
 
 function renderPlay() {
@@ -146,12 +204,31 @@ function renderPlay() {
     showEmptyBoard();
     return;
   }
+  // The new-game form folds away while a game runs (once: the user may open it again).
+  if (!game.over && foldedFor !== game.game) {
+    foldedFor = game.game;
+    ui.newGameBox.open = false;
+  }
   const frame = game.frame;
-  const mover = game.human_to_move ? frame.to_move : null;
-  renderBoard(ui.board, frame, { mover, analysis: game.analysis_on ? game.analysis : null });
-  ui.hover.textContent = "\u00a0";   // the points under the cursor were redrawn
+  fillLevelView(frame.size);
   const crashed = Object.keys(game.crashed).length > 0;
-  setStatus(game.status, game.over ? "over" : crashed ? "error" : "");
+  if (lookBack && lookBack.plies !== game.moves.length) {
+    lookBackTo(lookBack.index);   // the game changed meanwhile (an engine's move, an undo): look again
+    return;
+  }
+  if (lookBack) {
+    renderLookBack();
+  } else {
+    const mover = game.human_to_move && !game.over ? frame.to_move : null;
+    const flash = lastFrame && lastFrame.size === frame.size && frame.ply === lastFrame.ply + 1 ? capturedSince(lastFrame, frame) : [];
+    lastFrame = frame;
+    renderBoard(ui.board, frame, { mover, analysis: game.analysis_on ? game.analysis : null, flash,
+      ...viewOptions(frame, game.moves) });
+    ui.board.classList.toggle("idle", !mover);
+    ui.hover.textContent = "\u00a0";   // the points under the cursor were redrawn
+    ui.hover.classList.remove("illegal");
+    setStatus(game.status, game.over ? "over" : crashed ? "error" : "");
+  }
   ui.players.innerHTML = ["W", "B"].map((c) => {
     const toMove = !game.over && frame.to_move === c ? " to-move" : "";
     return `<div class="player${toMove}" data-seat="${c}"><span class="dot dot-${c}"></span>` +
@@ -169,9 +246,55 @@ function renderPlay() {
     const a = game.analysis;
     ui.analysisText.textContent = !a ? "analysing…" : a.error ? a.error :
       `${COLOUR_NAME[a.to_move]} win rate ${(a.winrate * 100).toFixed(1)}%; best ${a.moves.length ? a.moves[0].move : "-"}`;
-    renderWinrates(ui.winrateGraph, game.winrates);
+    renderWinrates(ui.winrateGraph, game.winrates, lookBack ? lookBack.index : frame.ply);
   }
-  renderInfo(frame, game.moves, frame.ply);
+  if (!lookBack) renderInfo(frame, game.moves, frame.ply);
+  fitBoard();
+}
+
+// The balls of `before` that are gone in `after`, but for a ball played over (a capture
+// empties points; the server's frames say which).
+function capturedSince(before, after) {
+  const now = new Set(after.balls.map((b) => b.v));
+  return before.balls.filter((b) => !now.has(b.v)).map((b) => b.v);
+}
+
+// ---------------------------------------------------------------- looking back in play
+
+// Show ply `ply` of the running game (from the server's replay of its record), or the
+// game itself again when `ply` is its last.
+async function lookBackTo(ply) {
+  if (!game) return;
+  const last = game.moves.length;
+  if (ply >= last) {
+    lookBack = null;
+    renderPlay();
+    return;
+  }
+  ply = Math.max(0, ply);
+  if (!lookBack || lookBack.plies !== last) {
+    try {
+      const data = await fetchJson(`/api/games/${encodeURIComponent(game.game)}/replay`);
+      lookBack = { ...data, index: ply, frames: placeFrames([], 0, data.frames) };
+    } catch (error) {
+      setStatus(error.message, "error");
+      return;
+    }
+  }
+  lookBack.index = ply;
+  renderPlay();
+}
+
+async function renderLookBack() {
+  const i = lookBack.index;
+  const frame = await frameAt(lookBack, i);
+  if (!lookBack || lookBack.index !== i || mode !== "play") return;
+  renderBoard(ui.board, frame, { ...viewOptions(frame, lookBack.moves) });
+  ui.board.classList.add("idle");
+  const move = i > 0 ? ` (${lookBack.moves[i - 1].colour} ${lookBack.moves[i - 1].move})` : "";
+  setStatus(`Looking back: move ${i} of ${lookBack.plies}${move} — → or End: back to the game`);
+  renderInfo(frame, lookBack.moves, i);
+  fitBoard();
 }
 
 function renderInfo(frame, moves, current) {
@@ -179,11 +302,29 @@ function renderInfo(frame, moves, current) {
     `<div data-count="${c}"><span class="dot dot-${c}"></span> ${COLOUR_NAME[c]}: ${frame.score[c]} balls, ` +
     `captured <span data-role="captured-${c}">${frame.captured[c]}</span></div>`).join("");
   ui.moves.innerHTML = moves.map((m, i) =>
-    `<li${i + 1 === current ? ' class="current"' : ""}>${m.colour} ${escapeHtml(m.move)}</li>`).join("");
-  const currentItem = ui.moves.querySelector(".current");
-  if (currentItem) currentItem.scrollIntoView({ block: "nearest" });
+    `<li data-ply="${i + 1}"${i + 1 === current ? ' class="current"' : ""}>${m.colour} ${escapeHtml(m.move)}</li>`).join("");
+  // Keep the current move in sight by scrolling the list only: scrollIntoView would scroll
+  // the page as well, and a page that moves under the finger loses the next tap.
+  const item = ui.moves.querySelector(".current");
+  if (item) {
+    const top = item.offsetTop, bottom = top + item.offsetHeight;
+    if (top < ui.moves.scrollTop) ui.moves.scrollTop = top;
+    else if (bottom > ui.moves.scrollTop + ui.moves.clientHeight) ui.moves.scrollTop = bottom - ui.moves.clientHeight;
+  }
+  const comments = mode === "play" ? null : replay && replay.comments;
+  const comment = comments && current > 0 ? comments[current - 1] : null;
+  ui.comment.hidden = !comment;
+  ui.comment.textContent = comment || "";
   renderSlices(ui.slices, frame);
 }
+
+ui.moves.addEventListener("click", (event) => {
+  const item = event.target.closest("[data-ply]");
+  if (!item) return;
+  const ply = Number(item.dataset.ply);
+  if (mode === "play") lookBackTo(ply);
+  else step(ply);
+});
 
 function startGame(message) {
   game = null;
@@ -211,8 +352,16 @@ ui.form.addEventListener("submit", (event) => {
 
 ui.board.addEventListener("click", (event) => {
   if (mode !== "play" || !game) return;
+  if (lookBack) {
+    lookBackTo(Infinity);   // a click on a past position brings the game back first
+    return;
+  }
   const point = event.target.closest("[data-vertex]");
   if (point) send({ type: "play", move: point.dataset.vertex });
+  else if (game.human_to_move && !game.over) {
+    // Between the points: say so, and take down an older error.
+    setStatus(`No ball can go there: click a free point (${game.status})`, "error");
+  }
 });
 
 // Hover: name the point a click would take (the point under the cursor that the server
@@ -222,7 +371,7 @@ ui.board.addEventListener("mouseover", (event) => {
   const target = point && point.querySelector("[data-target]");
   let text = "\u00a0";
   let illegal = false;
-  if (point && mode === "play" && game && game.human_to_move) {
+  if (point && mode === "play" && game && game.human_to_move && !game.over && !lookBack) {
     if (target) {
       illegal = target.dataset.legal !== "true";
       text = `${point.dataset.vertex}: ${illegal ? `illegal (${target.dataset.why})` : "legal"}`;
@@ -240,37 +389,95 @@ for (const action of ["pass", "swap", "resign"]) {
   document.querySelector(`[data-action=${action}]`).addEventListener("click", () => send({ type: "play", move: action }));
 }
 document.querySelector("[data-action=undo]").addEventListener("click", () => send({ type: "undo" }));
+document.addEventListener("click", (event) => {
+  // Any game action brings the running game back into view.
+  if (lookBack && event.target.closest("[data-action=pass], [data-action=swap], [data-action=resign], [data-action=undo]")) {
+    lookBack = null;
+  }
+}, true);
 document.querySelector("[data-action=replace]").addEventListener("click", () => {
   if (!game) return;
   for (const colour of Object.keys(game.crashed)) send({ type: "seat", colour, player: ui.replaceEngine.value });
 });
 ui.analysisToggle.addEventListener("change", () => send({ type: "analysis", on: ui.analysisToggle.checked }));
 ui.form.size.addEventListener("change", () => { if (!game && mode === "play") showEmptyBoard(); });
+for (const control of [ui.numbers, ui.levelView]) {
+  control.addEventListener("change", () => (mode === "play" ? renderPlay() : renderReplay()));
+}
+ui.winrateGraph.addEventListener("click", (event) => {
+  const dot = event.target.closest("[data-ply]");
+  if (dot && mode === "play") lookBackTo(Number(dot.dataset.ply));
+});
 
 // ---------------------------------------------------------------- replay (SGF, saved, watched)
+
+// A replay's frames: all of them for a watched game; for a record (`replay` id) the server
+// sends the first few and the page asks for more around the ply it shows (frameAt).
+const pliesOf = (r) => r.plies ?? r.frames.length - 1;
+
+function placeFrames(frames, from, more) {
+  more.forEach((f, j) => { frames[from + j] = f; });
+  return frames;
+}
+
+async function frameAt(r, i) {
+  if (!r.frames[i]) {
+    const from = Math.max(0, i - 8);
+    const data = await fetchJson(`/api/replay/${encodeURIComponent(r.replay)}/frames?from=${from}&count=32`);
+    placeFrames(r.frames, data.from, data.frames);
+  }
+  return r.frames[i];
+}
 
 function showReplay(data, title, start) {
   // The same game again (a live feed polled): stay where the viewer is, or follow the end.
   const same = replay && replay.key && replay.key === data.key;
-  const wasAtEnd = same && replay.index === replay.frames.length - 1;
+  const wasAtEnd = same && replay.index === pliesOf(replay);
   const before = same ? replay.index : 0;
   replay = { ...data, title };
-  const last = data.frames.length - 1;
+  const last = pliesOf(replay);
   replay.index = same ? (wasAtEnd ? last : Math.min(before, last)) : start === "end" ? last : 0;
+  renderGameInfo();
   renderReplay();
 }
 
-function renderReplay() {
+function renderGameInfo() {
+  const r = replay;
+  ui.gameInfo.hidden = !r || mode !== "replay";
+  if (ui.gameInfo.hidden) return;
+  const line = (label, value) => (value ? `<div><b>${label}</b> ${escapeHtml(value)}</div>` : "");
+  ui.gameInfo.innerHTML = line("White", r.white) + line("Black", r.black) + line("Result", r.result) +
+    line("Date", r.date) + line("Event", r.event) + line("Size", `${r.rules ? r.rules.size : ""}`) +
+    (r.comment ? `<div class="comment">${escapeHtml(r.comment)}</div>` : "") +
+    (r.notes || []).map((n) => `<div class="note" data-role="note">Note: ${escapeHtml(n)}</div>`).join("");
+}
+
+async function renderReplay() {
   if (!replay) {
     ui.replayBar.hidden = true;
     renderBoard(ui.board, { size: 7, balls: [], targets: [], last: null });
     setStatus(mode === "watch" ? "Choose a game" : "Load an SGF file or pick a saved game");
+    renderGameInfo();
+    fitBoard();
     return;
   }
-  const n = replay.frames.length - 1;
+  const shown = replay;
+  const n = pliesOf(replay);
   const i = replay.index;
-  const frame = replay.frames[i];
-  renderBoard(ui.board, frame, {});
+  let frame = replay.frames[i];
+  if (!frame) {
+    setStatus(`${replay.title}: loading move ${i}…`);
+    try {
+      frame = await frameAt(replay, i);
+    } catch (error) {
+      setStatus(error.message, "error");
+      return;
+    }
+    if (replay !== shown || replay.index !== i) return;   // the viewer moved on meanwhile
+  }
+  fillLevelView(frame.size);
+  renderBoard(ui.board, frame, viewOptions(frame, replay.moves));
+  ui.board.classList.add("idle");
   ui.replayBar.hidden = false;
   ui.slider.max = n;
   ui.slider.value = i;
@@ -282,11 +489,12 @@ function renderReplay() {
   if (replay.error) text += ` — ${replay.error}`;
   setStatus(text, i === n && replay.result ? "over" : "");
   renderInfo(frame, replay.moves, i);
+  fitBoard();
 }
 
 function step(to) {
   if (!replay) return;
-  replay.index = Math.max(0, Math.min(replay.frames.length - 1, to));
+  replay.index = Math.max(0, Math.min(pliesOf(replay), to));
   renderReplay();
 }
 
@@ -295,8 +503,26 @@ document.querySelector("[data-action=first]").addEventListener("click", () => st
 document.querySelector("[data-action=prev]").addEventListener("click", () => step(replay.index - 1));
 document.querySelector("[data-action=next]").addEventListener("click", () => step(replay.index + 1));
 document.querySelector("[data-action=last]").addEventListener("click", () => step(Infinity));
+// Keys, everywhere: ← → Home End step through the game shown (in Play: back through the
+// running game and forward to it again); in Play, u takes back and p passes.
 document.addEventListener("keydown", (event) => {
-  if (mode === "play" || !replay || event.target.closest("input:not([type=range]), select, textarea")) return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest("input:not([type=range]):not([type=checkbox]), select, textarea")) return;
+  if (mode === "play") {
+    if (!game) return;
+    const at = lookBack ? lookBack.index : game.moves.length;
+    const moves = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: Infinity };
+    if (event.key in moves) {
+      event.preventDefault();
+      lookBackTo(moves[event.key]);
+    } else if (event.key === "u" && game.can.undo) {
+      send({ type: "undo" });
+    } else if (event.key === "p" && game.can.pass && game.human_to_move) {
+      send({ type: "play", move: "pass" });
+    }
+    return;
+  }
+  if (!replay) return;
   const moves = { ArrowLeft: replay.index - 1, ArrowRight: replay.index + 1, Home: 0, End: Infinity };
   if (event.key in moves) {
     event.preventDefault();
@@ -326,15 +552,23 @@ ui.sgfFile.addEventListener("change", async () => {
 async function loadSaved() {
   try {
     const data = await fetchJson("/api/saved");
+    // An unfinished game (kept across restarts) opens in Play, where it goes on.
     ui.savedList.innerHTML = data.games.map((g) =>
-      `<li data-saved="${escapeHtml(g.id)}">${g.size}×${g.size} ${escapeHtml(g.white)} – ${escapeHtml(g.black)}: ` +
-      `${escapeHtml(g.result ?? "unfinished")} (${g.moves} moves)</li>`).join("") || "<li>none yet</li>";
+      `<li data-${g.unfinished ? "resume" : "saved"}="${escapeHtml(g.id)}">${g.size}×${g.size} ` +
+      `${escapeHtml(shortName(g.white))} – ${escapeHtml(shortName(g.black))}: ` +
+      `${g.unfinished ? "<b>unfinished — resume</b>" : escapeHtml(g.result ?? "unfinished")} (${g.moves} moves)</li>`).join("") ||
+      "<li>none yet</li>";
   } catch (error) {
     ui.savedList.innerHTML = `<li>${escapeHtml(error.message)}</li>`;
   }
 }
 
 ui.savedList.addEventListener("click", async (event) => {
+  const resume = event.target.closest("[data-resume]");
+  if (resume) {
+    location.hash = `game=${resume.dataset.resume}`;   // the hashchange handler attaches
+    return;
+  }
   const item = event.target.closest("[data-saved]");
   if (!item) return;
   try {
@@ -357,24 +591,37 @@ async function refreshWatch() {
   const selected = replay && replay.key;
   ui.watchGames.innerHTML = "<tr><th>#</th><th>White</th><th>Black</th><th>Result</th></tr>" +
     data.games.map((g) => `<tr data-key="${escapeHtml(g.key)}" data-title="${escapeHtml(
-      `${g.folder === "." ? "" : g.folder + " "}game ${g.game}: ${g.white} – ${g.black}`)}"${g.live ? " data-live" : ""}` +
+      `${g.folder === "." ? "" : g.folder + " "}game ${g.game}: ${shortName(g.white)} – ${shortName(g.black)}`)}"${g.live ? " data-live" : ""}` +
       `${g.key === selected ? ' class="selected"' : ""}><td>${escapeHtml(g.folder === "." ? "" : g.folder + " ")}${g.game}</td>` +
-      `<td>${escapeHtml(g.white)}</td><td>${escapeHtml(g.black)}</td>` +
+      `<td title="${escapeHtml(g.white)}">${escapeHtml(shortName(g.white))}</td><td title="${escapeHtml(g.black)}">${escapeHtml(shortName(g.black))}</td>` +
       `<td>${g.live ? `<span class="live-badge">live</span> ${g.moves} moves` : escapeHtml(g.result)}</td></tr>`).join("");
   const names = Object.keys(data.crosstable).sort();
-  ui.crosstable.innerHTML = names.length ? `<tr><th></th>${names.map((n) => `<th>${escapeHtml(n)}</th>`).join("")}</tr>` +
-    names.map((a) => `<tr><th>${escapeHtml(a)}</th>${names.map((b) => {
+  ui.crosstable.innerHTML = names.length ? `<tr><th></th>${names.map((n) => `<th title="${escapeHtml(n)}">${escapeHtml(shortName(n))}</th>`).join("")}</tr>` +
+    names.map((a) => `<tr><th title="${escapeHtml(a)}">${escapeHtml(shortName(a))}</th>${names.map((b) => {
       const cell = data.crosstable[a][b];
       return `<td>${cell ? `${cell.score}/${cell.games}` : ""}</td>`;
     }).join("")}</tr>`).join("") : "<tr><td>no finished games yet</td></tr>";
   const elo = (value) => (value === null || value === undefined ? "—" : Math.round(value));
   ui.ratings.innerHTML = data.ratings.length ? "<tr><th>engine</th><th>Elo</th><th>95%</th><th>games</th></tr>" +
-    data.ratings.map((r) => `<tr><td>${escapeHtml(r.name)}</td><td>${elo(r.elo)}</td>` +
+    data.ratings.map((r) => `<tr><td title="${escapeHtml(r.name)}">${escapeHtml(shortName(r.name))}</td><td>${elo(r.elo)}</td>` +
       `<td>${elo(r.low)} … ${elo(r.high)}</td><td>${escapeHtml(r.games ?? "")}</td></tr>`).join("")
     : "<tr><td>none (tournaments write them)</td></tr>";
   if (replay && replay.live && !data.games.some((g) => g.key === replay.key && g.live)) {
     openWatchGame(replay.key, replay.title);   // the live game just finished: show its record
   }
+}
+
+// An engine named by its command line, shortened for a table cell (the whole line is the
+// cell's tooltip): its --player and --seed, else the program's file name and first word.
+function shortName(name) {
+  const words = String(name ?? "").trim().split(/\s+/);
+  if (words.length <= 1) return words[0] || "";
+  const after = (flag) => { const i = words.indexOf(flag); return i >= 0 ? words[i + 1] : null; };
+  const player = after("--player");
+  if (player) return player + (after("--seed") ? ` #${after("--seed")}` : "");
+  const program = words[0].split("/").pop();
+  const rest = words.slice(1).find((w) => !w.startsWith("-"));
+  return rest ? `${program} ${rest.split("/").pop()}` : program;
 }
 
 let watchRequest = 0;   // only the answer to the latest request is shown
@@ -395,7 +642,7 @@ async function openWatchGame(key, title = replay ? replay.title : key) {
 
 // A live game: the server pushes its new frames over the websocket as the feed grows.
 function followLive() {
-  if (mode === "watch" && replay && replay.live) {
+  if (mode === "watch" && replay && replay.live && !replay.replay) {
     send({ type: "watch", key: replay.key, since: replay.frames.length });
   }
 }
@@ -419,12 +666,16 @@ function setMode(next) {
   mode = next;
   for (const tab of document.querySelectorAll("[data-tab]")) tab.classList.toggle("active", tab.dataset.tab === next);
   for (const panel of document.querySelectorAll("[data-panel]")) panel.hidden = panel.dataset.panel !== next;
+  // The game buttons under the board belong to Play; the view options stay everywhere.
+  for (const control of document.querySelectorAll("[data-role=play-buttons] > button")) control.hidden = next !== "play";
+  if (next !== "play") ui.download.hidden = true;
   clearInterval(watchTimer);
   send({ type: "unwatch" });
   if (next === "play") {
     renderPlay();
   } else {
     replay = null;
+    lookBack = null;
     renderReplay();
     if (next === "replay") loadSaved();
     if (next === "watch") {
@@ -471,6 +722,6 @@ window.addEventListener("hashchange", () => {
 });
 
 // For tests and the curious: the live socket (closing it shows the reconnect).
-window.margo = { get socket() { return socket; }, get game() { return game; } };
+window.margo = { get socket() { return socket; }, get game() { return game; }, fitBoard };
 
 initialise();

@@ -27,8 +27,9 @@ export function radius(l) {
   return CELL * Math.min(0.5, 0.43 + 0.025 * l);
 }
 
+// One shade per level, far enough apart to tell the white levels apart at a glance.
 const SHADES = {
-  W: ["#d2d0c8", "#e4e2da", "#f0eee8", "#f8f7f3", "#ffffff"],
+  W: ["#c6c1b3", "#dcd8cc", "#ece9e1", "#f7f5ef", "#ffffff"],
   B: ["#101014", "#25252c", "#383842", "#4a4a56", "#5c5c6a"],
 };
 
@@ -58,6 +59,9 @@ function escapeText(text) {
 // Draw `frame` into `svg` (an <svg> element). Options:
 //   mover:    "W" | "B" | null  colour of the ghost ball shown on hover (null: no hover)
 //   analysis: {moves: [{move, visits, winrate}]} | null  overlay of the engine's top moves
+//   numbers:  Map vertex -> move number, written on the balls (the move-number view)
+//   level:    a level counted from 1: the balls of other levels are drawn faint (one-level view)
+//   flash:    vertices whose balls were just captured: a ring that fades out
 export function renderBoard(svg, frame, options = {}) {
   const size = frame.size;
   const span = (size - 1) * CELL + 2 * MARGIN;
@@ -76,6 +80,8 @@ export function renderBoard(svg, frame, options = {}) {
   if (options.analysis && options.analysis.moves) {
     options.analysis.moves.forEach((item, order) => analysis.set(item.move, { ...item, order }));
   }
+  const flash = new Set(options.flash || []);
+  const numbers = options.numbers || null;
   const inners = [];   // the content of every point, in drawing order
   const half = CELL * 0.45;   // a target's hit square, a little smaller than its cell
   for (let l = 0; l < size; l++) {
@@ -87,10 +93,13 @@ export function renderBoard(svg, frame, options = {}) {
         const ball = balls.get(v);
         const target = targets.get(v);
         let inner = "";
+        if (flash.has(v)) inner += `<circle class="capture-flash" cx="${cx}" cy="${cy}" r="${radius(l)}"/>`;
         if (ball) {
           const r = radius(l);
           const lift = 1.5 + 2.5 * l;
           const flags = (ball.zombie ? " data-zombie" : "") + (ball.buried ? " data-buried" : "");
+          const faint = options.level && options.level !== l + 1 ? " faint" : "";
+          if (faint) inner += '<g class="faint">';
           // Shadows and level numbers only where they tell something (and cost little to
           // draw): a shadow lifts a stacked ball off the balls below; level 2 is told by its
           // place (between grid points), levels 3 and up, back on the grid points, by a number.
@@ -102,7 +111,12 @@ export function renderBoard(svg, frame, options = {}) {
           }
           const under = covering.get(v);
           if (under) {
-            inner += `<circle class="buried-mark buried-${under}" cx="${cx}" cy="${cy}" r="${r * 0.62}"/>`;
+            // A ring in the buried ball's colour on a halo of the other tone: seen on either ball.
+            inner += `<circle class="buried-halo buried-halo-${under}" cx="${cx}" cy="${cy}" r="${r * 0.62}"/>` +
+              `<circle class="buried-mark buried-${under}" data-buried-mark="${under}" cx="${cx}" cy="${cy}" r="${r * 0.62}"/>`;
+          }
+          if (numbers && numbers.has(v)) {
+            inner += `<text class="move-number move-number-${ball.c}" data-move-number x="${cx}" y="${cy + 5}">${numbers.get(v)}</text>`;
           }
           if (ball.zombie) {
             inner += `<path class="zombie-mark" d="M${cx - r * 0.35} ${cy - r * 0.35}L${cx + r * 0.35} ${cy + r * 0.35}` +
@@ -111,6 +125,7 @@ export function renderBoard(svg, frame, options = {}) {
           if (frame.last === v) {
             inner += `<rect class="last-mark" data-last x="${cx - r * 0.2}" y="${cy - r * 0.2}" width="${r * 0.4}" height="${r * 0.4}"/>`;
           }
+          if (faint) inner += "</g>";
         } else if (target) {
           const why = target.why ? ` data-why="${escapeText(target.why)}"` : "";
           inner += `<rect class="hit" data-target data-legal="${target.legal}"${why} x="${cx - half}" y="${cy - half}"` +
@@ -217,20 +232,26 @@ export function renderSlices(container, frame) {
   container.innerHTML = parts.join("");
 }
 
-// White's win rate over the game, one point per analysed ply.
-export function renderWinrates(svg, winrates) {
-  const width = 300, height = 80;
+// White's win rate over the game, one point per analysed ply, on a 0/50/100% scale, with
+// the current ply marked; each point carries data-ply (the page jumps there on a click).
+export function renderWinrates(svg, winrates, current = null) {
+  const width = 300, height = 80, left = 30;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   const points = [];
   let dots = "";
   const n = Math.max(winrates.length - 1, 1);
+  const xOf = (i) => left + (i / n) * (width - left - 6);
+  const yOf = (w) => (1 - w) * (height - 10) + 5;
   winrates.forEach((w, i) => {
     if (w === null || w === undefined) return;
-    const x = (i / n) * (width - 8) + 4, y = (1 - w) * (height - 8) + 4;
-    points.push(`${x},${y}`);
-    dots += `<circle class="graph-dot" cx="${x}" cy="${y}" r="3"/>`;
+    points.push(`${xOf(i)},${yOf(w)}`);
+    dots += `<circle class="graph-dot" data-ply="${i}" cx="${xOf(i)}" cy="${yOf(w)}" r="4"/>`;
   });
-  svg.innerHTML = `<rect class="graph-bg" width="${width}" height="${height}"/>` +
-    `<line class="graph-mid" x1="0" y1="${height / 2}" x2="${width}" y2="${height / 2}"/>` +
+  const axis = [[1, "100%"], [0.5, "50%"], [0, "0%"]].map(([w, label]) =>
+    `<line class="${w === 0.5 ? "graph-mid" : "graph-tick"}" x1="${left}" y1="${yOf(w)}" x2="${width}" y2="${yOf(w)}"/>` +
+    `<text class="graph-label" x="${left - 3}" y="${yOf(w) + 4}">${label}</text>`).join("");
+  const marker = current === null ? "" :
+    `<line class="graph-current" data-role="winrate-current" x1="${xOf(current)}" y1="0" x2="${xOf(current)}" y2="${height}"/>`;
+  svg.innerHTML = `<rect class="graph-bg" x="${left}" width="${width - left}" height="${height}"/>${axis}${marker}` +
     (points.length ? `<polyline class="graph-line" data-role="winrate-line" points="${points.join(" ")}"/>` : "") + dots;
 }

@@ -1,0 +1,98 @@
+"""The journal of an unfinished margo-web game: one append-only JSON-lines file per game.
+
+A game in progress must survive the server (Ctrl-C, a crash, ``kill -9``): every move is
+appended to ``<games dir>/unfinished/<game id>.jsonl`` and flushed to disk (``fsync``)
+before the page hears of it, so nothing acknowledged is lost. The lines::
+
+    {"type": "start", "game": "g17...", "rules": {...}, "seats": {"W": "human", "B": "random"}, "seconds": 1.0}
+    {"type": "move", "colour": "W", "move": "C3:1", "seconds": null}
+    {"type": "move", "colour": "B", "move": "swap", "seconds": 0.21}
+
+``seats`` are the players of each colour *before* any swap (a ``swap`` line exchanges them
+again when the game is read back). Changes that are not moves (an undo, a new player for a
+colour) rewrite the whole file atomically (a temporary file, then ``os.replace``), so the
+file always holds one consistent game. When the game ends its SGF is written and the
+journal removed; an undo after the end starts it again.
+
+The append runs on the event loop, inside the move's handling, on purpose: the state that
+tells the pages of the move is built after it, so no page can see a move the disk has not
+(an ``fsync`` costs a few milliseconds; a move is refused if it fails).
+
+Reading back is strict about content and lenient about one thing only: a last line cut
+short (the process died while writing it, before the move was acknowledged) is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+#: Largest journal read back (a 19x19 game of 6,000 moves is about 400 KB).
+MAX_JOURNAL_BYTES = 8 * 1024 * 1024
+
+
+class JournalError(ValueError):
+    """A journal that cannot be read back (message names the file and the line)."""
+
+
+def start_line(game_id: str, rules: dict[str, Any], seats: dict[str, str], seconds: float) -> dict[str, Any]:
+    return {"type": "start", "game": game_id, "rules": rules, "seats": seats, "seconds": seconds}
+
+
+def move_line(colour: str, move: str, seconds: float | None) -> dict[str, Any]:
+    return {"type": "move", "colour": colour, "move": move, "seconds": seconds}
+
+
+def _encode(line: dict[str, Any]) -> bytes:
+    return (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def append(path: Path, line: dict[str, Any]) -> None:
+    """Append one line and make it durable before returning (OSError if it cannot be)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(descriptor, _encode(line))
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def rewrite(path: Path, lines: list[dict[str, Any]]) -> None:
+    """Replace the journal with ``lines`` at once (a reader sees the old or the new one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".jsonl.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(descriptor, b"".join(_encode(line) for line in lines))
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    os.replace(temporary, path)
+
+
+def read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The start line and the move lines of a journal; JournalError if it is not one."""
+    with open(path, "rb") as stream:
+        data = stream.read(MAX_JOURNAL_BYTES + 1)
+    if len(data) > MAX_JOURNAL_BYTES:
+        raise JournalError(f"{path.name}: larger than {MAX_JOURNAL_BYTES} bytes")
+    lines = data.split(b"\n")
+    whole = lines[:-1]              # the part after the last newline was never finished
+    items = []
+    for number, raw in enumerate(whole, 1):
+        try:
+            item = json.loads(raw)
+        except ValueError:
+            raise JournalError(f"{path.name}: line {number} is not JSON") from None
+        if not isinstance(item, dict):
+            raise JournalError(f"{path.name}: line {number} is not an object")
+        items.append(item)
+    if not items or items[0].get("type") != "start":
+        raise JournalError(f"{path.name}: no start line")
+    start, moves = items[0], items[1:]
+    for number, item in enumerate(moves, 2):
+        if item.get("type") != "move" or not isinstance(item.get("move"), str) or item.get("colour") not in ("W", "B"):
+            raise JournalError(f"{path.name}: line {number} is not a move")
+    return start, moves
