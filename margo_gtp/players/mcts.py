@@ -463,6 +463,9 @@ class MctsPlayer:
         self._c_tree = None  # the C tree kept between moves (reuse on), when the C search runs
         self.last_winrate: float | None = None  # the chosen move's win rate (resignation analysis)
         self.last_visits = 0  # root visits behind it (all workers)
+        # An Ownership to count every simulation's final position in (None: not counted;
+        # margo_gtp.protocol.game_analysis sets one for the positions it analyses).
+        self.ownership = None
 
     # -- contract ----------------------------------------------------------------------
 
@@ -722,6 +725,8 @@ class MctsPlayer:
                                     self.ladder_depth)
         else:  # heavy: the Python policy over the Board API (either core)
             result = playout(work, self.rng, self.playout_moves, self.evaluator, self.policy, self.ladder_depth)
+        if self.ownership is not None:
+            self.ownership.add(work)
         self._backup(path, result, work, start)
 
     # Step 1

@@ -1,0 +1,58 @@
+"""``margo-analysis``: the JSON analysis engine (KataGo's analysis engine, in MarGo vertices).
+
+Reads one JSON query a line on stdin and writes one JSON response a line on stdout per
+turn asked for, or one ``{"id": ..., "error": "..."}`` line for a bad query; the engine
+keeps serving until the end of input. The queries, the responses and the search behind
+them are :mod:`margo_gtp.protocol.game_analysis` (docs/review.md has the fields).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from margo_gtp.cli import run_app, version_callback
+
+app = typer.Typer(add_completion=False)
+
+
+def default_processes() -> int:
+    """Every core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@app.command()
+def analysis(
+    threads: Annotated[int, typer.Option("--threads", min=1, max=256,
+                                         help="positions searched at once (processes; default: every core); "
+                                              "with 1, responses come in query order")] = 0,
+    version: Annotated[bool, typer.Option("--version", callback=version_callback("margo-analysis"), is_eager=True,
+                                          help="print the version and exit")] = False,
+) -> int:
+    """JSON analysis engine: one query a line on stdin, responses on stdout (docs/review.md)."""
+    from margo_gtp.protocol.game_analysis import serve
+
+    processes = threads or default_processes()
+
+    def write(line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    try:
+        serve(sys.stdin, write, parallel=processes)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # the reader went away: nothing left to answer
+        return 0
+    return 0
+
+
+def main() -> None:
+    """Console script ``margo-analysis``."""
+    run_app(app, "margo-analysis")

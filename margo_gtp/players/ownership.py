@@ -1,0 +1,71 @@
+"""Ownership: where the balls of a search's playouts end up, point by point.
+
+Each simulation of :class:`~margo_gtp.players.mcts.MctsPlayer` ends in a position (the
+tree's moves, then the playout's ``playout_moves`` random moves, or the end of the game
+with ``playout_moves=-1``). :class:`Ownership` counts, for every point of the pyramid,
+how often that final position holds a White ball there and how often a Black one; the
+rest of the time the point is empty (a buried ball counts: it is still on the board).
+``probabilities()`` turns the counts into ``(white, black, empty)`` per point, and
+``expected_margin()`` into the mean ball margin ``white - black`` (komi not included).
+
+What a search must provide to fill one: after each simulation, the final position's
+ball bit sets (one int per colour over all pyramid levels, bit ``i`` = the flat point
+index ``i`` of :attr:`Geometry.points`), passed to :meth:`Ownership.add_masks`; or the
+summed counts at once (:meth:`Ownership.add_counts`), which is what a search in C that
+never returns to Python between simulations would hand over. Counting is off unless a
+caller asks for it (``MctsPlayer.ownership``), so games pay nothing for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from margo_gtp.engine import Colour
+from margo_gtp.vertex import Point
+
+__all__ = ["Ownership"]
+
+
+class Ownership:
+    """Per-point counts of White and Black balls at the ends of ``playouts`` simulations."""
+
+    def __init__(self, points: Sequence[Point]) -> None:
+        self.points = tuple(points)
+        self.white = [0] * len(self.points)
+        self.black = [0] * len(self.points)
+        self.playouts = 0
+
+    def add(self, board) -> None:  # noqa: ANN001 - any Board core
+        """Count the balls of ``board``, the final position of one simulation."""
+        self.add_masks(board.ball_mask(Colour.WHITE), board.ball_mask(Colour.BLACK))
+
+    def add_masks(self, white_mask: int, black_mask: int) -> None:
+        """Count one final position given as its two ball bit sets."""
+        for counts, mask in ((self.white, white_mask), (self.black, black_mask)):
+            while mask:
+                low = mask & -mask
+                counts[low.bit_length() - 1] += 1
+                mask ^= low
+        self.playouts += 1
+
+    def add_counts(self, white: Sequence[int], black: Sequence[int], playouts: int) -> None:
+        """Add counts summed over ``playouts`` simulations elsewhere (another process, a C search)."""
+        if len(white) != len(self.points) or len(black) != len(self.points):
+            raise ValueError(f"ownership counts must have {len(self.points)} entries")
+        self.white = [a + b for a, b in zip(self.white, white)]
+        self.black = [a + b for a, b in zip(self.black, black)]
+        self.playouts += playouts
+
+    def probabilities(self) -> dict[Point, tuple[float, float, float]]:
+        """``{point: (white, black, empty)}`` for every point, each in [0, 1] and summing
+        to 1; all empty when no simulation was counted."""
+        n = self.playouts
+        if not n:
+            return {point: (0.0, 0.0, 1.0) for point in self.points}
+        return {point: (w / n, b / n, (n - w - b) / n) for point, w, b in zip(self.points, self.white, self.black)}
+
+    def expected_margin(self) -> float:
+        """Mean ``white balls - black balls`` over the counted final positions (0 when none)."""
+        if not self.playouts:
+            return 0.0
+        return (sum(self.white) - sum(self.black)) / self.playouts

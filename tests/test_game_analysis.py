@@ -1,0 +1,161 @@
+"""The game-analysis library and margo-analysis, the JSON analysis engine
+(margo_gtp.protocol.game_analysis, adapters/analysis_engine.py, docs/review.md): the
+responses' fields, ownership from the playouts, seeded repeatability, and one error
+object per bad query while the engine keeps serving."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.players.ownership import Ownership
+from margo_gtp.protocol.game_analysis import (
+    MAX_VISITS,
+    AnalysisQueryError,
+    analyse_game,
+    analyse_position,
+    parse_query,
+    serve,
+)
+from margo_gtp.vertex import Point
+
+BIN = Path(sys.executable).parent
+MOVES = [["W", "C3:1"], ["B", "B2:1"], ["W", "C2:1"], ["B", "B3:1"]]
+
+
+def query(**fields) -> str:
+    base = {"id": "q", "moves": MOVES, "boardSize": 5, "maxVisits": 60}
+    base.update(fields)
+    return json.dumps({key: value for key, value in base.items() if value is not None})
+
+
+def answers(lines: list[str], parallel: int = 1) -> list[dict]:
+    out: list[str] = []
+    serve(lines, out.append, parallel=parallel)
+    return [json.loads(line) for line in out]
+
+
+def test_a_response_has_katago_fields_in_margo_vertices():
+    [response] = answers([query(analyzeTurns=[2])])
+    assert (response["id"], response["turnNumber"]) == ("q", 2)
+    assert response["rootInfo"]["currentPlayer"] == "W"
+    assert response["rootInfo"]["visits"] == 60
+    infos = response["moveInfos"]
+    assert [info["order"] for info in infos] == list(range(len(infos)))
+    board = Board(Rules(size=5))
+    board.push(Move.from_gtp("C3:1", 5), Colour.WHITE)
+    board.push(Move.from_gtp("B2:1", 5), Colour.BLACK)
+    legal = {move.gtp() for move in board.legal_moves(Colour.WHITE)}
+    for info in infos:
+        assert set(info) == {"move", "visits", "winrate", "prior", "order", "pv"}
+        assert info["move"] in legal and info["pv"][0] == info["move"]
+        assert 0 <= info["winrate"] <= 1 and 0 <= info["prior"] <= 1
+    assert response["rootInfo"]["winrate"] == infos[0]["winrate"]
+    assert [info["visits"] for info in infos] == sorted((info["visits"] for info in infos), reverse=True)
+
+
+def test_ownership_covers_every_point_of_the_pyramid_and_follows_the_balls():
+    [response] = answers([query(analyzeTurns=[4], includeOwnership=True)])
+    ownership = response["ownership"]
+    assert len(ownership) == 25 + 16 + 9 + 4 + 1
+    assert list(ownership)[:2] == ["A1:1", "B1:1"] and list(ownership)[-1] == "A1:5"
+    for shares in ownership.values():
+        assert len(shares) == 3 and abs(sum(shares) - 1) < 0.005
+    # a ball on the board now is there at most playouts' ends (ten moves later)
+    assert ownership["C3:1"][0] > 0.5 and ownership["B2:1"][1] > 0.5
+    assert ownership["A1:5"] == [0.0, 0.0, 1.0]  # the apex cannot be reached in ten moves
+    assert isinstance(response["rootInfo"]["scoreLead"], float)
+
+
+def test_ownership_counts_the_final_positions_bit_by_bit():
+    points = [Point(0, 0, 0), Point(1, 0, 0), Point(0, 1, 0)]
+    counts = Ownership(points)
+    counts.add_masks(0b001, 0b010)
+    counts.add_masks(0b011, 0b000)
+    assert counts.probabilities() == {points[0]: (1.0, 0.0, 0.0), points[1]: (0.5, 0.5, 0.0),
+                                      points[2]: (0.0, 0.0, 1.0)}
+    assert counts.expected_margin() == 1.0
+    counts.add_counts([2, 0, 0], [0, 0, 2], 2)
+    assert (counts.white, counts.black, counts.playouts) == ([4, 1, 0], [0, 1, 2], 4)
+    with pytest.raises(ValueError, match="ownership counts must have 3 entries"):
+        counts.add_counts([1], [1], 1)
+
+
+def test_a_seeded_query_gives_the_same_answer_twice_and_seeds_change_it():
+    first = answers([query(analyzeTurns=[0, 3], includeOwnership=True)])
+    assert answers([query(analyzeTurns=[0, 3], includeOwnership=True)]) == first
+    other = answers([query(analyzeTurns=[0, 3], includeOwnership=True, seed=5)])
+    assert other != first
+
+
+def test_processes_give_the_answers_of_one():
+    rules = Rules(size=5)
+    moves = [(Colour.parse(c), Move.from_gtp(v, 5)) for c, v in MOVES]
+    alone = list(analyse_game(rules, moves, 40, seed=3))
+    assert [item["turnNumber"] for item in alone] == [0, 1, 2, 3, 4]
+    assert list(analyse_game(rules, moves, 40, seed=3, parallel=2)) == alone
+
+
+def test_a_finished_game_is_its_exact_result():
+    board = Board(Rules(size=3))
+    board.random_playout(random.Random(1), max_moves=500)
+    assert board.is_game_over()
+    result = analyse_position(board, 10)
+    outcome = board.outcome()
+    mover = board.to_move
+    assert result["moveInfos"] == []
+    assert result["rootInfo"]["winrate"] == (0.5 if outcome.winner is None else float(outcome.winner == mover))
+    assert result["rootInfo"]["visits"] == 0
+
+
+@pytest.mark.parametrize(("line", "error"), [
+    ("{nope", {"id": None, "error": "malformed JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"}),
+    ("[1, 2]", {"id": None, "error": "a query must be a JSON object"}),
+    ('{"moves": []}', {"id": None, "error": "id must be a string"}),
+    (query(visits=3), {"id": "q", "error": "unknown field: 'visits' (known: id, moves, initialStones, initialPlayer, rules, "
+                                           "boardSize, komi, analyzeTurns, maxVisits, includeOwnership, seed)"}),
+    (query(maxVisits=10**9), {"id": "q", "error": f"maxVisits must be a whole number 1..{MAX_VISITS}, got 1000000000"}),
+    (query(maxVisits=True), {"id": "q", "error": f"maxVisits must be a whole number 1..{MAX_VISITS}, got True"}),
+    (query(moves=[["W", "C3:1"], ["B", "C3:1"]]),
+     {"id": "q", "error": "move 2 (B C3:1) is illegal: illegal move: C3:1 for BLACK: point is occupied"}),
+    (query(moves=[["W", "Z9:1"]]), {"id": "q", "error": "moves[0]: vertex is off board: 'Z9:1' (board size 5)"}),
+    (query(moves=[["X", "C3:1"]]), {"id": "q", "error": "moves[0]: colour must be \"B\" or \"W\", got 'X'"}),
+    (query(moves="C3:1"), {"id": "q", "error": "moves must be a list of [colour, vertex] pairs"}),
+    (query(analyzeTurns=[5]), {"id": "q", "error": "analyzeTurns[] must be a whole number 0..4, got 5"}),
+    (query(analyzeTurns=[]), {"id": "q", "error": "analyzeTurns must be a non-empty list of turn numbers"}),
+    (query(boardSize=40), {"id": "q", "error": "boardSize must be a whole number 2..19, got 40"}),
+    (query(rules={"ko_rule": "magic"}), {"id": "q", "error": "invalid value for ko_rule: 'magic' (allowed situational, positional, simple, none)"}),
+    (query(includeOwnership="yes"), {"id": "q", "error": "includeOwnership must be true or false, got 'yes'"}),
+])
+def test_a_bad_query_gets_one_error_object_and_the_engine_keeps_serving(line, error):
+    responses = answers([line, query(analyzeTurns=[1], maxVisits=5)])
+    assert responses[0] == error
+    assert (responses[1]["id"], responses[1]["turnNumber"]) == ("q", 1)
+    assert len(responses) == 2
+
+
+def test_parse_query_reads_setup_rules_and_komi():
+    parsed = parse_query(json.dumps({"id": "s", "initialStones": [["B", "A1:1"]], "initialPlayer": "W",
+                                     "rules": {"first_player": "black", "swap": False}, "boardSize": 4, "komi": 1.5}))
+    assert parsed.rules == Rules(size=4, first_player=Colour.BLACK, komi=1.5)
+    assert parsed.setup == ((Point(0, 0, 0), Colour.BLACK),) and parsed.setup_to_move == Colour.WHITE
+    assert parsed.turns == (0,)
+    with pytest.raises(AnalysisQueryError, match="a setup ball needs a point, got 'pass'"):
+        parse_query(json.dumps({"id": "s", "initialStones": [["B", "pass"]]}))
+
+
+def test_margo_analysis_answers_on_stdout_as_a_process():
+    lines = "\n".join(["oops", query(analyzeTurns=[0, 4], maxVisits=20), ""])
+    done = subprocess.run([str(BIN / "margo-analysis"), "--threads", "1"], input=lines, capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")
+    responses = [json.loads(line) for line in done.stdout.splitlines()]
+    assert responses[0] == {"id": None, "error": "malformed JSON: Expecting value: line 1 column 1 (char 0)"}
+    assert [(r["id"], r["turnNumber"]) for r in responses[1:]] == [("q", 0), ("q", 4)]
+    assert responses[1:] == answers([query(analyzeTurns=[0, 4], maxVisits=20)])
