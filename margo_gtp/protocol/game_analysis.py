@@ -19,8 +19,10 @@ Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's
                move), ``prior`` (the heuristic's prior win rate), ``order`` (0 = the
                engine's choice), ``pv`` (the most visited line, starting with ``move``).
 ``rootInfo``   ``currentPlayer`` (``"W"``/``"B"``), ``visits`` (simulations run),
-               ``winrate`` (the position's value for the colour to move: the win rate of
-               the engine's choice; the exact 1, 0 or 0.5 when the game is over) and, with
+               ``winrate`` (the position's value for the colour to move: the mean result
+               of all the simulations, as KataGo's root value; the candidates' win rates
+               include their priors' virtual visits, so the best one's reads high early
+               on; the exact 1, 0 or 0.5 when the game is over) and, with
                ownership, ``scoreLead`` (the mean ball margin at the playouts' ends for
                the colour to move, komi included; the exact margin when the game is over).
 ``ownership``  (when asked) ``{vertex: [white, black, empty]}`` for every point of the
@@ -101,10 +103,12 @@ def ownership_map(ownership: Ownership) -> dict[str, list[float]]:
             for point in sorted(shares, key=gtp_order)}
 
 
-def analyse_position(board: Board, visits: int = DEFAULT_VISITS, *, seed: int | str = 0,
-                     ownership: bool = False, max_moves: int = MAX_MOVE_INFOS) -> dict[str, Any]:
-    """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations
-    (see the module docstring for the fields). ``board`` is not changed."""
+def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed: int | str = 0,
+                     ownership: bool = False, max_moves: int = MAX_MOVE_INFOS,
+                     seconds: float | None = None) -> dict[str, Any]:
+    """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations,
+    or ``seconds`` of search (then the answer depends on the machine's speed), whichever
+    ends first (see the module docstring for the fields). ``board`` is not changed."""
     mover = board.to_move
     if board.is_game_over() or not board.legal_moves(mover):
         result: dict[str, Any] = {"moveInfos": [], "rootInfo": _exact(board)}
@@ -116,14 +120,18 @@ def analyse_position(board: Board, visits: int = DEFAULT_VISITS, *, seed: int | 
     player = MctsPlayer(random.Random(seed), reuse=False, early_stop=False)
     counts = Ownership(board.geometry.points) if ownership else None
     player.ownership = counts
-    root = player.search(board, mover, playouts=visits)
+    deadline = None if seconds is None else player.clock() + seconds
+    root = player.search(board, mover, playouts=visits, deadline=deadline)
     infos = [
         {"move": item.move.gtp(), "visits": item.visits, "winrate": _rate(item.winrate),
          "prior": _rate(item.prior), "order": item.order, "pv": [move.gtp() for move in item.pv]}
         for item in player.analysis(root, max_moves=max_moves, pv_length=PV_LENGTH)
     ]
+    # The root's mean result for the mover: its children's win rates carry the priors'
+    # virtual visits (0.9 for the heuristic's favourite), the root's own count none.
+    value = 1.0 - root.w / root.n if root.n else 0.5
     root_info: dict[str, Any] = {"currentPlayer": mover.letter, "visits": player.last_simulations,
-                                 "winrate": infos[0]["winrate"] if infos else 0.5}
+                                 "winrate": _rate(value)}
     result = {"moveInfos": infos, "rootInfo": root_info}
     if counts is not None:
         margin = counts.expected_margin() + board.rules.komi
@@ -163,10 +171,13 @@ def _board_at(record: GameRecord, turn: int) -> Board:
         raise AnalysisQueryError(str(error)) from None
 
 
-def _analyse_turn(task: tuple[GameRecord, int, int, int, bool]) -> dict[str, Any]:
-    """One turn of a game (a process pool's unit of work; seeded by ``(seed, turn)``)."""
-    record, turn, visits, seed, ownership = task
-    result = analyse_position(_board_at(record, turn), visits, seed=f"{seed}/{turn}", ownership=ownership)
+def _analyse_turn(task: tuple) -> dict[str, Any]:
+    """One turn of a game (a process pool's unit of work; seeded by ``(seed, turn)``):
+    ``(record, turn, visits, seed, ownership[, seconds])``."""
+    record, turn, visits, seed, ownership, *more = task
+    seconds = more[0] if more else None
+    result = analyse_position(_board_at(record, turn), visits, seed=f"{seed}/{turn}", ownership=ownership,
+                              seconds=seconds)
     return {"turnNumber": turn, **result}
 
 
@@ -175,23 +186,24 @@ def check_moves(record: GameRecord) -> None:
     _board_at(record, None)  # type: ignore[arg-type]
 
 
-def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int = DEFAULT_VISITS, *,
+def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int | None = DEFAULT_VISITS, *,
                  turns: Iterable[int] | None = None, seed: int = 0, ownership: bool = False,
                  setup: dict[Point, Colour] | None = None, setup_to_move: Colour | None = None,
-                 parallel: int = 1) -> Iterator[dict[str, Any]]:
+                 parallel: int = 1, seconds: float | None = None) -> Iterator[dict[str, Any]]:
     """Analyse the positions ``turns`` of a game (default: all, 0 .. len(moves)) and
     yield one analysis dict per turn (with ``turnNumber``), in the order of ``turns``.
 
     Raises :class:`AnalysisQueryError` at once when a move is illegal or a turn out of
     range. ``parallel`` > 1 searches the turns in that many processes; the answers are
-    the same as with one."""
+    the same as with one. ``seconds`` bounds each search by the clock too (see
+    :func:`analyse_position`); with ``visits=None`` the clock alone."""
     record = GameRecord(rules=rules, setup=dict(setup or {}), setup_to_move=setup_to_move, moves=list(moves))
     check_moves(record)
     wanted = list(range(len(record.moves) + 1)) if turns is None else list(turns)
     for turn in wanted:
         if not 0 <= turn <= len(record.moves):
             raise AnalysisQueryError(f"turn {turn} is out of range 0..{len(record.moves)}")
-    tasks = [(record, turn, visits, seed, ownership) for turn in wanted]
+    tasks = [(record, turn, visits, seed, ownership, seconds) for turn in wanted]
     if parallel <= 1 or len(tasks) <= 1:
         yield from map(_analyse_turn, tasks)
         return

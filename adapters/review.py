@@ -1,0 +1,228 @@
+"""``margo-review``: review every move of a MarGo game (docs/review.md).
+
+Reads a native MarGo SGF, analyses every position of its main line
+(:func:`margo_gtp.protocol.game_analysis.analyse_game`, or any MarGo GTP engine with
+``margo-analyze_snapshot`` given by ``--engine``), and writes in ``--out``:
+``NAME.review.jsonl`` (one judgement per move, :mod:`margo_gtp.protocol.review`),
+``NAME.reviewed.sgf`` (Sabaki's ``SBKV``, comments, marks and the best lines) and
+``NAME.winrate.png`` (the win-rate graph, mistakes marked; matplotlib, the ``review``
+extra). Ends with a table per player. Bad input: one line on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from margo_gtp.cli import run_app, version_callback
+
+#: Simulations per position by default: a 200-move 9x9 game's 201 positions in about a
+#: minute on two cores (docs/review.md, "Budget").
+DEFAULT_REVIEW_VISITS = 1600
+PROGRAM = "margo-review"
+
+app = typer.Typer(add_completion=False)
+
+
+class ReviewFailed(Exception):
+    """A one-line reason to stop with exit code 2."""
+
+
+def default_processes() -> int:
+    """Every core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend (files only), or ReviewFailed naming the extra."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ReviewFailed("the review extra is not installed (pip install 'margo-gtp[review]')") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+
+    return pyplot
+
+
+def _engine_analyses(command: str, record: Any, visits: int | None, seconds: float | None) -> Iterator[dict[str, Any]]:
+    """Turns 0 .. n analysed by the GTP engine ``command`` (one process, in order)."""
+    from margo_gtp.client import EngineError, Limit, SimpleEngine
+    from margo_gtp.protocol.game_analysis import analyse_position
+    from margo_gtp.sgf import replay
+
+    try:
+        engine = SimpleEngine.popen(command, timeout=60)
+    except (EngineError, OSError, ValueError) as error:
+        raise ReviewFailed(f"cannot start engine {command!r}: {error}") from None
+    with engine:
+        for turn in range(len(record.moves) + 1):
+            board = replay(record, turn)
+            if board.is_game_over() or not board.legal_moves(board.to_move):
+                yield {"turnNumber": turn, **analyse_position(board, 1)}  # the exact result, no search
+                continue
+            try:
+                result = engine.analyse(board, Limit(seconds=seconds, playouts=visits))
+            except EngineError as error:
+                raise ReviewFailed(str(error).splitlines()[0]) from None
+            infos = [{"move": item.move.gtp(), "visits": item.visits, "winrate": item.winrate, "prior": item.prior,
+                      "order": order, "pv": [move.gtp() for move in item.pv]}
+                     for order, item in enumerate(result.candidates)]
+            yield {"turnNumber": turn, "moveInfos": infos,
+                   "rootInfo": {"currentPlayer": board.to_move.letter, "visits": sum(i["visits"] for i in infos),
+                                "winrate": infos[0]["winrate"] if infos else 0.5}}
+
+
+def _write_png(path: Path, name: str, entries: list[dict[str, Any]]) -> None:
+    """White's win rate after each move, mistakes and blunders marked with their numbers."""
+    pyplot = _pyplot()
+    numbers = [0] + [entry["move_number"] for entry in entries]
+    white = [None] + [entry["winrate_after"] if entry["colour"] == "W" else 1 - entry["winrate_after"]
+                      for entry in entries]
+    first = entries[0]
+    white[0] = first["winrate_before"] if first["colour"] == "W" else 1 - first["winrate_before"]
+    figure, axes = pyplot.subplots(figsize=(10, 4), dpi=100)
+    axes.fill_between(numbers, white, 0.5, color="#dddddd")
+    axes.plot(numbers, white, color="#333333", linewidth=1.2, label="White's win rate")
+    axes.axhline(0.5, color="#999999", linewidth=0.8, linestyle="--")
+    for kind, colour in (("blunder", "#d62728"), ("mistake", "#ff7f0e")):
+        marked = [(entry["move_number"], white[entry["move_number"]]) for entry in entries if entry["judgement"] == kind]
+        if marked:
+            axes.scatter(*zip(*marked), color=colour, zorder=3, s=28,
+                         label=f"{kind}s ({len(marked)})")
+            for number, rate in marked:
+                axes.annotate(str(number), (number, rate), textcoords="offset points", xytext=(0, 6),
+                              ha="center", fontsize=7, color=colour)
+    axes.set_xlim(0, max(numbers))
+    axes.set_ylim(0, 1)
+    axes.set_xlabel("move")
+    axes.set_ylabel("White's win rate")
+    axes.set_title(f"{name}: win rate over the game")
+    axes.legend(loc="lower left", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, metadata={"Software": None})
+    pyplot.close(figure)
+
+
+def _print_summary(table_rows: dict[str, dict[str, Any]], record: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Review", box=None)
+    for header in ("player", "moves", "mistakes", "blunders", "mean loss", "agreement"):
+        table.add_column(header, justify="left" if header == "player" else "right")
+    names = {"B": record.black_name, "W": record.white_name}
+    for colour, row in table_rows.items():
+        label = f"{colour} {names[colour]}" if names[colour] else colour
+        table.add_row(label, str(row["moves"]), str(row["mistakes"]), str(row["blunders"]),
+                      f"{100 * row['mean_loss']:.1f}%", f"{100 * row['agreement']:.0f}%")
+    Console(width=80, highlight=False).print(table)
+
+
+def review(game: Path, out: Path | None, visits: int | None, seconds: float | None, engine: str | None,
+           parallel: int, seed: int) -> None:
+    from margo_gtp.protocol.game_analysis import AnalysisQueryError, analyse_game
+    from margo_gtp.protocol.review import ReviewError, read_game, review_entries, reviewed_sgf, summary
+    from margo_gtp.sgf import SgfError, read_file, replay
+
+    _pyplot()  # before any work: a missing extra is said at once
+    try:
+        text = read_file(game)
+    except (OSError, SgfError) as error:
+        raise ReviewFailed(f"cannot read {str(game)!r}: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        record, variations = read_game(text)
+        replay(record)
+    except (ReviewError, SgfError) as error:
+        raise ReviewFailed(f"{game}: {error}") from None
+    folder = out if out is not None else game.parent
+    if not folder.is_dir():
+        raise ReviewFailed(f"--out {str(folder)!r} is not a directory")
+    if not os.access(folder, os.W_OK):
+        raise ReviewFailed(f"--out {str(folder)!r} is not writable")
+    if variations:
+        sys.stderr.write(f"{PROGRAM}: {game} has variations: reviewing the main line only\n")
+    name = game.name[:-4] if game.name.lower().endswith(".sgf") else game.name
+    if engine is not None:
+        analyses = _engine_analyses(engine, record, visits, seconds)
+    else:
+        try:
+            analyses = analyse_game(record.rules, record.moves, visits, seed=seed, ownership=True,
+                                    setup=record.setup, setup_to_move=record.setup_to_move,
+                                    parallel=parallel, seconds=seconds)
+        except AnalysisQueryError as error:
+            raise ReviewFailed(f"{game}: {error}") from None
+    entries = _collect(review_entries(record, analyses), len(record.moves))
+    paths = {kind: folder / f"{name}.{kind}" for kind in ("review.jsonl", "reviewed.sgf", "winrate.png")}
+    try:
+        with open(paths["review.jsonl"], "w", encoding="utf-8") as stream:
+            for entry in entries:
+                stream.write(json.dumps(entry) + "\n")
+        paths["reviewed.sgf"].write_text(reviewed_sgf(record, entries), encoding="utf-8")
+        _write_png(paths["winrate.png"], name, entries)
+    except OSError as error:
+        raise ReviewFailed(f"cannot write to {str(folder)!r}: {error.strerror or error}") from None
+    _print_summary(summary(entries), record)
+    for path in paths.values():
+        print(f"wrote {path}")
+
+
+def _collect(entries: Iterator[dict[str, Any]], total: int) -> list[dict[str, Any]]:
+    """The entries, with a progress bar on a terminal (stderr)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    columns = (TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    done: list[dict[str, Any]] = []
+    with Progress(*columns, console=console, disable=not console.is_terminal, transient=True) as progress:
+        task = progress.add_task("review", total=total)
+        for entry in entries:
+            done.append(entry)
+            progress.advance(task)
+    return done
+
+
+@app.command()
+def main_command(
+    game: Annotated[Path, typer.Argument(metavar="GAME.sgf", help="a native MarGo SGF record")],
+    out: Annotated[Optional[Path], typer.Option(help="folder for the review files (default: the game's)")] = None,
+    visits: Annotated[Optional[int], typer.Option(min=1, max=200_000, help=f"simulations per position (default {DEFAULT_REVIEW_VISITS})", show_default=False)] = None,
+    seconds: Annotated[Optional[float], typer.Option(min=0.01, max=600, help="seconds per position instead of --visits (not repeatable)")] = None,
+    engine: Annotated[Optional[str], typer.Option(help="command of a MarGo GTP engine with margo-analyze_snapshot (default: the built-in search)")] = None,
+    parallel: Annotated[Optional[int], typer.Option("--parallel", "--threads", min=1, max=256, help="positions searched at once (processes; default: every core)", show_default=False)] = None,
+    seed: Annotated[int, typer.Option(min=0, help="seed of the searches (same seed and --visits: same review)")] = 0,
+    version: Annotated[bool, typer.Option("--version", callback=version_callback(PROGRAM), is_eager=True, help="print the version and exit")] = False,
+) -> int:
+    """Review every move of a MarGo game: NAME.review.jsonl, NAME.reviewed.sgf, NAME.winrate.png."""
+    if visits is not None and seconds is not None:
+        raise typer.BadParameter("give --visits or --seconds, not both", param_hint="--seconds")
+    if engine is not None:
+        try:
+            shlex.split(engine)
+        except ValueError as error:
+            raise typer.BadParameter(f"cannot split {engine!r}: {error}", param_hint="--engine") from None
+    budget = None if seconds is not None else (visits or DEFAULT_REVIEW_VISITS)
+    try:
+        review(game, out, budget, seconds, engine, parallel or default_processes(), seed)
+    except ReviewFailed as error:
+        sys.stderr.write(f"{PROGRAM}: {error}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def main() -> None:
+    """Console script ``margo-review``."""
+    run_app(app, PROGRAM)

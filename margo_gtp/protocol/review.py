@@ -1,0 +1,237 @@
+"""Game review: per-move judgements from the analysis of every position, and the reviewed SGF.
+
+Built on :mod:`margo_gtp.protocol.game_analysis` (which analyses the positions) and used
+by ``margo-review`` (adapters/review.py) and the web board's review mode:
+
+:func:`read_game` (SGF text) -> (record, has variations)
+    a native MarGo record's main line; :class:`ReviewError` for anything else.
+:func:`review_entries` (record, analyses) -> iterator of per-move dicts
+    ``analyses`` are the analysis dicts of turns 0 .. n (:func:`analyse_game`'s output,
+    in order); one entry per move, as soon as the analysis after it is known.
+:func:`reviewed_sgf` (record, entries) -> SGF text
+    the same main line with Sabaki's ``SBKV``/``SBKS``, a comment, marks and the best
+    line as a variation at each mistake.
+:func:`summary` (entries) -> per-colour numbers (mistakes, mean loss, agreement).
+
+An entry (``NAME.review.jsonl`` holds one per line)::
+
+    {"move_number": 3, "colour": "W", "move": "E5:1", "winrate_before": 0.62, "winrate_after": 0.48,
+     "loss": 0.14, "best": "D4:1", "pv": ["D4:1", ...], "visits": 500, "score_lead": -1.2,
+     "score_lead_before": 0.8, "agrees": false, "rank": 3, "judgement": "mistake",
+     "ownership": {"A1:1": [0.1, 0.7, 0.2], ...}}
+
+Win rates and score leads are for the colour that played the move (``winrate_before``: the
+value of the position before it, i.e. of the engine's best move there; ``winrate_after``:
+the value of the position after it; the exact 1, 0 or 0.5 once the game is over).
+``loss`` is their difference (negative: the move did better than the engine expected).
+``best`` and ``pv`` are the engine's choice before the move and its line; ``rank`` the
+played move's place in the engine's list (``null`` when not among its candidates);
+``visits`` the simulations before the move; ``ownership`` the map of the position after
+the move (``[white, black, empty]`` per point).
+
+Judgements (thresholds on ``loss``, in win-rate points; SGF marks as Sabaki reads them):
+
+============  ===============  ====================
+judgement     loss             SGF mark
+============  ===============  ====================
+blunder       >= 0.20          ``BM[2]`` + best line
+mistake       >= 0.10          ``BM[1]`` + best line
+inaccuracy    >= 0.05          ``DO[]``
+good          <= -0.10         ``TE[1]`` (the move found more than the engine expected)
+============  ===============  ====================
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from sgfmill import sgf as sgfmill_sgf
+
+from margo_gtp.engine import Colour, Move
+from margo_gtp.sgf import MARGO_GM, GameRecord, SgfError, dumps, format_sgf_point, loads
+
+__all__ = ["BLUNDER", "INACCURACY", "MISTAKE", "TESUJI", "ReviewError", "judgement", "read_game",
+           "review_entries", "reviewed_sgf", "summary"]
+
+BLUNDER = 0.20     # loss (win-rate points) from which a move is a blunder ...
+MISTAKE = 0.10     # ... a mistake (both get the best line as a variation)
+INACCURACY = 0.05  # ... an inaccuracy
+TESUJI = 0.10      # gain (negative loss) from which a move is marked good
+
+_MARKS = {"blunder": ("BM", "2"), "mistake": ("BM", "1"), "inaccuracy": ("DO", ""), "good": ("TE", "1")}
+_OURS = ("SBKV", "SBKS", "BM", "DO", "TE", "IT")
+
+
+class ReviewError(ValueError):
+    """Raised when a game cannot be reviewed (not a MarGo record, no moves, an illegal move)"""
+
+
+def read_game(text: str) -> tuple[GameRecord, bool]:
+    """The main line of a native MarGo SGF text, and whether the file has variations
+    (the review covers the main line only). ReviewError for a Go record (``GM[1]``, which
+    :func:`margo_gtp.sgf.loads` would read as a projected game), another game, bad SGF
+    or an empty game."""
+    try:
+        game = sgfmill_sgf.Sgf_game.from_bytes(text.encode("utf-8"))
+    except ValueError as error:
+        raise ReviewError(f"not an SGF record: {error}") from None
+    root = game.get_root()
+    number = root.get("GM") if root.has_property("GM") else 1
+    if number != MARGO_GM:
+        kind = "a Go record" if number == 1 else "another game"
+        raise ReviewError(f"not a MarGo record: GM[{number}] is {kind} (margo-review reads native MarGo SGF, GM[{MARGO_GM}])")
+    try:
+        record = loads(text)
+    except SgfError as error:
+        raise ReviewError(str(error)) from None
+    if not record.moves:
+        raise ReviewError("the game has no moves to review")
+    node, variations = root, False
+    while len(node):
+        variations = variations or len(node) > 1
+        node = node[0]
+    return record, variations
+
+
+def _value(analysis: dict[str, Any], colour: Colour, key: str = "winrate") -> float | None:
+    """``rootInfo[key]`` for ``colour`` (the analysis gives it for the colour to move)."""
+    info = analysis["rootInfo"]
+    value = info.get(key)
+    if value is None:
+        return None
+    if info["currentPlayer"] == colour.letter:
+        return value
+    return 1.0 - value if key == "winrate" else -value
+
+
+def judgement(loss: float) -> str | None:
+    """``blunder``/``mistake``/``inaccuracy``/``good`` or None (thresholds above)."""
+    if loss >= BLUNDER:
+        return "blunder"
+    if loss >= MISTAKE:
+        return "mistake"
+    if loss >= INACCURACY:
+        return "inaccuracy"
+    if loss <= -TESUJI:
+        return "good"
+    return None
+
+
+def review_entries(record: GameRecord, analyses: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """One entry per move of ``record`` from the analyses of turns 0 .. n, in order."""
+    stream = iter(analyses)
+    before = next(stream)
+    for number, ((colour, move), after) in enumerate(zip(record.moves, stream), start=1):
+        infos = before["moveInfos"]
+        played = move.gtp()
+        rank = next((info["order"] for info in infos if info["move"] == played), None)
+        p, q = _value(before, colour), _value(after, colour)
+        entry: dict[str, Any] = {
+            "move_number": number, "colour": colour.letter, "move": played,
+            "winrate_before": round(p, 6), "winrate_after": round(q, 6), "loss": round(p - q, 6),
+            "best": infos[0]["move"] if infos else None, "pv": infos[0]["pv"] if infos else [],
+            "visits": before["rootInfo"]["visits"],
+            "score_lead": _value(after, colour, "scoreLead"),
+            "score_lead_before": _value(before, colour, "scoreLead"),
+            "agrees": rank == 0, "rank": rank,
+        }
+        entry["judgement"] = judgement(entry["loss"])
+        if "ownership" in after:
+            entry["ownership"] = after["ownership"]
+        yield entry
+        before = after
+
+
+def _percent(rate: float) -> str:
+    return f"{100 * rate:.1f}%"
+
+
+def _comment(entry: dict[str, Any]) -> str:
+    lines = [f"{entry['colour']} win rate {_percent(entry['winrate_before'])} -> {_percent(entry['winrate_after'])}"
+             f" (loss {100 * entry['loss']:+.1f} points)"]
+    if entry["judgement"]:
+        lines[0] += f": {entry['judgement']}"
+    if entry["best"] is not None:
+        best = f"best {entry['best']}"
+        if entry["agrees"]:
+            best += " (played)"
+        lines.append(f"{best}: {' '.join(entry['pv'])}")
+    if entry["score_lead"] is not None:
+        lines.append(f"score lead {entry['score_lead']:+.1f} for {entry['colour']}")
+    return "\n".join(lines)
+
+
+def _sgf_move(text: str, size: int) -> bytes:
+    move = Move.from_gtp(text, size)
+    if move.is_pass:
+        return b""
+    if move.is_swap:
+        return b"swap"
+    return format_sgf_point(move.point, size).encode()  # type: ignore[arg-type]
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def reviewed_sgf(record: GameRecord, entries: list[dict[str, Any]]) -> str:
+    """``record`` as native MarGo SGF with each reviewed move node carrying ``SBKV`` (Black's
+    win rate in percent after the move, as Sabaki writes it), ``SBKS`` (Black's score lead,
+    when known), a comment (after any comment it had) and the judgement's mark; at each
+    mistake and blunder the engine's best line is a variation beside the move played.
+    The main line is unchanged."""
+    marked = copy.deepcopy(record)
+    marked.move_properties = [dict(props) for props in marked.move_properties]
+    marked.move_properties += [{} for _ in range(len(marked.moves) - len(marked.move_properties))]
+    for entry in entries:
+        props = marked.move_properties[entry["move_number"] - 1]
+        for identifier in _OURS:
+            props.pop(identifier, None)
+        black = entry["winrate_after"] if entry["colour"] == "B" else 1.0 - entry["winrate_after"]
+        props["SBKV"] = [f"{round(100 * black, 2):g}"]
+        if entry["score_lead"] is not None:
+            lead = entry["score_lead"] if entry["colour"] == "B" else -entry["score_lead"]
+            props["SBKS"] = [f"{round(lead, 2):g}"]
+        old = props.get("C", [])
+        props["C"] = [(old[0] + "\n\n" if old else "") + _escape(_comment(entry))]
+        if entry["judgement"]:
+            identifier, value = _MARKS[entry["judgement"]]
+            props[identifier] = [value]
+    game = sgfmill_sgf.Sgf_game.from_bytes(dumps(marked).encode("utf-8"))
+    main = game.get_main_sequence()
+    size = record.size
+    for entry in entries:
+        if entry["judgement"] not in ("blunder", "mistake") or not entry["pv"] or entry["agrees"]:
+            continue
+        node = main[entry["move_number"] - 1]  # the position before the move (the root for move 1)
+        colour = Colour.parse(entry["colour"])
+        for i, text in enumerate(entry["pv"]):
+            node = node.new_child()
+            node.set_raw(colour.letter, _sgf_move(text, size))
+            if i == 0:
+                node.set("C", f"{entry['colour']}'s best move by the review ({_percent(entry['winrate_before'])})")
+            colour = colour.opponent
+    return game.serialise().decode("utf-8")
+
+
+def summary(entries: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per colour (``"B"``, ``"W"``): ``moves``, ``mistakes`` (mistakes and blunders),
+    ``blunders``, ``inaccuracies``, ``mean_loss`` (losses below zero count as zero) and
+    ``agreement`` (share of moves that were the engine's first choice)."""
+    table: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        row = table.setdefault(entry["colour"], {"moves": 0, "mistakes": 0, "blunders": 0, "inaccuracies": 0,
+                                                 "total_loss": 0.0, "agreed": 0})
+        row["moves"] += 1
+        row["total_loss"] += max(0.0, entry["loss"])
+        row["agreed"] += bool(entry["agrees"])
+        kind = entry["judgement"]
+        row["mistakes"] += kind in ("mistake", "blunder")
+        row["blunders"] += kind == "blunder"
+        row["inaccuracies"] += kind == "inaccuracy"
+    for row in table.values():
+        row["mean_loss"] = round(row.pop("total_loss") / row["moves"], 6)
+        row["agreement"] = round(row.pop("agreed") / row["moves"], 6)
+    return dict(sorted(table.items()))

@@ -1,0 +1,193 @@
+"""margo-review (adapters/review.py) and the review library (margo_gtp.protocol.review):
+the JSONL entries, the reviewed SGF (it round-trips through our reader and sgfmill, the
+main line unchanged, Sabaki's SBKV on every move, the best line beside each mistake),
+seeded repeatability, the summary, and one line with exit 2 for every bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sgfmill import sgf as sgfmill_sgf
+
+from margo_gtp.engine import Colour, Move, Rules
+from margo_gtp.protocol.game_analysis import analyse_game
+from margo_gtp.protocol.review import ReviewError, judgement, read_game, review_entries, reviewed_sgf, summary
+from margo_gtp.sgf import GameRecord, dumps, loads
+
+BIN = Path(sys.executable).parent
+FAKES = Path(__file__).parent / "fake_engines"
+MOVES = ["C3:1", "B2:1", "C2:1", "B3:1", "D4:1", "B4:1", "C4:1", "D2:1", "B1:1", "A2:1"]
+
+
+def game_record() -> GameRecord:
+    colours = [Colour.WHITE, Colour.BLACK] * 5
+    record = GameRecord(rules=Rules(size=5), moves=[(c, Move.from_gtp(v, 5)) for c, v in zip(colours, MOVES)],
+                        white_name="alice", black_name="bob")
+    record.move_properties = [{} for _ in MOVES]
+    record.move_properties[2] = {"C": ["a note \\] kept"]}
+    return record
+
+
+def run_review(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "margo-review"), *args], capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture(scope="module")
+def reviewed(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("review")
+    game = folder / "game.sgf"
+    game.write_text(dumps(game_record()), encoding="utf-8")
+    done = run_review(str(game), "--visits", "40", "--parallel", "1", "--seed", "3")
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    entries = [json.loads(line) for line in (folder / "game.review.jsonl").read_text().splitlines()]
+    return {"folder": folder, "game": game, "stdout": done.stdout, "entries": entries,
+            "sgf": (folder / "game.reviewed.sgf").read_text(encoding="utf-8")}
+
+
+def test_one_entry_per_move_with_the_win_rates_of_the_mover(reviewed):
+    entries = reviewed["entries"]
+    assert [(e["move_number"], e["colour"], e["move"]) for e in entries] == [
+        (i + 1, "WB"[i % 2], move) for i, move in enumerate(MOVES)]
+    for entry in entries:
+        assert 0 <= entry["winrate_before"] <= 1 and 0 <= entry["winrate_after"] <= 1
+        assert entry["loss"] == pytest.approx(entry["winrate_before"] - entry["winrate_after"], abs=1e-6)
+        assert entry["pv"][0] == entry["best"] and entry["visits"] == 40
+        assert entry["agrees"] == (entry["move"] == entry["best"]) and entry["judgement"] == judgement(entry["loss"])
+        assert len(entry["ownership"]) == 55 and isinstance(entry["score_lead"], float)
+    # the position after a move is the one before the next: the two views are complementary
+    for first, second in zip(entries, entries[1:]):
+        assert first["winrate_after"] == pytest.approx(1 - second["winrate_before"], abs=1e-6)
+
+
+def test_the_same_seed_gives_the_same_review(reviewed, tmp_path):
+    done = run_review(str(reviewed["game"]), "--visits", "40", "--parallel", "2", "--seed", "3", "--out", str(tmp_path))
+    assert done.returncode == 0
+    assert (tmp_path / "game.review.jsonl").read_text() == (reviewed["folder"] / "game.review.jsonl").read_text()
+    assert (tmp_path / "game.reviewed.sgf").read_text() == reviewed["sgf"]
+
+
+def test_the_reviewed_sgf_round_trips_with_the_main_line_unchanged(reviewed):
+    record = loads(reviewed["sgf"])
+    original = game_record()
+    assert record.moves == original.moves
+    assert (record.white_name, record.black_name, record.rules) == ("alice", "bob", original.rules)
+    assert record.move_properties[2]["C"][0].startswith("a note \\] kept\n\nW win rate ")
+    game = sgfmill_sgf.Sgf_game.from_bytes(reviewed["sgf"].encode())
+    main = game.get_main_sequence()
+    assert len(main) == len(MOVES) + 1
+    for node, entry in zip(main[1:], reviewed["entries"]):
+        black = entry["winrate_after"] if entry["colour"] == "B" else 1 - entry["winrate_after"]
+        assert float(node.get("SBKV")) == pytest.approx(100 * black, abs=0.006)
+        marks = {"blunder": "BM", "mistake": "BM", "inaccuracy": "DO", "good": "TE"}
+        assert {p for p in ("BM", "DO", "TE") if node.has_property(p)} == (
+            {marks[entry["judgement"]]} if entry["judgement"] else set())
+
+
+def test_each_mistake_has_the_best_line_as_a_variation():
+    record = game_record()
+    analyses = list(analyse_game(record.rules, record.moves, 30, seed=1))
+    entries = list(review_entries(record, analyses))
+    entries[3] = {**entries[3], "loss": 0.3, "judgement": "blunder", "agrees": False, "best": "D4:1",
+                  "pv": ["D4:1", "C4:1"]}
+    game = sgfmill_sgf.Sgf_game.from_bytes(reviewed_sgf(record, entries).encode())
+    parent = game.get_main_sequence()[3]  # the position before move 4
+    assert len(parent) == 2
+    assert parent[0].get_raw("B") == b"bc:1"  # the main line first: B3:1 as played
+    variation = parent[1]
+    assert variation.get_raw("B") == b"db:1" and variation[0].get_raw("W") == b"cb:1"
+    assert variation.get("C") == "B's best move by the review (" + f"{100 * entries[3]['winrate_before']:.1f}%)"
+    assert [move for _, move in loads(reviewed_sgf(record, entries)).moves] == [m for _, m in record.moves]
+
+
+def test_the_summary_counts_per_player():
+    entries = [
+        {"colour": "W", "loss": 0.25, "judgement": "blunder", "agrees": False},
+        {"colour": "B", "loss": -0.12, "judgement": "good", "agrees": True},
+        {"colour": "W", "loss": 0.07, "judgement": "inaccuracy", "agrees": True},
+        {"colour": "B", "loss": 0.11, "judgement": "mistake", "agrees": False},
+    ]
+    assert summary(entries) == {
+        "B": {"moves": 2, "mistakes": 1, "blunders": 0, "inaccuracies": 0, "mean_loss": 0.055, "agreement": 0.5},
+        "W": {"moves": 2, "mistakes": 1, "blunders": 1, "inaccuracies": 1, "mean_loss": 0.16, "agreement": 0.5},
+    }
+
+
+def test_the_table_and_the_files_are_printed(reviewed):
+    lines = reviewed["stdout"].splitlines()
+    assert lines[1].split() == ["player", "moves", "mistakes", "blunders", "mean", "loss", "agreement"]
+    assert lines[2].split()[:3] == ["B", "bob", "5"] and lines[3].split()[:3] == ["W", "alice", "5"]
+    folder = reviewed["folder"]
+    assert lines[-3:] == [f"wrote {folder}/game.review.jsonl", f"wrote {folder}/game.reviewed.sgf",
+                          f"wrote {folder}/game.winrate.png"]
+    assert (folder / "game.winrate.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_variations_are_reviewed_on_the_main_line_and_said(tmp_path):
+    game = tmp_path / "v.sgf"
+    game.write_text("(;FF[4]GM[77]SZ[4];W[bb:1](;B[cc:1];W[ab:1])(;B[aa:1]))", encoding="utf-8")
+    done = run_review(str(game), "--visits", "5", "--parallel", "1")
+    assert (done.returncode, done.stderr) == (0, f"margo-review: {game} has variations: reviewing the main line only\n")
+    assert len((tmp_path / "v.review.jsonl").read_text().splitlines()) == 3
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("(;FF[4]GM[1]SZ[9];B[ee];W[dd])", "not a MarGo record: GM[1] is a Go record (margo-review reads native MarGo SGF, GM[77])"),
+    ("(;FF[4]SZ[9];B[ee])", "not a MarGo record: GM[1] is a Go record (margo-review reads native MarGo SGF, GM[77])"),
+    ("(;FF[4]GM[3]SZ[8];B[ee])", "not a MarGo record: GM[3] is another game (margo-review reads native MarGo SGF, GM[77])"),
+    ("(;FF[4]GM[77]SZ[5])", "the game has no moves to review"),
+    ("(;FF[4]GM[77]SZ[5];W[cc:1];B[cc:1])", "move 2 (B C3:1) is illegal: illegal move: C3:1 for BLACK: point is occupied"),
+    ("not sgf", "not an SGF record: no SGF data found"),
+])
+def test_a_bad_game_is_one_line_and_exit_2(tmp_path, text, message):
+    game = tmp_path / "bad.sgf"
+    game.write_text(text, encoding="utf-8")
+    done = run_review(str(game), "--visits", "5", "--parallel", "1")
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"margo-review: {game}: {message}\n")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.sgf"]
+
+
+def test_bad_places_and_engines_are_one_line_and_exit_2(reviewed, tmp_path):
+    game = str(reviewed["game"])
+    cases = [
+        ([str(tmp_path / "missing.sgf")], f"cannot read {str(tmp_path / 'missing.sgf')!r}: No such file or directory"),
+        ([game, "--out", str(tmp_path / "nowhere")], f"--out {str(tmp_path / 'nowhere')!r} is not a directory"),
+        ([game, "--out", game], f"--out {game!r} is not a directory"),
+        ([game, "--out", "/proc/self"], None),
+        ([game, "--engine", f"{sys.executable} {FAKES / 'echo_engine.py'}"],
+         "engine 'python' cannot analyse: it does not know 'margo-analyze_snapshot' (margo-gtp has it, whatever its player)"),
+    ]
+    for args, message in cases:
+        done = run_review(*args, "--visits", "5", "--parallel", "1")
+        assert (done.returncode, done.stdout) == (2, ""), args
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith("margo-review: "), done.stderr
+        if message is not None:
+            assert done.stderr == f"margo-review: {message}\n"
+
+
+def test_any_margo_gtp_engine_can_review(tmp_path):
+    game = tmp_path / "short.sgf"
+    game.write_text("(;FF[4]GM[77]SZ[4];W[bb:1];B[cc:1])", encoding="utf-8")
+    done = run_review(str(game), "--engine", f"{BIN / 'margo-gtp'} --player random --seed 1", "--visits", "10")
+    assert done.returncode == 0, done.stderr
+    entries = [json.loads(line) for line in (tmp_path / "short.review.jsonl").read_text().splitlines()]
+    assert [e["move"] for e in entries] == ["B3:1", "C2:1"] and all(e["score_lead"] is None for e in entries)
+
+
+def test_a_missing_review_extra_is_named_before_any_work(monkeypatch, tmp_path):
+    from margo_adapters import review
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(review.ReviewFailed, match=r"^the review extra is not installed \(pip install 'margo-gtp\[review\]'\)$"):
+        review.review(tmp_path / "any.sgf", None, 5, None, None, 1, 0)
+
+
+def test_read_game_refuses_what_is_not_a_margo_record():
+    with pytest.raises(ReviewError, match="GM\\[1\\] is a Go record"):
+        read_game("(;GM[1]SZ[9];B[aa])")
+    record, variations = read_game(dumps(game_record()))
+    assert (len(record.moves), variations) == (10, False)
