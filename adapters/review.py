@@ -84,7 +84,7 @@ def _engine_analyses(command: str, record: Any, visits: int | None, seconds: flo
 
 
 def _write_png(path: Path, name: str, entries: list[dict[str, Any]]) -> None:
-    """White's win rate after each move, mistakes and blunders marked with their numbers."""
+    """White's win rate after each move, mistakes and blunders marked (blunders with their numbers)."""
     pyplot = _pyplot()
     numbers = [0] + [entry["move_number"] for entry in entries]
     white = [None] + [entry["winrate_after"] if entry["colour"] == "W" else 1 - entry["winrate_after"]
@@ -100,7 +100,7 @@ def _write_png(path: Path, name: str, entries: list[dict[str, Any]]) -> None:
         if marked:
             axes.scatter(*zip(*marked), color=colour, zorder=3, s=28,
                          label=f"{kind}s ({len(marked)})")
-            for number, rate in marked:
+            for number, rate in marked if kind == "blunder" else ():  # numbers for blunders only: legible
                 axes.annotate(str(number), (number, rate), textcoords="offset points", xytext=(0, 6),
                               ha="center", fontsize=7, color=colour)
     axes.set_xlim(0, max(numbers))

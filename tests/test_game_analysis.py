@@ -56,7 +56,10 @@ def test_a_response_has_katago_fields_in_margo_vertices():
         assert set(info) == {"move", "visits", "winrate", "prior", "order", "pv"}
         assert info["move"] in legal and info["pv"][0] == info["move"]
         assert 0 <= info["winrate"] <= 1 and 0 <= info["prior"] <= 1
-    assert response["rootInfo"]["winrate"] == infos[0]["winrate"]
+    # the moves' own simulations (the prior's virtual visits taken out) add up to at most
+    # the root's: one simulation goes through one root move, and only ten are listed
+    assert 0 < sum(info["visits"] for info in infos) <= 60
+    assert 0 <= response["rootInfo"]["winrate"] <= 1
     assert [info["visits"] for info in infos] == sorted((info["visits"] for info in infos), reverse=True)
 
 
@@ -159,3 +162,18 @@ def test_margo_analysis_answers_on_stdout_as_a_process():
     assert responses[0] == {"id": None, "error": "malformed JSON: Expecting value: line 1 column 1 (char 0)"}
     assert [(r["id"], r["turnNumber"]) for r in responses[1:]] == [("q", 0), ("q", 4)]
     assert responses[1:] == answers([query(analyzeTurns=[0, 4], maxVisits=20)])
+
+
+def test_move_infos_are_the_searchs_own_simulations_without_the_prior():
+    from margo_gtp.players.mcts import PRIOR_HEURISTIC_VISITS, MctsPlayer
+
+    board = Board(Rules(size=5))
+    board.push(Move.from_gtp("C3:1", 5), Colour.WHITE)
+    result = analyse_position(board, 80, seed="7/1")
+    player = MctsPlayer(random.Random("7/1"), reuse=False, early_stop=False)
+    root = player.search(board, Colour.BLACK, playouts=80)
+    ranked = sorted(root.children, key=lambda child: (child.n, child.w), reverse=True)
+    own = [(c.move.gtp(), c.n - PRIOR_HEURISTIC_VISITS, round((c.w - c.prior * PRIOR_HEURISTIC_VISITS) / (c.n - PRIOR_HEURISTIC_VISITS), 6))
+           for c in ranked[:10] if c.n > PRIOR_HEURISTIC_VISITS]
+    assert [(i["move"], i["visits"], i["winrate"]) for i in result["moveInfos"]] == own
+    assert result["rootInfo"]["winrate"] == round(1 - root.w / root.n, 6)

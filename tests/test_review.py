@@ -59,9 +59,16 @@ def test_one_entry_per_move_with_the_win_rates_of_the_mover(reviewed):
         assert entry["pv"][0] == entry["best"] and entry["visits"] == 40
         assert entry["agrees"] == (entry["move"] == entry["best"]) and entry["judgement"] == judgement(entry["loss"])
         assert len(entry["ownership"]) == 55 and isinstance(entry["score_lead"], float)
-    # the position after a move is the one before the next: the two views are complementary
-    for first, second in zip(entries, entries[1:]):
-        assert first["winrate_after"] == pytest.approx(1 - second["winrate_before"], abs=1e-6)
+    # before: the engine's best move in the position before (its own simulations' mean);
+    # after: the search from the position after, both with the opponent to move
+    record = game_record()
+    analyses = list(analyse_game(record.rules, record.moves, 40, seed=3, ownership=True))
+    for entry, before, after in zip(entries, analyses, analyses[1:]):
+        assert (before["rootInfo"]["currentPlayer"], after["rootInfo"]["currentPlayer"]) == (
+            entry["colour"], "BW"[entry["colour"] == "B"])
+        assert entry["winrate_before"] == before["moveInfos"][0]["winrate"]
+        assert entry["winrate_after"] == round(1 - after["rootInfo"]["winrate"], 6)
+        assert entry["ownership"] == after["ownership"]
 
 
 def test_the_same_seed_gives_the_same_review(reviewed, tmp_path):

@@ -14,15 +14,15 @@ board's review mode. The interface they share:
 
 Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's):
 
-``moveInfos``  candidates, best first: ``move``, ``visits`` (the prior's virtual visits
-               included, as ``margo-analyze`` counts them), ``winrate`` (for the colour to
-               move), ``prior`` (the heuristic's prior win rate), ``order`` (0 = the
-               engine's choice), ``pv`` (the most visited line, starting with ``move``).
+``moveInfos``  candidates with simulations, best first: ``move``, ``visits`` (its own
+               simulations: unlike ``margo-analyze``, without the heuristic prior's
+               virtual visits), ``winrate`` (their mean result for the colour to move),
+               ``prior`` (the heuristic's prior win rate), ``order`` (0 = the engine's
+               choice), ``pv`` (the most visited line, starting with ``move``).
 ``rootInfo``   ``currentPlayer`` (``"W"``/``"B"``), ``visits`` (simulations run),
                ``winrate`` (the position's value for the colour to move: the mean result
-               of all the simulations, as KataGo's root value; the candidates' win rates
-               include their priors' virtual visits, so the best one's reads high early
-               on; the exact 1, 0 or 0.5 when the game is over) and, with
+               of all the simulations, as KataGo's root value; the exact 1, 0 or 0.5
+               when the game is over) and, with
                ownership, ``scoreLead`` (the mean ball margin at the playouts' ends for
                the colour to move, komi included; the exact margin when the game is over).
 ``ownership``  (when asked) ``{vertex: [white, black, empty]}`` for every point of the
@@ -122,13 +122,20 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     player.ownership = counts
     deadline = None if seconds is None else player.clock() + seconds
     root = player.search(board, mover, playouts=visits, deadline=deadline)
-    infos = [
-        {"move": item.move.gtp(), "visits": item.visits, "winrate": _rate(item.winrate),
-         "prior": _rate(item.prior), "order": item.order, "pv": [move.gtp() for move in item.pv]}
-        for item in player.analysis(root, max_moves=max_moves, pv_length=PV_LENGTH)
-    ]
-    # The root's mean result for the mover: its children's win rates carry the priors'
-    # virtual visits (0.9 for the heuristic's favourite), the root's own count none.
+    # KataGo's moveInfos count a move's own simulations only: the heuristic prior's
+    # virtual visits (prior_visits at the prior's win rate, 0.9 for its favourite) are
+    # taken out again, so a move's win rate is the mean of the simulations through it.
+    virtual = player.prior_visits if player.prior_depth >= 0 and len(root.children or ()) > 1 else 0
+    infos = []
+    for item in player.analysis(root, max_moves=max_moves, pv_length=PV_LENGTH):
+        child = next(c for c in root.children if c.move == item.move)  # type: ignore[union-attr]
+        visits = child.n - virtual
+        if visits <= 0:
+            continue
+        winrate = min(1.0, max(0.0, (child.w - child.prior * virtual) / visits))
+        infos.append({"move": item.move.gtp(), "visits": visits, "winrate": _rate(winrate),
+                      "prior": _rate(item.prior), "order": len(infos), "pv": [move.gtp() for move in item.pv]})
+    # The root's mean result for the mover (KataGo's root value).
     value = 1.0 - root.w / root.n if root.n else 0.5
     root_info: dict[str, Any] = {"currentPlayer": mover.letter, "visits": player.last_simulations,
                                  "winrate": _rate(value)}

@@ -20,9 +20,11 @@ An entry (``NAME.review.jsonl`` holds one per line)::
      "score_lead_before": 0.8, "agrees": false, "rank": 3, "judgement": "mistake",
      "ownership": {"A1:1": [0.1, 0.7, 0.2], ...}}
 
-Win rates and score leads are for the colour that played the move (``winrate_before``: the
-value of the position before it, i.e. of the engine's best move there; ``winrate_after``:
-the value of the position after it; the exact 1, 0 or 0.5 once the game is over).
+Win rates and score leads are for the colour that played the move. ``winrate_before`` is
+the win rate of the engine's best move in the position before it (the mean of the
+simulations through that move), ``winrate_after`` the value of the position after the move
+played (the mean of a search from there; the exact 1, 0 or 0.5 once the game is over):
+both are positions with the opponent to move, so the loss compares like with like.
 ``loss`` is their difference (negative: the move did better than the engine expected).
 ``best`` and ``pv`` are the engine's choice before the move and its line; ``rank`` the
 played move's place in the engine's list (``null`` when not among its candidates);
@@ -127,7 +129,13 @@ def review_entries(record: GameRecord, analyses: Iterable[dict[str, Any]]) -> It
         infos = before["moveInfos"]
         played = move.gtp()
         rank = next((info["order"] for info in infos if info["move"] == played), None)
-        p, q = _value(before, colour), _value(after, colour)
+        # Both values are of positions with the opponent to move (after the engine's best
+        # move, after the move played): the side to move is worth a tempo to the
+        # evaluator, so comparing a position with the mover to move against one with the
+        # opponent to move would charge every move that tempo (measured: 0.1 mid-game).
+        mover_moves = before["rootInfo"]["currentPlayer"] == colour.letter
+        p = infos[0]["winrate"] if infos and mover_moves else _value(before, colour)
+        q = _value(after, colour)
         entry: dict[str, Any] = {
             "move_number": number, "colour": colour.letter, "move": played,
             "winrate_before": round(p, 6), "winrate_after": round(q, 6), "loss": round(p - q, 6),
