@@ -130,7 +130,7 @@ def _print_summary(table_rows: dict[str, dict[str, Any]], record: Any) -> None:
 
 
 def review(game: Path, out: Path | None, visits: int | None, seconds: float | None, engine: str | None,
-           parallel: int, seed: int) -> None:
+           parallel: int, seed: int, ownership: bool = True) -> None:
     from margo_gtp.protocol.game_analysis import AnalysisQueryError, analyse_game
     from margo_gtp.protocol.review import ReviewError, read_game, review_entries, reviewed_sgf, summary
     from margo_gtp.sgf import SgfError, read_file, replay
@@ -157,7 +157,7 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
         analyses = _engine_analyses(engine, record, visits, seconds)
     else:
         try:
-            analyses = analyse_game(record.rules, record.moves, visits, seed=seed, ownership=True,
+            analyses = analyse_game(record.rules, record.moves, visits, seed=seed, ownership=ownership,
                                     setup=record.setup, setup_to_move=record.setup_to_move,
                                     parallel=parallel, seconds=seconds)
         except AnalysisQueryError as error:
@@ -202,6 +202,7 @@ def main_command(
     engine: Annotated[Optional[str], typer.Option(help="command of a MarGo GTP engine with margo-analyze_snapshot (default: the built-in search)")] = None,
     parallel: Annotated[Optional[int], typer.Option("--parallel", "--threads", min=1, max=256, help="positions searched at once (processes; default: every core)", show_default=False)] = None,
     seed: Annotated[int, typer.Option(min=0, help="seed of the searches (same seed and --visits: same review)")] = 0,
+    ownership: Annotated[bool, typer.Option("--ownership/--no-ownership", help="ownership maps and score leads in the JSONL (the Python search; without: the C tree, about 3.5 times faster)")] = True,
     version: Annotated[bool, typer.Option("--version", callback=version_callback(PROGRAM), is_eager=True, help="print the version and exit")] = False,
 ) -> int:
     """Review every move of a MarGo game: NAME.review.jsonl, NAME.reviewed.sgf, NAME.winrate.png."""
@@ -214,7 +215,7 @@ def main_command(
             raise typer.BadParameter(f"cannot split {engine!r}: {error}", param_hint="--engine") from None
     budget = None if seconds is not None else (visits or DEFAULT_REVIEW_VISITS)
     try:
-        review(game, out, budget, seconds, engine, parallel or default_processes(), seed)
+        review(game, out, budget, seconds, engine, parallel or default_processes(), seed, ownership)
     except ReviewFailed as error:
         sys.stderr.write(f"{PROGRAM}: {error}\n")
         return 2

@@ -198,3 +198,13 @@ def test_read_game_refuses_what_is_not_a_margo_record():
         read_game("(;GM[1]SZ[9];B[aa])")
     record, variations = read_game(dumps(game_record()))
     assert (len(record.moves), variations) == (10, False)
+
+
+def test_without_ownership_the_c_tree_reviews_the_same_moves_the_same_way(reviewed, tmp_path):
+    done = run_review(str(reviewed["game"]), "--visits", "40", "--parallel", "1", "--seed", "3", "--no-ownership",
+                      "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    entries = [json.loads(line) for line in (tmp_path / "game.review.jsonl").read_text().splitlines()]
+    assert all("ownership" not in e and e["score_lead"] is None for e in entries)
+    keys = ("move", "winrate_before", "winrate_after", "loss", "best", "pv", "visits", "rank", "judgement")
+    assert [{k: e[k] for k in keys} for e in entries] == [{k: e[k] for k in keys} for e in reviewed["entries"]]
