@@ -177,3 +177,20 @@ def test_move_infos_are_the_searchs_own_simulations_without_the_prior():
            for c in ranked[:10] if c.n > PRIOR_HEURISTIC_VISITS]
     assert [(i["move"], i["visits"], i["winrate"]) for i in result["moveInfos"]] == own
     assert result["rootInfo"]["winrate"] == round(1 - root.w / root.n, 6)
+
+
+def test_the_client_analyses_every_position_of_a_game():
+    from margo_gtp.client import Limit, SimpleEngine
+
+    board = Board(Rules(size=4))
+    for text in ("B2:1", "C3:1", "B3:1"):
+        board.push(Move.from_gtp(text, 4), board.to_move)
+    with SimpleEngine.popen(f"{BIN / 'margo-gtp'} --player mcts --seed 3 --size 4", timeout=60) as engine:
+        with pytest.raises(ValueError, match=r"turn 4 is out of range 0\.\.3"):
+            next(engine.analyse_game(board, Limit(playouts=20), turns=[0, 4]))
+        results = list(engine.analyse_game(board, Limit(playouts=20)))
+        assert [turn for turn, _ in results] == [0, 1, 2, 3]
+        assert [result.colour.letter for _, result in results] == ["W", "B", "W", "B"]
+        assert all(result.candidates and 0 <= result.winrate <= 1 for _, result in results)
+        assert [turn for turn, _ in engine.analyse_game(board, Limit(playouts=20), turns=[3, 1])] == [3, 1]
+    assert [move.gtp() for _, move in board.history] == ["B2:1", "C3:1", "B3:1"]

@@ -49,7 +49,7 @@ import math
 import os
 import shlex
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -587,3 +587,25 @@ class SimpleEngine:
                 raise self._fail(EngineProtocolError, f"engine {self.name!r} answered 'margo-analyze_snapshot' with a bad info line: {line!r} ({error})") from None
         candidates.sort(key=lambda item: item[0])
         return AnalysisResult(colour, tuple(info for _, info in candidates))
+
+    def analyse_game(self, board: Board, limit: Limit = Limit(), *, turns: Sequence[int] | None = None,
+                     timeout: float | None = _DEFAULT) -> Iterator[tuple[int, AnalysisResult]]:
+        """:meth:`analyse` of every position of ``board``'s game, or of ``turns`` (0 = the
+        position before the first move of ``board.history``), yielding ``(turn,
+        result)`` as each is known, in the order of ``turns``. ``board`` is not changed.
+        A turn outside 0..len(history) raises ValueError before anything is sent. The
+        in-process twin (no engine, ownership too) is
+        :func:`margo_gtp.protocol.game_analysis.analyse_game`."""
+        moves = list(board.history)
+        wanted = list(range(len(moves) + 1)) if turns is None else list(turns)
+        for turn in wanted:
+            if not (isinstance(turn, int) and 0 <= turn <= len(moves)):
+                raise ValueError(f"turn {turn!r} is out of range 0..{len(moves)}")
+        start = board.copy()
+        while start.history:
+            start.pop()
+        for turn in wanted:
+            position = start.copy()
+            for colour, move in moves[:turn]:
+                position.push(move, colour)
+            yield turn, self.analyse(position, limit, timeout=timeout)
