@@ -36,7 +36,7 @@ def analysis(
                                           help="print the version and exit")] = False,
 ) -> int:
     """JSON analysis engine: one query a line on stdin, responses on stdout (docs/review.md)."""
-    from margo_gtp.protocol.game_analysis import serve
+    from margo_gtp.protocol.game_analysis import bounded_lines, serve
 
     processes = threads or default_processes()
 
@@ -45,7 +45,7 @@ def analysis(
         sys.stdout.flush()
 
     try:
-        serve(sys.stdin, write, parallel=processes)
+        serve(bounded_lines(sys.stdin), write, parallel=processes)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader went away: nothing left to answer

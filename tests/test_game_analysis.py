@@ -194,3 +194,23 @@ def test_the_client_analyses_every_position_of_a_game():
         assert all(result.candidates and 0 <= result.winrate <= 1 for _, result in results)
         assert [turn for turn, _ in engine.analyse_game(board, Limit(playouts=20), turns=[3, 1])] == [3, 1]
     assert [move.gtp() for _, move in board.history] == ["B2:1", "C3:1", "B3:1"]
+
+
+def test_a_query_line_too_long_is_refused_without_reading_it_whole():
+    import io
+
+    from margo_gtp.protocol.game_analysis import TOO_LONG, bounded_lines
+
+    stream = io.StringIO("x" * 25 + "\nshort\n" + "z" * 9 + "\n" + "y" * 5)
+    assert list(bounded_lines(stream, limit=8)) == [TOO_LONG, "short\n", TOO_LONG, "y" * 5]
+    assert answers([TOO_LONG, query(analyzeTurns=[0], maxVisits=5)])[0] == {
+        "id": None, "error": "query longer than 1048576 characters"}
+
+
+def test_margo_analysis_refuses_a_huge_line_and_goes_on():
+    lines = "{" + " " * (2 << 20) + "\n" + query(analyzeTurns=[0], maxVisits=5) + "\n"
+    done = subprocess.run([str(BIN / "margo-analysis"), "--threads", "1"], input=lines, capture_output=True,
+                          text=True, timeout=120)
+    responses = [json.loads(line) for line in done.stdout.splitlines()]
+    assert responses[0] == {"id": None, "error": "query longer than 1048576 characters"}
+    assert (responses[1]["id"], responses[1]["turnNumber"], done.returncode) == ("q", 0, 0)

@@ -67,7 +67,7 @@ MAX_VISITS = 200_000          # a query's maxVisits above this is refused (minut
 MAX_MOVE_INFOS = 10           # candidates listed per position
 PV_LENGTH = 10                # moves per principal variation
 MAX_PENDING = 64              # turns queued for the processes before the reader waits
-MAX_QUERY_BYTES = 1 << 20     # a longer query line is refused (no unbounded reading)
+MAX_QUERY_BYTES = 1 << 20     # a longer query line is refused, unread (characters; see bounded_lines)
 
 #: The query fields ``margo-analysis`` reads; any other is an error.
 QUERY_FIELDS = ("id", "moves", "initialStones", "initialPlayer", "rules", "boardSize", "komi",
@@ -322,6 +322,27 @@ def _query_id(line: str) -> Any:
     return value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
 
 
+TOO_LONG = "\0too long"  # what bounded_lines yields for a line over the limit (never a query)
+
+
+def bounded_lines(stream: Any, limit: int = MAX_QUERY_BYTES) -> Iterator[str]:
+    """The lines of a text ``stream``, each read up to ``limit`` characters: a longer line
+    is skipped to its end in pieces and yielded as :data:`TOO_LONG`, so no line of any
+    length is ever held in memory whole."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith("\n"):
+            while True:  # drop the rest of the line, a piece at a time
+                rest = stream.readline(limit + 1)
+                if not rest or rest.endswith("\n"):
+                    break
+            yield TOO_LONG
+            continue
+        yield line
+
+
 def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1) -> None:
     """Answer each query line with one response line per turn (``write`` gets the line
     without its newline), or one error line. With ``parallel`` > 1 the turns of all
@@ -340,8 +361,8 @@ def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1)
         for line in lines:
             if not line.strip():
                 continue
-            if len(line) > MAX_QUERY_BYTES:
-                emit(error_response(None, f"query longer than {MAX_QUERY_BYTES} bytes"))
+            if line == TOO_LONG or len(line) > MAX_QUERY_BYTES:
+                emit(error_response(None, f"query longer than {MAX_QUERY_BYTES} characters"))
                 continue
             try:
                 query = parse_query(line)
