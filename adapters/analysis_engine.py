@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -29,9 +29,9 @@ def default_processes() -> int:
 
 @app.command()
 def analysis(
-    threads: Annotated[int, typer.Option("--threads", min=1, max=256,
-                                         help="positions searched at once (processes; default: every core); "
-                                              "with 1, responses come in query order")] = 0,
+    threads: Annotated[Optional[int], typer.Option("--threads", min=1, max=256, show_default=False,
+                                                   help="positions searched at once (processes; default: every core); "
+                                                        "with 1, responses come in query order")] = None,
     version: Annotated[bool, typer.Option("--version", callback=version_callback("margo-analysis"), is_eager=True,
                                           help="print the version and exit")] = False,
 ) -> int:

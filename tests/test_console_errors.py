@@ -25,6 +25,10 @@ BIN = Path(sys.executable).parent
         ("margo-match", ["a"], "Missing argument 'ENGINE_B'."),
         ("margo-tournament", [], "Missing argument 'CONFIG.toml'."),
         ("margo-web", ["--port", "70000"], "Invalid value for '--port': Input should be less than or equal to 65535"),
+        ("margo-review", ["game.sgf", "--visits", "0"], "Invalid value for '--visits': Input should be greater than or equal to 1"),
+        ("margo-review", ["game.sgf", "--visits", "5", "--seconds", "1"], "Invalid value for --seconds: give --visits or --seconds, not both"),
+        ("margo-review", [], "Missing argument 'GAME.sgf'."),
+        ("margo-analysis", ["--threads", "0"], "Invalid value for '--threads': Input should be greater than or equal to 1"),
     ],
 )
 def test_a_bad_command_line_is_one_line_and_exit_2(program: str, args: list[str], message: str) -> None:

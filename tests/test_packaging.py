@@ -401,6 +401,7 @@ def test_every_console_script_answers_version_on_the_base_install(built, wheel_i
 @pytest.mark.slow
 @pytest.mark.parametrize("command, message", [
     (["margo-web", "--no-open"], "margo-web: the web extra is not installed (pip install 'margo-gtp[web]')\n"),
+    (["margo-review", "game.sgf"], "margo-review: the review extra is not installed (pip install 'margo-gtp[review]')\n"),
     (["margo-match", "margo-gtp", "margo-gtp", "--games", "1", "--cluster", "local", "--out", "out"],
      "margo-match: --cluster needs Ray: pip install 'margo-gtp[cluster]' (No module named 'ray')\n"),
 ])
