@@ -29,16 +29,20 @@ def default_processes() -> int:
 
 @app.command()
 def analysis(
-    threads: Annotated[Optional[int], typer.Option("--threads", min=1, max=256, show_default=False,
-                                                   help="positions searched at once (processes; default: every core); "
-                                                        "with 1, responses come in query order")] = None,
+    threads: Annotated[Optional[str], typer.Option("--threads", metavar="N", show_default=False,
+                                                   help="positions searched at once, 1..256 (processes; default: "
+                                                        "every core); with 1, responses come in query order")] = None,
     version: Annotated[bool, typer.Option("--version", callback=version_callback("margo-analysis"), is_eager=True,
                                           help="print the version and exit")] = False,
 ) -> int:
     """JSON analysis engine: one query a line on stdin, responses on stdout (docs/review.md)."""
+    from margo_gtp.options import OptionError, read_integer
     from margo_gtp.protocol.game_analysis import bounded_lines, serve
 
-    processes = threads or default_processes()
+    try:
+        processes = default_processes() if threads is None else read_integer(threads, "--threads", minimum=1, maximum=256)
+    except OptionError as error:
+        raise typer.BadParameter(str(error)) from None
 
     def write(line: str) -> None:
         sys.stdout.write(line + "\n")

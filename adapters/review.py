@@ -27,6 +27,7 @@ from margo_gtp.cli import run_app, version_callback
 #: minute on two cores (docs/review.md, "Budget").
 DEFAULT_REVIEW_VISITS = 1600
 PROGRAM = "margo-review"
+MAX_VISITS = 200_000  # as margo-analysis's maxVisits
 
 app = typer.Typer(add_completion=False)
 
@@ -197,15 +198,24 @@ def _collect(entries: Iterator[dict[str, Any]], total: int) -> list[dict[str, An
 def main_command(
     game: Annotated[Path, typer.Argument(metavar="GAME.sgf", help="a native MarGo SGF record")],
     out: Annotated[Optional[Path], typer.Option(help="folder for the review files (default: the game's)")] = None,
-    visits: Annotated[Optional[int], typer.Option(min=1, max=200_000, help=f"simulations per position (default {DEFAULT_REVIEW_VISITS})", show_default=False)] = None,
-    seconds: Annotated[Optional[float], typer.Option(min=0.01, max=600, help="seconds per position instead of --visits (not repeatable)")] = None,
+    visits: Annotated[Optional[str], typer.Option(metavar="N", help=f"simulations per position, 1..{MAX_VISITS} (default {DEFAULT_REVIEW_VISITS})", show_default=False)] = None,
+    seconds: Annotated[Optional[str], typer.Option(metavar="S", help="seconds per position instead of --visits, 0.01..600 (not repeatable)", show_default=False)] = None,
     engine: Annotated[Optional[str], typer.Option(help="command of a MarGo GTP engine with margo-analyze_snapshot (default: the built-in search)")] = None,
-    parallel: Annotated[Optional[int], typer.Option("--parallel", "--threads", min=1, max=256, help="positions searched at once (processes; default: every core)", show_default=False)] = None,
-    seed: Annotated[int, typer.Option(min=0, help="seed of the searches (same seed and --visits: same review)")] = 0,
+    parallel: Annotated[Optional[str], typer.Option("--parallel", "--threads", metavar="N", help="positions searched at once, 1..256 (processes; default: every core)", show_default=False)] = None,
+    seed: Annotated[str, typer.Option(metavar="N", help="seed of the searches, >= 0 (same seed and --visits: same review)")] = "0",
     ownership: Annotated[bool, typer.Option("--ownership/--no-ownership", help="ownership maps and score leads in the JSONL (the Python search; without: the C tree, about 3.5 times faster)")] = True,
     version: Annotated[bool, typer.Option("--version", callback=version_callback(PROGRAM), is_eager=True, help="print the version and exit")] = False,
 ) -> int:
     """Review every move of a MarGo game: NAME.review.jsonl, NAME.reviewed.sgf, NAME.winrate.png."""
+    from margo_gtp.options import OptionError, read_decimal, read_integer
+
+    try:  # the project's one strict number reader (no 1_0, nan or inf)
+        visit_count = None if visits is None else read_integer(visits, "--visits", minimum=1, maximum=MAX_VISITS)
+        second_count = None if seconds is None else read_decimal(seconds, "--seconds", minimum=0.01, maximum=600)
+        processes = None if parallel is None else read_integer(parallel, "--parallel", minimum=1, maximum=256)
+        seed_number = read_integer(seed, "--seed", minimum=0, maximum=2**63 - 1)
+    except OptionError as error:
+        raise typer.BadParameter(str(error)) from None
     if visits is not None and seconds is not None:
         raise typer.BadParameter("give --visits or --seconds, not both", param_hint="--seconds")
     if engine is not None:
@@ -213,9 +223,9 @@ def main_command(
             shlex.split(engine)
         except ValueError as error:
             raise typer.BadParameter(f"cannot split {engine!r}: {error}", param_hint="--engine") from None
-    budget = None if seconds is not None else (visits or DEFAULT_REVIEW_VISITS)
+    budget = None if second_count is not None else (visit_count or DEFAULT_REVIEW_VISITS)
     try:
-        review(game, out, budget, seconds, engine, parallel or default_processes(), seed, ownership)
+        review(game, out, budget, second_count, engine, processes or default_processes(), seed_number, ownership)
     except ReviewFailed as error:
         sys.stderr.write(f"{PROGRAM}: {error}\n")
         return 2

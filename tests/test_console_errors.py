@@ -25,10 +25,12 @@ BIN = Path(sys.executable).parent
         ("margo-match", ["a"], "Missing argument 'ENGINE_B'."),
         ("margo-tournament", [], "Missing argument 'CONFIG.toml'."),
         ("margo-web", ["--port", "70000"], "Invalid value for '--port': Input should be less than or equal to 65535"),
-        ("margo-review", ["game.sgf", "--visits", "0"], "Invalid value for '--visits': Input should be greater than or equal to 1"),
+        ("margo-review", ["game.sgf", "--visits", "0"], "Invalid value: --visits must be between 1 and 200000: '0'"),
+        ("margo-review", ["game.sgf", "--visits", "1_0"], "Invalid value: --visits must be an integer: '1_0'"),
+        ("margo-review", ["game.sgf", "--seconds", "nan"], "Invalid value: --seconds must be between 0.01 and 600: 'nan'"),
         ("margo-review", ["game.sgf", "--visits", "5", "--seconds", "1"], "Invalid value for --seconds: give --visits or --seconds, not both"),
         ("margo-review", [], "Missing argument 'GAME.sgf'."),
-        ("margo-analysis", ["--threads", "0"], "Invalid value for '--threads': Input should be greater than or equal to 1"),
+        ("margo-analysis", ["--threads", "0"], "Invalid value: --threads must be between 1 and 256: '0'"),
     ],
 )
 def test_a_bad_command_line_is_one_line_and_exit_2(program: str, args: list[str], message: str) -> None:
