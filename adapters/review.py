@@ -79,9 +79,12 @@ def _engine_analyses(command: str, record: Any, visits: int | None, seconds: flo
             infos = [{"move": item.move.gtp(), "visits": item.visits, "winrate": item.winrate, "prior": item.prior,
                       "order": order, "pv": [move.gtp() for move in item.pv]}
                      for order, item in enumerate(result.candidates)]
+            # GTP gives no root value: the candidates' visit-weighted mean stands for it
+            # (as the built-in search's root mean, the value of the position, not of its best move)
+            visits_total = sum(i["visits"] for i in infos)
+            value = sum(i["winrate"] * i["visits"] for i in infos) / visits_total if visits_total else 0.5
             yield {"turnNumber": turn, "moveInfos": infos,
-                   "rootInfo": {"currentPlayer": board.to_move.letter, "visits": sum(i["visits"] for i in infos),
-                                "winrate": infos[0]["winrate"] if infos else 0.5}}
+                   "rootInfo": {"currentPlayer": board.to_move.letter, "visits": visits_total, "winrate": round(value, 6)}}
 
 
 def _write_png(path: Path, name: str, entries: list[dict[str, Any]]) -> None:

@@ -214,3 +214,12 @@ def test_margo_analysis_refuses_a_huge_line_and_goes_on():
     responses = [json.loads(line) for line in done.stdout.splitlines()]
     assert responses[0] == {"id": None, "error": "query longer than 1048576 characters"}
     assert (responses[1]["id"], responses[1]["turnNumber"], done.returncode) == ("q", 0, 0)
+
+
+def test_queries_answered_by_processes_are_the_answers_of_one():
+    lines = [query(id="a", analyzeTurns=[0, 2, 4], maxVisits=30), "{bad", query(id="b", analyzeTurns=[1], maxVisits=30)]
+    alone = answers(lines)
+    together = answers(lines, parallel=2)
+    key = lambda response: (str(response["id"]), response.get("turnNumber", -1))  # noqa: E731
+    assert sorted(together, key=key) == sorted(alone, key=key)
+    assert [key(r) for r in alone] == [("a", 0), ("a", 2), ("a", 4), ("None", -1), ("b", 1)]
