@@ -135,8 +135,7 @@ def _print_summary(table_rows: dict[str, dict[str, Any]], record: Any) -> None:
 
 def review(game: Path, out: Path | None, visits: int | None, seconds: float | None, engine: str | None,
            parallel: int, seed: int, ownership: bool = True) -> None:
-    from margo_gtp.protocol.game_analysis import AnalysisQueryError, analyse_game
-    from margo_gtp.protocol.review import ReviewError, read_game, review_entries, reviewed_sgf, summary
+    from margo_gtp.protocol.review import ReviewError, read_game, review_entries, review_game, reviewed_sgf, summary
     from margo_gtp.sgf import SgfError, read_file, replay
 
     _pyplot()  # before any work: a missing extra is said at once
@@ -160,13 +159,15 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
     if engine is not None:
         analyses = _engine_analyses(engine, record, visits, seconds)
     else:
-        try:
-            analyses = analyse_game(record.rules, record.moves, visits, seed=seed, ownership=ownership,
-                                    setup=record.setup, setup_to_move=record.setup_to_move,
-                                    parallel=parallel, seconds=seconds)
-        except AnalysisQueryError as error:
-            raise ReviewFailed(f"{game}: {error}") from None
-    entries = _collect(review_entries(record, analyses), len(record.moves))
+        analyses = None
+    try:
+        if analyses is None:
+            stream = review_game(record, visits, seed=seed, ownership=ownership, parallel=parallel, seconds=seconds)
+        else:
+            stream = review_entries(record, analyses)
+        entries = _collect(stream, len(record.moves))
+    except ReviewError as error:
+        raise ReviewFailed(f"{game}: {error}") from None
     paths = {kind: folder / f"{name}.{kind}" for kind in ("review.jsonl", "reviewed.sgf", "winrate.png")}
     try:
         with open(paths["review.jsonl"], "w", encoding="utf-8") as stream:

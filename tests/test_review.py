@@ -208,3 +208,14 @@ def test_without_ownership_the_c_tree_reviews_the_same_moves_the_same_way(review
     assert all("ownership" not in e and e["score_lead"] is None for e in entries)
     keys = ("move", "winrate_before", "winrate_after", "loss", "best", "pv", "visits", "rank", "judgement")
     assert [{k: e[k] for k in keys} for e in entries] == [{k: e[k] for k in keys} for e in reviewed["entries"]]
+
+
+def test_review_game_streams_the_entries_margo_review_writes(reviewed):
+    from margo_gtp.protocol.review import review_game
+
+    entries = review_game(game_record(), 40, seed=3)
+    assert next(entries) == reviewed["entries"][0]  # the first entry before the rest is searched
+    assert list(entries) == reviewed["entries"][1:]
+    bad = GameRecord(rules=Rules(size=5), moves=[(Colour.WHITE, Move.from_gtp("C3:1", 5))] * 2)
+    with pytest.raises(ReviewError, match=r"^move 2 \(W C3:1\) is illegal"):
+        next(review_game(bad, 5))

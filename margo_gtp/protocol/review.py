@@ -5,6 +5,9 @@ by ``margo-review`` (adapters/review.py) and the web board's review mode:
 
 :func:`read_game` (SGF text) -> (record, has variations)
     a native MarGo record's main line; :class:`ReviewError` for anything else.
+:func:`review_game` (record, visits, ...) -> iterator of per-move dicts
+    the whole review, streaming: each move's entry as soon as the position after it is
+    analysed (what a web page shows while the review runs).
 :func:`review_entries` (record, analyses) -> iterator of per-move dicts
     ``analyses`` are the analysis dicts of turns 0 .. n (:func:`analyse_game`'s output,
     in order); one entry per move, as soon as the analysis after it is known.
@@ -46,16 +49,18 @@ good          <= -0.10         ``TE[1]`` (the move found more than the engine ex
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp.engine import Colour, Move
+from margo_gtp.protocol.game_analysis import DEFAULT_VISITS, AnalysisQueryError, analyse_game
 from margo_gtp.sgf import MARGO_GM, GameRecord, SgfError, dumps, format_sgf_point, loads
 
 __all__ = ["BLUNDER", "INACCURACY", "MISTAKE", "TESUJI", "ReviewError", "judgement", "read_game",
-           "review_entries", "reviewed_sgf", "summary"]
+           "review_entries", "review_game", "reviewed_sgf", "summary"]
 
 BLUNDER = 0.20     # loss (win-rate points) from which a move is a blunder ...
 MISTAKE = 0.10     # ... a mistake (both get the best line as a variation)
@@ -150,6 +155,21 @@ def review_entries(record: GameRecord, analyses: Iterable[dict[str, Any]]) -> It
             entry["ownership"] = after["ownership"]
         yield entry
         before = after
+
+
+def review_game(record: GameRecord, visits: int | None = DEFAULT_VISITS, *, seed: int = 0, ownership: bool = True,
+                parallel: int = 1, seconds: float | None = None) -> Iterator[dict[str, Any]]:
+    """Review every move of ``record``'s game with the built-in search
+    (:func:`~margo_gtp.protocol.game_analysis.analyse_game`, same arguments), yielding each
+    entry as soon as it is known. Raises :class:`ReviewError` for an illegal move."""
+    analyses = analyse_game(record.rules, record.moves, visits, seed=seed, ownership=ownership,
+                            setup=record.setup, setup_to_move=record.setup_to_move,
+                            parallel=parallel, seconds=seconds)
+    try:
+        first = next(analyses)  # the moves are checked here, before any search
+    except AnalysisQueryError as error:
+        raise ReviewError(str(error)) from None
+    yield from review_entries(record, itertools.chain([first], analyses))
 
 
 def _percent(rate: float) -> str:
