@@ -41,7 +41,7 @@ import json
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from threading import Lock, Semaphore
 from typing import Any
 
@@ -164,7 +164,6 @@ class Query:
     visits: int = DEFAULT_VISITS
     ownership: bool = False
     seed: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def record(self) -> GameRecord:
         return GameRecord(rules=self.rules, setup=dict(self.setup), setup_to_move=self.setup_to_move,
