@@ -28,6 +28,7 @@ from margo_gtp.cli import run_app, version_callback
 DEFAULT_REVIEW_VISITS = 1600
 PROGRAM = "margo-review"
 MAX_VISITS = 200_000  # as margo-analysis's maxVisits
+PRIOR_VIRTUAL_VISITS = 10  # virtual visits in each margo-analyze candidate (docs/players.md, Analysis)
 
 app = typer.Typer(add_completion=False)
 
@@ -56,35 +57,72 @@ def _pyplot() -> Any:
     return pyplot
 
 
-def _engine_analyses(command: str, record: Any, visits: int | None, seconds: float | None) -> Iterator[dict[str, Any]]:
-    """Turns 0 .. n analysed by the GTP engine ``command`` (one process, in order)."""
-    from margo_gtp.client import EngineError, Limit, SimpleEngine
+def _engine_analyses(command: str, record: Any, visits: int | None, seconds: float | None,
+                     parallel: int = 1) -> Iterator[dict[str, Any]]:
+    """Turns 0 .. n analysed by the GTP engine ``command``, in turn order: ``parallel``
+    engine processes, each position to whichever is free (threads wait on them)."""
+    import queue
+    from concurrent.futures import ThreadPoolExecutor
+
+    from margo_gtp.client import EngineError, SimpleEngine
+
+    engines: list[Any] = []
+    try:
+        for _ in range(parallel):
+            engines.append(SimpleEngine.popen(command, timeout=60))
+    except (EngineError, OSError, ValueError) as error:
+        for engine in engines:
+            engine.quit()
+        raise ReviewFailed(f"cannot start engine {command!r}: {str(error).splitlines()[0]}") from None
+    free: queue.Queue = queue.Queue()
+    for engine in engines:
+        free.put(engine)
+
+    def one(turn: int) -> dict[str, Any]:
+        engine = free.get()
+        try:
+            return _engine_turn(engine, record, turn, visits, seconds)
+        finally:
+            free.put(engine)
+
+    try:
+        with ThreadPoolExecutor(max_workers=parallel) as pool:
+            yield from pool.map(one, range(len(record.moves) + 1))
+    finally:
+        for engine in engines:
+            engine.quit()
+
+
+def _engine_turn(engine: Any, record: Any, turn: int, visits: int | None, seconds: float | None) -> dict[str, Any]:
+    """One position's analysis dict from a GTP engine (the exact result when the game is over)."""
+    from margo_gtp.client import EngineError, Limit
     from margo_gtp.protocol.game_analysis import analyse_position
     from margo_gtp.sgf import replay
 
+    board = replay(record, turn)
+    if board.is_game_over() or not board.legal_moves(board.to_move):
+        return {"turnNumber": turn, **analyse_position(board, 1)}  # the exact result, no search
     try:
-        engine = SimpleEngine.popen(command, timeout=60)
-    except (EngineError, OSError, ValueError) as error:
-        raise ReviewFailed(f"cannot start engine {command!r}: {error}") from None
-    with engine:
-        for turn in range(len(record.moves) + 1):
-            board = replay(record, turn)
-            if board.is_game_over() or not board.legal_moves(board.to_move):
-                yield {"turnNumber": turn, **analyse_position(board, 1)}  # the exact result, no search
-                continue
-            try:
-                result = engine.analyse(board, Limit(seconds=seconds, playouts=visits))
-            except EngineError as error:
-                raise ReviewFailed(str(error).splitlines()[0]) from None
-            infos = [{"move": item.move.gtp(), "visits": item.visits, "winrate": item.winrate, "prior": item.prior,
-                      "order": order, "pv": [move.gtp() for move in item.pv]}
-                     for order, item in enumerate(result.candidates)]
-            # GTP gives no root value: the candidates' visit-weighted mean stands for it
-            # (as the built-in search's root mean, the value of the position, not of its best move)
-            visits_total = sum(i["visits"] for i in infos)
-            value = sum(i["winrate"] * i["visits"] for i in infos) / visits_total if visits_total else 0.5
-            yield {"turnNumber": turn, "moveInfos": infos,
-                   "rootInfo": {"currentPlayer": board.to_move.letter, "visits": visits_total, "winrate": round(value, 6)}}
+        result = engine.analyse(board, Limit(seconds=seconds, playouts=visits))
+    except EngineError as error:
+        raise ReviewFailed(str(error).splitlines()[0]) from None
+    # margo-analyze's visits and win rates include the heuristic prior's virtual visits
+    # (gtp.md, players.md: PRIOR_VISITS at the prior's rate); taken out, as the built-in
+    # analysis does, so that a little-searched move does not read as its prior.
+    infos = []
+    for item in result.candidates:
+        own = item.visits - PRIOR_VIRTUAL_VISITS
+        if own <= 0:
+            continue
+        winrate = min(1.0, max(0.0, (item.winrate * item.visits - item.prior * PRIOR_VIRTUAL_VISITS) / own))
+        infos.append({"move": item.move.gtp(), "visits": own, "winrate": round(winrate, 6), "prior": item.prior,
+                      "order": len(infos), "pv": [move.gtp() for move in item.pv]})
+    # GTP gives no root value: the candidates' visit-weighted mean stands for it
+    # (as the built-in search's root mean, the value of the position, not of its best move)
+    visits_total = sum(i["visits"] for i in infos)
+    value = sum(i["winrate"] * i["visits"] for i in infos) / visits_total if visits_total else 0.5
+    return {"turnNumber": turn, "moveInfos": infos,
+            "rootInfo": {"currentPlayer": board.to_move.letter, "visits": visits_total, "winrate": round(value, 6)}}
 
 
 def _write_png(path: Path, name: str, entries: list[dict[str, Any]]) -> None:
@@ -157,7 +195,7 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
         sys.stderr.write(f"{PROGRAM}: {game} has variations: reviewing the main line only\n")
     name = game.name[:-4] if game.name.lower().endswith(".sgf") else game.name
     if engine is not None:
-        analyses = _engine_analyses(engine, record, visits, seconds)
+        analyses = _engine_analyses(engine, record, visits, seconds, parallel)
     else:
         analyses = None
     try:
