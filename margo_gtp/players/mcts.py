@@ -104,6 +104,10 @@ RESIGN_MOVES = 3              # ... at this many of the colour's moves in a row
 EARLY_STOP = True             # stop when the most visited move can no longer be overtaken
 DECIDED_CHECK_EVERY = 8       # simulations between early-stop checks (the clock is read every one)
 MAX_WORKERS = 64              # root-parallel searchers (mcts:workers=N), this process included
+MAX_THREADS = 256             # search threads on the one C tree (mcts:threads=N)
+# The smallest pool cap (mcts:max_nodes): the root and one child per move of the largest
+# board (19x19: 2,470 points, swap, pass), so the root's children always fit.
+MIN_MAX_NODES = 1 + 2470 + 2
 
 
 class Node:
@@ -413,6 +417,8 @@ class MctsPlayer:
         reuse: bool = True,
         early_stop: bool = EARLY_STOP,
         workers: int = 1,
+        threads: int = 1,
+        max_nodes: int | None = None,
         core: str | None = None,
         clock: Callable[[], float] = time.perf_counter,
         c_tree: bool = True,
@@ -425,9 +431,17 @@ class MctsPlayer:
             "heavy_tactics": heavy_tactics, "ladder_depth": ladder_depth, "expand_visits": expand_visits,
             "prior_depth": prior_depth, "prior_visits": prior_visits, "prior_temp": prior_temp, "resign": resign,
             "resign_min_visits": resign_min_visits, "resign_moves": resign_moves, "reuse": reuse,
-            "early_stop": early_stop, "core": core,
+            "early_stop": early_stop, "core": core, "threads": threads, "max_nodes": max_nodes,
         }
         self.workers = max(1, workers)
+        # Threads of the C tree's search (players/search_tree.c): one tree, virtual loss, the
+        # GIL released. One thread draws exactly as the Python search (the same tree for a
+        # seed); more make a valid but not reproducible search. The Python search (the
+        # fallback, and pondering or analysis with progress reports) runs one thread.
+        self.threads = max(1, threads)
+        # Pool cap of the C tree in nodes (None: native_search.default_max_nodes()); a full
+        # pool stops the tree growing, not the search.
+        self.max_nodes = max_nodes
         self._helpers: list = []  # margo_gtp.players.parallel.Helper, started on first use
         self.seconds = seconds
         self.playouts = playouts
@@ -673,11 +687,12 @@ class MctsPlayer:
         tree = None
         if self.reuse:
             if self._c_tree is None or self._root_key != key:
-                self._c_tree = native_search.new_tree()
+                self._c_tree = native_search.new_tree(self.max_nodes)
             tree = self._c_tree
         done, n, w, children, size = native_search.search(
             board, colour, self.rng, self._c_tree_params(board), playouts, deadline,
-            native_search.priors_on(board, self._prior_rates), tree=tree)
+            native_search.priors_on(board, self._prior_rates), max_nodes=self.max_nodes, tree=tree,
+            threads=self.threads)
         self.last_simulations, self.last_tree_nodes = done, size
         root = Node(None, int(colour) ^ 1, -1, None)
         root.n, root.w, root.children = n, w, []
