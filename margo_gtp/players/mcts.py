@@ -967,8 +967,9 @@ def benchmark(seconds: float = 2.0) -> dict:
     the Python tree of a short search; ``mcts_c_tree_bytes_per_node`` gives the C tree's)."""
     from margo_gtp.engine.positions import midgame_positions
 
-    def rate(board: Board, budget_seconds: float, policy: str = PLAYOUT_POLICY) -> tuple[float, MctsPlayer, Node]:
-        player = MctsPlayer(random.Random(1), reuse=False, early_stop=False, playout_policy=policy)
+    def rate(board: Board, budget_seconds: float, policy: str = PLAYOUT_POLICY,
+             threads: int = 1) -> tuple[float, MctsPlayer, Node]:
+        player = MctsPlayer(random.Random(1), reuse=False, early_stop=False, playout_policy=policy, threads=threads)
         start = time.perf_counter()
         root = player.search(board, board.to_move, deadline=start + budget_seconds)
         return player.last_simulations / (time.perf_counter() - start), player, root
@@ -978,6 +979,9 @@ def benchmark(seconds: float = 2.0) -> dict:
     per = max(seconds / max(len(positions), 1), 0.2)
     mid_rates = sorted(rate(board, per)[0] for board in positions)
     heavy_rates = sorted(rate(board, per, "heavy")[0] for board in positions)
+    # two threads on the one C tree (mcts:threads=2), on the same positions, in the same run
+    threaded = [rate(board, per, threads=2) for board in positions]
+    threads2_rates = sorted(figure for figure, player, _ in threaded if player.last_tree_nodes)
     if empty_player.last_tree_nodes:  # the C tree ran: measure the Python tree of a short search
         empty = Board(Rules(size=9))
         root = MctsPlayer(random.Random(1), early_stop=False, c_tree=False).search(empty, empty.to_move, playouts=300)
@@ -990,6 +994,9 @@ def benchmark(seconds: float = 2.0) -> dict:
         "mcts_sims_per_s_9x9_midgame": round(mid_rates[len(mid_rates) // 2], 1) if mid_rates else None,
         # the heavy playout policy (mcts:policy=heavy) on the same positions: its cost in speed
         "mcts_sims_per_s_9x9_midgame_heavy": round(heavy_rates[len(heavy_rates) // 2], 1) if heavy_rates else None,
+        # two search threads (None when the C tree cannot run: the Python search has one)
+        "mcts_sims_per_s_9x9_midgame_threads2": (round(threads2_rates[len(threads2_rates) // 2], 1)
+                                                 if threads2_rates else None),
         "mcts_bytes_per_node": round(bytes_per_node, 1),
         "mcts_tree_nodes_measured": node_count,
         # a node of the C tree (players/search_tree.c), which the rates above measure on the native core
