@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.engine import Board, Colour, Move, Rules, core_name
 from margo_gtp.players import RESIGN, Budget, make_player
 from margo_gtp.players.mcts import (
     PRIOR_HEURISTIC_VISITS,
@@ -265,6 +265,10 @@ def test_benchmark_reports_the_bench_keys() -> None:
     figures = benchmark(seconds=0.05)
     assert figures["mcts_sims_per_s_9x9_empty"] > 0 and figures["mcts_sims_per_s_9x9_midgame"] > 0
     assert 100 < figures["mcts_bytes_per_node"] < 2000
+    from margo_gtp.players import native_search
+
+    threads2 = figures["mcts_sims_per_s_9x9_midgame_threads2"]  # two threads on the C tree, when it runs
+    assert (threads2 > 0) if native_search.available() and core_name() == "native" else threads2 is None
 
 
 def test_a_reused_tree_gets_the_priors_a_fresh_search_gives() -> None:

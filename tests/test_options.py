@@ -161,6 +161,11 @@ CONSUMER_REFUSALS = [
         ("mcts:reuse=1", "player option reuse must be on or off: '1'"),
         ("mcts:early_stop=0", "player option early_stop must be on or off: '0'"),
         ("mcts:prior_temp=-1", "player option prior_temp must be a finite number > 0: '-1'"),
+        *[(f"mcts:threads={text}", f"player option threads must be auto or a whole number from 1 to 256: '{text}'")
+          for text in ["0", "-1", "1.5", "two", "1000000", "1_0"]],
+        *[(f"mcts:max_nodes={text}",
+           f"player option max_nodes must be a whole number from 2473 to 2147483647: '{text}'")
+          for text in ["0", "100", "2472", "-5", "1e6", "2147483648"]],
         ("random:seed=1_0", "player option seed must be an integer: '1_0' in spec 'random:seed=1_0'"),
     ]],
     *[(f"--adjudicate {text}", lambda text=text: Adjudication.parse(text), ValueError, message) for text, message in [

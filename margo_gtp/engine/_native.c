@@ -11,13 +11,13 @@
 /* ------------------------------------------------------------------ Geometry type */
 
 static void Geo_dealloc(GeoObject *g) {
-    PyMem_Free(g->pts);
-    PyMem_Free(g->walk);
-    PyMem_Free(g->plane);
-    PyMem_Free(g->level_mask);
-    PyMem_Free(g->up_to_level);
-    PyMem_Free(g->zob[0]);
-    PyMem_Free(g->zob[1]);
+    PyMem_RawFree(g->pts);
+    PyMem_RawFree(g->walk);
+    PyMem_RawFree(g->plane);
+    PyMem_RawFree(g->level_mask);
+    PyMem_RawFree(g->up_to_level);
+    PyMem_RawFree(g->zob[0]);
+    PyMem_RawFree(g->zob[1]);
     Py_XDECREF(g->moves);
     Py_XDECREF(g->pass_move);
     Py_XDECREF(g->swap_move);
@@ -74,13 +74,13 @@ static PyObject *Geo_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     g->size = size;
     g->count = count;
     g->nw = nw;
-    g->pts = PyMem_Calloc(count, sizeof(Pt));
-    g->walk = PyMem_Calloc(count, sizeof(struct Walk));
-    g->plane = PyMem_Calloc(nw, sizeof(W));
-    g->level_mask = PyMem_Calloc((size_t)size * nw, sizeof(W));
-    g->up_to_level = PyMem_Calloc((size_t)size * nw, sizeof(W));
-    g->zob[0] = PyMem_Calloc(count, sizeof(uint64_t));
-    g->zob[1] = PyMem_Calloc(count, sizeof(uint64_t));
+    g->pts = PyMem_RawCalloc(count, sizeof(Pt));
+    g->walk = PyMem_RawCalloc(count, sizeof(struct Walk));
+    g->plane = PyMem_RawCalloc(nw, sizeof(W));
+    g->level_mask = PyMem_RawCalloc((size_t)size * nw, sizeof(W));
+    g->up_to_level = PyMem_RawCalloc((size_t)size * nw, sizeof(W));
+    g->zob[0] = PyMem_RawCalloc(count, sizeof(uint64_t));
+    g->zob[1] = PyMem_RawCalloc(count, sizeof(uint64_t));
     if (!g->pts || !g->walk || !g->plane || !g->level_mask || !g->up_to_level || !g->zob[0] || !g->zob[1]) {
         Py_DECREF(g);
         return PyErr_NoMemory();
@@ -155,18 +155,18 @@ static PyTypeObject StateType;
 
 static void State_dealloc(StateObject *s) {
     Py_XDECREF(s->geo);
-    PyMem_Free(s->stack);
-    PyMem_Free(s->stack_bits);
-    PyMem_Free(s->pos);
-    PyMem_Free(s->hkey);
-    PyMem_Free(s->hcount);
-    PyMem_Free(s->hused);
-    PyMem_Free(s->walk);
+    PyMem_RawFree(s->stack);
+    PyMem_RawFree(s->stack_bits);
+    PyMem_RawFree(s->pos);
+    PyMem_RawFree(s->hkey);
+    PyMem_RawFree(s->hcount);
+    PyMem_RawFree(s->hused);
+    PyMem_RawFree(s->walk);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
 static int state_alloc_tables(StateObject *s) {
-    s->walk = PyMem_Calloc(s->count + 1, sizeof(int));
+    s->walk = PyMem_RawCalloc(s->count + 1, sizeof(int));
     if (!s->walk) {
         PyErr_NoMemory();
         return -1;
@@ -246,8 +246,8 @@ static PyObject *State_copy(StateObject *s, PyObject *unused) {
     if (state_alloc_tables(o) < 0) goto fail;
     if (s->nstack) {
         Py_ssize_t cap = s->nstack + 16;
-        o->stack = PyMem_Malloc(cap * sizeof(Entry));
-        o->stack_bits = PyMem_Malloc((size_t)cap * NB * s->nw * sizeof(W));
+        o->stack = PyMem_RawMalloc(cap * sizeof(Entry));
+        o->stack_bits = PyMem_RawMalloc((size_t)cap * NB * s->nw * sizeof(W));
         if (!o->stack || !o->stack_bits) {
             PyErr_NoMemory();
             goto fail;
@@ -258,7 +258,7 @@ static PyObject *State_copy(StateObject *s, PyObject *unused) {
     }
     {
         Py_ssize_t cap = s->npos + 16;
-        o->pos = PyMem_Malloc(cap * sizeof(uint64_t));
+        o->pos = PyMem_RawMalloc(cap * sizeof(uint64_t));
         if (!o->pos) {
             PyErr_NoMemory();
             goto fail;
@@ -266,9 +266,9 @@ static PyObject *State_copy(StateObject *s, PyObject *unused) {
         memcpy(o->pos, s->pos, s->npos * sizeof(uint64_t));
         o->cappos = cap;
     }
-    o->hkey = PyMem_Malloc(s->hcap * sizeof(uint64_t));
-    o->hcount = PyMem_Malloc(s->hcap * sizeof(int32_t));
-    o->hused = PyMem_Malloc(s->hcap);
+    o->hkey = PyMem_RawMalloc(s->hcap * sizeof(uint64_t));
+    o->hcount = PyMem_RawMalloc(s->hcap * sizeof(int32_t));
+    o->hused = PyMem_RawMalloc(s->hcap);
     if (!o->hkey || !o->hcount || !o->hused) {
         PyErr_NoMemory();
         goto fail;

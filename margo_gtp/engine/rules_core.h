@@ -129,6 +129,16 @@ typedef struct {
 
 #define BITS(s, k) ((s)->bits + (k) * MAXW)
 
+/* Memory for the rules and the search comes from PyMem_Raw* (thread-safe, no GIL needed),
+ * so the search threads (players/search_tree.c) can run the rules with the GIL released.
+ * A thread without the GIL must not set a Python exception: it sets rules_without_gil, and
+ * a memory error is then only the return code (the search turns it into MemoryError once
+ * it holds the GIL again). */
+extern __thread int rules_without_gil;
+static inline void rules_no_memory(void) {
+    if (!rules_without_gil) PyErr_NoMemory();
+}
+
 static inline int any(const W *a, int nw) {
     for (int w = 0; w < nw; w++) if (a[w]) return 1;
     return 0;

@@ -112,12 +112,12 @@ double draw_py(void *fn) {
 long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
     int nw = s->nw, count = s->count;
     const W *playable = s->geo->up_to_level + (size_t)s->top_level * nw;
-    int *cands = PyMem_Malloc((count + 1) * sizeof(int));
-    int *where = PyMem_Malloc((count + 1) * sizeof(int));
+    int *cands = PyMem_RawMalloc((count + 1) * sizeof(int));
+    int *where = PyMem_RawMalloc((count + 1) * sizeof(int));
     if (!cands || !where) {
-        PyMem_Free(cands);
-        PyMem_Free(where);
-        PyErr_NoMemory();
+        PyMem_RawFree(cands);
+        PyMem_RawFree(where);
+        rules_no_memory();
         return -1;
     }
     int n = 0;
@@ -199,7 +199,7 @@ long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
         }
     }
 done:
-    PyMem_Free(cands);
-    PyMem_Free(where);
+    PyMem_RawFree(cands);
+    PyMem_RawFree(where);
     return played;
 }

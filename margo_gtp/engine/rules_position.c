@@ -4,6 +4,8 @@
  * margo_gtp/engine/board.py, function by function. */
 #include "rules_core.h"
 
+__thread int rules_without_gil; /* see rules_core.h */
+
 /* -- repetition multiset */
 
 int h_resize(StateObject *s, size_t cap) {
@@ -11,14 +13,14 @@ int h_resize(StateObject *s, size_t cap) {
     int32_t *oc = s->hcount;
     uint8_t *ou = s->hused;
     size_t ocap = s->hcap;
-    uint64_t *nk = PyMem_Calloc(cap, sizeof(uint64_t));
-    int32_t *nc = PyMem_Calloc(cap, sizeof(int32_t));
-    uint8_t *nu = PyMem_Calloc(cap, 1);
+    uint64_t *nk = PyMem_RawCalloc(cap, sizeof(uint64_t));
+    int32_t *nc = PyMem_RawCalloc(cap, sizeof(int32_t));
+    uint8_t *nu = PyMem_RawCalloc(cap, 1);
     if (!nk || !nc || !nu) {
-        PyMem_Free(nk);
-        PyMem_Free(nc);
-        PyMem_Free(nu);
-        PyErr_NoMemory();
+        PyMem_RawFree(nk);
+        PyMem_RawFree(nc);
+        PyMem_RawFree(nu);
+        rules_no_memory();
         return -1;
     }
     s->hkey = nk;
@@ -36,9 +38,9 @@ int h_resize(StateObject *s, size_t cap) {
             s->hfill++;
         }
     }
-    PyMem_Free(ok);
-    PyMem_Free(oc);
-    PyMem_Free(ou);
+    PyMem_RawFree(ok);
+    PyMem_RawFree(oc);
+    PyMem_RawFree(ou);
     return 0;
 }
 
@@ -76,9 +78,9 @@ static int h_add(StateObject *s, uint64_t key, int delta) {
 static int positions_push(StateObject *s, uint64_t key) {
     if (s->npos == s->cappos) {
         Py_ssize_t cap = s->cappos ? s->cappos * 2 : 64;
-        uint64_t *p = PyMem_Realloc(s->pos, cap * sizeof(uint64_t));
+        uint64_t *p = PyMem_RawRealloc(s->pos, cap * sizeof(uint64_t));
         if (!p) {
-            PyErr_NoMemory();
+            rules_no_memory();
             return -1;
         }
         s->pos = p;
@@ -511,15 +513,15 @@ static int placement_legal(const StateObject *s, int i, int c, Res *r) {
 int stack_reserve(StateObject *s, Py_ssize_t more) {
     Py_ssize_t cap = s->nstack + more;
     if (cap <= s->capstack) return 0;
-    Entry *e = PyMem_Realloc(s->stack, cap * sizeof(Entry));
+    Entry *e = PyMem_RawRealloc(s->stack, cap * sizeof(Entry));
     if (!e) {
-        PyErr_NoMemory();
+        rules_no_memory();
         return -1;
     }
     s->stack = e;
-    W *b = PyMem_Realloc(s->stack_bits, (size_t)cap * NB * s->nw * sizeof(W));
+    W *b = PyMem_RawRealloc(s->stack_bits, (size_t)cap * NB * s->nw * sizeof(W));
     if (!b) {
-        PyErr_NoMemory();
+        rules_no_memory();
         return -1;
     }
     s->stack_bits = b;
@@ -531,15 +533,15 @@ static int stack_push(StateObject *s, int c, int code) {
     int nw = s->nw;
     if (s->nstack == s->capstack) {
         Py_ssize_t cap = s->capstack ? s->capstack * 2 : 64;
-        Entry *e = PyMem_Realloc(s->stack, cap * sizeof(Entry));
+        Entry *e = PyMem_RawRealloc(s->stack, cap * sizeof(Entry));
         if (!e) {
-            PyErr_NoMemory();
+            rules_no_memory();
             return -1;
         }
         s->stack = e;
-        W *b = PyMem_Realloc(s->stack_bits, (size_t)cap * NB * nw * sizeof(W));
+        W *b = PyMem_RawRealloc(s->stack_bits, (size_t)cap * NB * nw * sizeof(W));
         if (!b) {
-            PyErr_NoMemory();
+            rules_no_memory();
             return -1;
         }
         s->stack_bits = b;

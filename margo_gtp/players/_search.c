@@ -126,8 +126,12 @@ static PyObject *search_uct_select(PyObject *module, PyObject *const *args, Py_s
 
 /* -- the tree search */
 
+/* The priors callback of a search: it runs on search threads, which hold no GIL, so it
+ * takes the GIL (PyGILState_Ensure) for the call. The first exception it raises is kept
+ * here (exc, taken with the GIL) for the thread that started the search to raise. */
 typedef struct {
     PyObject *callback; /* priors(path, colours, to_move, codes) -> [rate] or None */
+    PyObject *exc_type, *exc_value, *exc_tb; /* the first exception raised (exc_type NULL: none) */
 } PriorCallback;
 
 static PyObject *int_list(const int32_t *codes, int n) {
@@ -144,9 +148,8 @@ static PyObject *int_list(const int32_t *codes, int n) {
     return list;
 }
 
-static int call_priors(void *ctx, const int32_t *path, const int32_t *colours, int depth, int to_move,
-                       const int32_t *codes, int n, double *rates) {
-    PriorCallback *cb = ctx;
+static int call_priors_locked(PriorCallback *cb, const int32_t *path, const int32_t *colours, int depth,
+                              int to_move, const int32_t *codes, int n, double *rates) {
     PyObject *moves = int_list(path, depth), *movers = int_list(colours, depth), *children = int_list(codes, n);
     PyObject *answer = NULL;
     if (moves && movers && children)
@@ -175,12 +178,25 @@ static int call_priors(void *ctx, const int32_t *path, const int32_t *colours, i
     return 1;
 }
 
+static int call_priors(void *ctx, const int32_t *path, const int32_t *colours, int depth, int to_move,
+                       const int32_t *codes, int n, double *rates) {
+    PriorCallback *cb = ctx;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int given = call_priors_locked(cb, path, colours, depth, to_move, codes, n, rates);
+    if (given < 0) {
+        if (!cb->exc_type) PyErr_Fetch(&cb->exc_type, &cb->exc_value, &cb->exc_tb);
+        else PyErr_Clear();
+    }
+    PyGILState_Release(gil);
+    return given;
+}
+
 /* Every node in preorder (children in pool order) as (depth, code, n, w, rave_n, rave_w,
  * prior): what the tests compare with the Python tree. */
 static PyObject *tree_nodes(const Tree *t, int32_t root) {
     PyObject *out = PyList_New(0);
-    int32_t *stack = PyMem_Malloc((size_t)(t->count + 1) * sizeof(int32_t));
-    int32_t *depths = PyMem_Malloc((size_t)(t->count + 1) * sizeof(int32_t));
+    int32_t *stack = PyMem_RawMalloc((size_t)(t->count + 1) * sizeof(int32_t));
+    int32_t *depths = PyMem_RawMalloc((size_t)(t->count + 1) * sizeof(int32_t));
     if (!out || !stack || !depths) goto fail;
     int top = 0;
     stack[top] = root;
@@ -202,15 +218,15 @@ static PyObject *tree_nodes(const Tree *t, int32_t root) {
                 depths[top++] = depth + 1;
             }
     }
-    PyMem_Free(stack);
-    PyMem_Free(depths);
+    PyMem_RawFree(stack);
+    PyMem_RawFree(depths);
     return out;
 fail:
     if (out && !PyErr_Occurred()) PyErr_NoMemory();
     if (!out) PyErr_NoMemory();
     Py_XDECREF(out);
-    PyMem_Free(stack);
-    PyMem_Free(depths);
+    PyMem_RawFree(stack);
+    PyMem_RawFree(depths);
     return NULL;
 }
 
@@ -261,7 +277,14 @@ typedef struct {
     PyObject_HEAD
     Tree tree;
     int32_t root; /* -1: empty */
+    int busy;     /* a search runs on it (without the GIL): nothing else may touch it */
 } TreeObject;
+
+static int tree_idle(TreeObject *o) {
+    if (!o->busy) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "this search tree is being searched");
+    return 0;
+}
 
 static void TreeObject_dealloc(TreeObject *o) {
     tree_free(&o->tree);
@@ -277,6 +300,7 @@ static PyObject *TreeObject_new(PyTypeObject *type, PyObject *args, PyObject *kw
     if (!o) return NULL;
     o->tree = (Tree){NULL, 0, 0, (int32_t)max_nodes};
     o->root = -1;
+    o->busy = 0;
     return (PyObject *)o;
 }
 
@@ -284,6 +308,7 @@ static PyObject *TreeObject_new(PyTypeObject *type, PyObject *args, PyObject *kw
 static PyObject *TreeObject_advance(TreeObject *o, PyObject *args) {
     int code, colour;
     if (!PyArg_ParseTuple(args, "ii", &code, &colour)) return NULL;
+    if (!tree_idle(o)) return NULL;
     if (o->root < 0) Py_RETURN_FALSE;
     int done = tree_advance(&o->tree, &o->root, code, colour);
     if (done < 0) return NULL;
@@ -291,12 +316,24 @@ static PyObject *TreeObject_advance(TreeObject *o, PyObject *args) {
 }
 
 static PyObject *TreeObject_get_size(TreeObject *o, void *unused) {
+    if (!tree_idle(o)) return NULL;
     return PyLong_FromLong(o->root < 0 ? 0 : o->tree.count);
+}
+
+/* in_flight() -> the simulations in flight summed over the nodes (0 between searches:
+ * every virtual loss was removed) */
+static PyObject *TreeObject_in_flight(TreeObject *o, PyObject *unused) {
+    if (!tree_idle(o)) return NULL;
+    long long total = 0;
+    for (int32_t k = 0; o->root >= 0 && k < o->tree.count; k++) total += o->tree.nodes[k].in_flight;
+    return PyLong_FromLongLong(total);
 }
 
 static PyMethodDef TreeObject_methods[] = {
     {"advance", (PyCFunction)TreeObject_advance, METH_VARARGS,
      "advance(code, colour) -> bool: keep the subtree below the root's child reached by that move"},
+    {"in_flight", (PyCFunction)TreeObject_in_flight, METH_NOARGS,
+     "in_flight() -> int: simulations in flight summed over the nodes (virtual loss; 0 between searches)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -318,27 +355,31 @@ static PyTypeObject TreeType = {
 };
 
 /* tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None,
- *             whole=True, tree=None)
+ *             whole=True, tree=None, helpers=())
  *   -> (simulations, new mt_state, nodes, pool full), nodes being every node in preorder
  *      when `whole`, else (root n, root w, the root's children with their pv, tree size)
  * playouts < 0: no limit; deadline: a time.perf_counter() value; tree: a Tree to search
  * on (from its root, or a new one; it keeps the tree, and its own max_nodes), else a tree
- * of max_nodes made for this search and freed
+ * of max_nodes made for this search and freed; helpers: the generator states
+ * (random.Random.getstate()[1]) of the threads beside the calling one (len(helpers) + 1
+ * threads search the one tree, with the GIL released)
  * params = (uct_c, rave_k, uct_prior_visits, uct_prior_wins, prior_value, expand_visits,
  *           prior_depth, prior_visits, decided_every, playout_moves, early_stop,
  *           territory_scoring, evaluator, komi, (6 evaluator tunables)) */
+#define MAX_SEARCH_THREADS 1024
+
 static PyObject *search_tree_search(PyObject *module, PyObject *args) {
-    PyObject *so, *mt_state, *callback, *deadline_obj = Py_None, *tree_obj = Py_None;
+    PyObject *so, *mt_state, *callback, *deadline_obj = Py_None, *tree_obj = Py_None, *helpers = NULL;
     int colour, whole = 1;
     long playouts;
     long max_nodes;
     SearchParams prm;
-    if (!PyArg_ParseTuple(args, "OiO!(dddddlllllppid(dddddd))llO|OpO", &so, &colour, &PyTuple_Type, &mt_state, &prm.uct_c,
-                          &prm.rave_k, &prm.uct_prior_visits, &prm.uct_prior_wins, &prm.prior_value,
+    if (!PyArg_ParseTuple(args, "OiO!(dddddlllllppid(dddddd))llO|OpOO!", &so, &colour, &PyTuple_Type, &mt_state,
+                          &prm.uct_c, &prm.rave_k, &prm.uct_prior_visits, &prm.uct_prior_wins, &prm.prior_value,
                           &prm.expand_visits, &prm.prior_depth, &prm.prior_visits, &prm.decided_every,
                           &prm.playout_moves, &prm.early_stop, &prm.territory_scoring, &prm.evaluator, &prm.komi,
                           &prm.eval[0], &prm.eval[1], &prm.eval[2], &prm.eval[3], &prm.eval[4], &prm.eval[5],
-                          &playouts, &max_nodes, &callback, &deadline_obj, &whole, &tree_obj))
+                          &playouts, &max_nodes, &callback, &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers))
         return NULL;
     double deadline = 0.0;
     if (deadline_obj != Py_None) {
@@ -355,45 +396,90 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
     if (tree_obj != Py_None && !PyObject_TypeCheck(tree_obj, &TreeType))
         return PyErr_Format(PyExc_TypeError, "tree must be a Tree or None");
     if (callback != Py_None && !PyCallable_Check(callback)) return PyErr_Format(PyExc_TypeError, "priors must be callable");
-    MT mt;
-    if (mt_from_tuple(mt_state, &mt) < 0) return NULL;
-    PyObject *work = PyObject_CallMethod(so, "copy", NULL);
-    if (!work) return NULL;
-    Tree local = {NULL, 0, 0, (int32_t)max_nodes};
+    Py_ssize_t threads = 1 + (helpers ? PyTuple_GET_SIZE(helpers) : 0);
+    if (threads > MAX_SEARCH_THREADS) return PyErr_Format(PyExc_ValueError, "at most %d search threads", MAX_SEARCH_THREADS);
     TreeObject *kept = tree_obj == Py_None ? NULL : (TreeObject *)tree_obj;
+    if (kept && !tree_idle(kept)) return NULL;
+    MT *mts = PyMem_RawCalloc((size_t)threads, sizeof(MT));
+    SearchRun *runs = PyMem_RawCalloc((size_t)threads, sizeof(SearchRun));
+    if (!mts || !runs) {
+        PyMem_RawFree(mts);
+        PyMem_RawFree(runs);
+        return PyErr_NoMemory();
+    }
+    Tree local = {NULL, 0, 0, (int32_t)max_nodes};
     Tree *tree = kept ? &kept->tree : &local;
-    PriorCallback cb = {callback};
-    SearchRun run = {tree, (StateObject *)work, &mt, &prm, callback == Py_None ? NULL : call_priors, &cb,
-                     PyMem_Malloc((size_t)(s->count + 2) * sizeof(int32_t)),
-                     PyMem_Malloc((size_t)(s->count + 2) * sizeof(double)), NULL, NULL, NULL, 0, 0};
+    PriorCallback cb = {callback, NULL, NULL, NULL};
+    SearchShared sh = {tree, &prm, callback == Py_None ? NULL : call_priors, &cb, -1, colour, playouts,
+                       deadline_obj != Py_None, deadline, 0.0};
+    pthread_mutex_init(&sh.lock, NULL);
     PyObject *result = NULL;
     long done = -1;
-    if (!run.codes || !run.rates) {
-        PyErr_NoMemory();
-        goto done;
+    int ready = 1;
+    for (Py_ssize_t k = 0; k < threads && ready; k++) {
+        SearchRun *run = &runs[k];
+        run->sh = &sh;
+        run->mt = &mts[k];
+        if (mt_from_tuple(k ? PyTuple_GET_ITEM(helpers, k - 1) : mt_state, run->mt) < 0) ready = 0;
+        else if (!(run->work = (StateObject *)PyObject_CallMethod(so, "copy", NULL))) ready = 0;
+        else if (!(run->codes = PyMem_RawMalloc((size_t)(s->count + 2) * sizeof(int32_t))) ||
+                 !(run->rates = PyMem_RawMalloc((size_t)(s->count + 2) * sizeof(double)))) {
+            PyErr_NoMemory();
+            ready = 0;
+        }
     }
+    if (!ready) goto done;
     int32_t root = kept && kept->root >= 0 ? kept->root : tree_new_root(tree, colour ^ 1, prm.prior_value);
     if (root < 0) goto done;
     if (kept) kept->root = root;
-    done = tree_search(&run, root, colour, playouts, deadline_obj != Py_None, deadline);
-    if (done < 0) goto done;
+    sh.root = root;
+    if (kept) kept->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    done = tree_search(&sh, runs, (int)threads);
+    Py_END_ALLOW_THREADS
+    if (kept) kept->busy = 0;
+    switch (sh.error) {
+    case SEARCH_OK:
+        break;
+    case SEARCH_PRIORS:
+        PyErr_Restore(cb.exc_type, cb.exc_value, cb.exc_tb);
+        cb.exc_type = cb.exc_value = cb.exc_tb = NULL;
+        goto done;
+    case SEARCH_ILLEGAL:
+        PyErr_SetString(PyExc_RuntimeError, "search tree: a child's move is illegal in its position");
+        goto done;
+    case SEARCH_NOT_NUMBER:
+        PyErr_SetString(PyExc_ValueError, "search tree: a child's score is not a number");
+        goto done;
+    default:
+        PyErr_NoMemory();
+        goto done;
+    }
     PyObject *nodes = whole ? tree_nodes(tree, root)
                             : Py_BuildValue("(LdNi)", (long long)tree->nodes[root].n, tree->nodes[root].w,
                                             root_children(tree, root), tree->count);
-    PyObject *nt = nodes ? mt_to_tuple(&mt) : NULL;
-    if (nodes && nt) result = Py_BuildValue("(lNNO)", done, nt, nodes, run.pool_full ? Py_True : Py_False);
+    PyObject *nt = nodes ? mt_to_tuple(&mts[0]) : NULL;
+    if (nodes && nt) result = Py_BuildValue("(lNNO)", done, nt, nodes, sh.pool_full ? Py_True : Py_False);
     else {
         Py_XDECREF(nodes);
         Py_XDECREF(nt);
     }
 done:
-    PyMem_Free(run.codes);
-    PyMem_Free(run.rates);
-    PyMem_Free(run.path);
-    PyMem_Free(run.path_codes);
-    PyMem_Free(run.path_colours);
+    Py_XDECREF(cb.exc_type);
+    Py_XDECREF(cb.exc_value);
+    Py_XDECREF(cb.exc_tb);
+    for (Py_ssize_t k = 0; k < threads; k++) {
+        PyMem_RawFree(runs[k].codes);
+        PyMem_RawFree(runs[k].rates);
+        PyMem_RawFree(runs[k].path);
+        PyMem_RawFree(runs[k].path_codes);
+        PyMem_RawFree(runs[k].path_colours);
+        Py_XDECREF(runs[k].work);
+    }
+    pthread_mutex_destroy(&sh.lock);
+    PyMem_RawFree(runs);
+    PyMem_RawFree(mts);
     tree_free(&local);
-    Py_DECREF(work);
     return result;
 }
 
@@ -405,7 +491,8 @@ static PyMethodDef search_functions[] = {
     {"heavy_playout", (PyCFunction)search_heavy_playout, METH_VARARGS,
      "heavy_playout(state, mt_state, max_moves, tactics) -> (played, mt_state)"},
     {"tree_search", (PyCFunction)search_tree_search, METH_VARARGS,
-     "tree_search(state, colour, mt_state, params, playouts, max_nodes, priors) -> (simulations, mt_state, nodes, full)"},
+     "tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None, whole=True, tree=None, "
+     "helpers=()) -> (simulations, mt_state, nodes, full)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -433,6 +520,7 @@ PyMODINIT_FUNC PyInit__search(void) {
     if (PyType_Ready(&TreeType) < 0) return NULL;
     PyObject *m = PyModule_Create(&search_module);
     if (m && PyModule_AddIntConstant(m, "NODE_BYTES", (long)sizeof(TreeNode)) < 0) Py_CLEAR(m);
+    if (m && PyModule_AddIntConstant(m, "MAX_THREADS", MAX_SEARCH_THREADS) < 0) Py_CLEAR(m);
     if (m && PyModule_AddObjectRef(m, "Tree", (PyObject *)&TreeType) < 0) Py_CLEAR(m);
     return m;
 }

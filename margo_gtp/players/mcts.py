@@ -104,6 +104,10 @@ RESIGN_MOVES = 3              # ... at this many of the colour's moves in a row
 EARLY_STOP = True             # stop when the most visited move can no longer be overtaken
 DECIDED_CHECK_EVERY = 8       # simulations between early-stop checks (the clock is read every one)
 MAX_WORKERS = 64              # root-parallel searchers (mcts:workers=N), this process included
+MAX_THREADS = 256             # search threads on the one C tree (mcts:threads=N)
+# The smallest pool cap (mcts:max_nodes): the root and one child per move of the largest
+# board (19x19: 2,470 points, swap, pass), so the root's children always fit.
+MIN_MAX_NODES = 1 + 2470 + 2
 
 
 class Node:
@@ -413,6 +417,8 @@ class MctsPlayer:
         reuse: bool = True,
         early_stop: bool = EARLY_STOP,
         workers: int = 1,
+        threads: int = 1,
+        max_nodes: int | None = None,
         core: str | None = None,
         clock: Callable[[], float] = time.perf_counter,
         c_tree: bool = True,
@@ -425,9 +431,17 @@ class MctsPlayer:
             "heavy_tactics": heavy_tactics, "ladder_depth": ladder_depth, "expand_visits": expand_visits,
             "prior_depth": prior_depth, "prior_visits": prior_visits, "prior_temp": prior_temp, "resign": resign,
             "resign_min_visits": resign_min_visits, "resign_moves": resign_moves, "reuse": reuse,
-            "early_stop": early_stop, "core": core,
+            "early_stop": early_stop, "core": core, "threads": threads, "max_nodes": max_nodes,
         }
         self.workers = max(1, workers)
+        # Threads of the C tree's search (players/search_tree.c): one tree, virtual loss, the
+        # GIL released. One thread draws exactly as the Python search (the same tree for a
+        # seed); more make a valid but not reproducible search. The Python search (the
+        # fallback, and pondering or analysis with progress reports) runs one thread.
+        self.threads = max(1, threads)
+        # Pool cap of the C tree in nodes (None: native_search.default_max_nodes()); a full
+        # pool stops the tree growing, not the search.
+        self.max_nodes = max_nodes
         self._helpers: list = []  # margo_gtp.players.parallel.Helper, started on first use
         self.seconds = seconds
         self.playouts = playouts
@@ -673,11 +687,12 @@ class MctsPlayer:
         tree = None
         if self.reuse:
             if self._c_tree is None or self._root_key != key:
-                self._c_tree = native_search.new_tree()
+                self._c_tree = native_search.new_tree(self.max_nodes)
             tree = self._c_tree
         done, n, w, children, size = native_search.search(
             board, colour, self.rng, self._c_tree_params(board), playouts, deadline,
-            native_search.priors_on(board, self._prior_rates), tree=tree)
+            native_search.priors_on(board, self._prior_rates), max_nodes=self.max_nodes, tree=tree,
+            threads=self.threads)
         self.last_simulations, self.last_tree_nodes = done, size
         root = Node(None, int(colour) ^ 1, -1, None)
         root.n, root.w, root.children = n, w, []
@@ -952,8 +967,9 @@ def benchmark(seconds: float = 2.0) -> dict:
     the Python tree of a short search; ``mcts_c_tree_bytes_per_node`` gives the C tree's)."""
     from margo_gtp.engine.positions import midgame_positions
 
-    def rate(board: Board, budget_seconds: float, policy: str = PLAYOUT_POLICY) -> tuple[float, MctsPlayer, Node]:
-        player = MctsPlayer(random.Random(1), reuse=False, early_stop=False, playout_policy=policy)
+    def rate(board: Board, budget_seconds: float, policy: str = PLAYOUT_POLICY,
+             threads: int = 1) -> tuple[float, MctsPlayer, Node]:
+        player = MctsPlayer(random.Random(1), reuse=False, early_stop=False, playout_policy=policy, threads=threads)
         start = time.perf_counter()
         root = player.search(board, board.to_move, deadline=start + budget_seconds)
         return player.last_simulations / (time.perf_counter() - start), player, root
@@ -963,6 +979,9 @@ def benchmark(seconds: float = 2.0) -> dict:
     per = max(seconds / max(len(positions), 1), 0.2)
     mid_rates = sorted(rate(board, per)[0] for board in positions)
     heavy_rates = sorted(rate(board, per, "heavy")[0] for board in positions)
+    # two threads on the one C tree (mcts:threads=2), on the same positions, in the same run
+    threaded = [rate(board, per, threads=2) for board in positions]
+    threads2_rates = sorted(figure for figure, player, _ in threaded if player.last_tree_nodes)
     if empty_player.last_tree_nodes:  # the C tree ran: measure the Python tree of a short search
         empty = Board(Rules(size=9))
         root = MctsPlayer(random.Random(1), early_stop=False, c_tree=False).search(empty, empty.to_move, playouts=300)
@@ -975,6 +994,9 @@ def benchmark(seconds: float = 2.0) -> dict:
         "mcts_sims_per_s_9x9_midgame": round(mid_rates[len(mid_rates) // 2], 1) if mid_rates else None,
         # the heavy playout policy (mcts:policy=heavy) on the same positions: its cost in speed
         "mcts_sims_per_s_9x9_midgame_heavy": round(heavy_rates[len(heavy_rates) // 2], 1) if heavy_rates else None,
+        # two search threads (None when the C tree cannot run: the Python search has one)
+        "mcts_sims_per_s_9x9_midgame_threads2": (round(threads2_rates[len(threads2_rates) // 2], 1)
+                                                 if threads2_rates else None),
         "mcts_bytes_per_node": round(bytes_per_node, 1),
         "mcts_tree_nodes_measured": node_count,
         # a node of the C tree (players/search_tree.c), which the rates above measure on the native core

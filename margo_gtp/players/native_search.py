@@ -142,7 +142,8 @@ def code_of(board: Board, move: Move) -> int:
 
 def search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int | None,
            deadline: float | None, priors: Callable[..., list[float]] | None,
-           max_nodes: int | None = None, tree: Any = None) -> tuple[int, int, float, list[tuple], int]:
+           max_nodes: int | None = None, tree: Any = None,
+           threads: int = 1) -> tuple[int, int, float, list[tuple], int]:
     """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
     ``rng`` as ``MctsPlayer.search`` does (its state goes in and comes back): until
     ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
@@ -151,23 +152,36 @@ def search(board: Board, colour: Colour, rng: random.Random, params: tuple, play
     tree's size in nodes); ``pv`` lists (code, player, n, w, rave_n, rave_w, prior) along
     the most visited line below the child. With ``tree`` (:func:`new_tree`) the search goes
     on from that tree's root (priming it as ``MctsPlayer._prime`` does) and the tree is
-    kept; else a tree of ``max_nodes`` is made and freed. :func:`can_search` must hold."""
+    kept; else a tree of ``max_nodes`` is made and freed. :func:`can_search` must hold.
+
+    ``threads`` > 1 search the one tree together with the GIL released; each thread beside
+    the first gets a generator seeded by ``rng.getrandbits(64)`` (drawn before the search),
+    so only one thread leaves ``rng`` as the Python search does."""
+    helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
     done, internal, (n, w, children, size), _ = _search.tree_search(
         native_state(board), int(colour), internal, params, -1 if playouts is None else playouts,
-        max_nodes or default_max_nodes(), priors, deadline, False, tree)
+        max_nodes or default_max_nodes(), priors, deadline, False, tree, helpers)
     rng.setstate((version, internal, gauss))
     return done, n, w, children, size
 
 
+def helper_states(rng: random.Random, threads: int) -> tuple:
+    """The generator states (``random.Random.getstate()[1]``) of the ``threads - 1`` search
+    threads beside the first, each seeded by one ``rng.getrandbits(64)``: reproducible
+    seeds for them, and no draw at all for one thread."""
+    return tuple(random.Random(rng.getrandbits(64)).getstate()[1] for _ in range(threads - 1))
+
+
 def tree_search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int,
                 priors: Callable[..., list[float]] | None,
-                max_nodes: int = 1 << 24) -> tuple[int, list[tuple], bool]:
+                max_nodes: int = 1 << 24, threads: int = 1, tree: Any = None) -> tuple[int, list[tuple], bool]:
     """As :func:`search` with a playout budget, returning every node in preorder as (depth,
     move code, n, w, rave_n, rave_w, prior) and whether the pool reached ``max_nodes``: what
     the tests compare with the Python tree."""
+    helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
     done, internal, nodes, full = _search.tree_search(native_state(board), int(colour), internal, params, playouts,
-                                                      max_nodes, priors)
+                                                      max_nodes, priors, None, True, tree, helpers)
     rng.setstate((version, internal, gauss))
     return done, nodes, full

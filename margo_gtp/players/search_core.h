@@ -12,6 +12,8 @@
 
 #include "rules_core.h"
 
+#include <pthread.h>
+
 /* search_eval.c: prm = (scale_min, scale_per_point, freedom_value, short_of_freedoms_loss,
  * group_cost, ladder_depth); both return -2 with an exception set on a memory error. */
 double heuristic(StateObject *s, double komi, const double prm[6]);
@@ -33,6 +35,7 @@ typedef struct {
     int32_t first_child;      /* index of the first child, -1 until expanded */
     int32_t nchildren;        /* 0 once expanded: a terminal position */
     int32_t code, point;      /* the move (point index, CODE_PASS, CODE_SWAP; -3 at the root), AMAF key or -1 */
+    int32_t in_flight;        /* simulations through this node not backed up yet (virtual loss) */
     int8_t player, primed;    /* the colour that made `code`; priors given to the children */
 } TreeNode;
 
@@ -51,30 +54,57 @@ typedef struct {
 
 /* The heuristic priors (MctsPlayer._give_priors): for the position after the `depth` moves
  * `path` (played by `colours`) from the root, colour to_move, the prior win rates of the n
- * moves `codes` into rates; 1 given, 0 none, -1 with an exception set. */
+ * moves `codes` into rates; 1 given, 0 none, -1 failed (the callback keeps the exception:
+ * it runs on search threads, which take the GIL for it). */
 typedef int (*prior_fn)(void *ctx, const int32_t *path, const int32_t *colours, int depth, int to_move,
                         const int32_t *codes, int n, double *rates);
 
+/* Why a search stopped early; the glue raises the matching Python exception. */
+enum {
+    SEARCH_OK = 0,
+    SEARCH_NO_MEMORY,  /* MemoryError */
+    SEARCH_ILLEGAL,    /* RuntimeError: a child's move is illegal in its position */
+    SEARCH_NOT_NUMBER, /* ValueError: a child's score is not a number */
+    SEARCH_PRIORS,     /* the priors callback raised: its exception */
+};
+
+/* What the search threads share; every field below `lock` is read and written under it. */
 typedef struct {
     Tree *tree;
-    StateObject *work;        /* the root position, changed during a simulation and restored */
-    MT *mt;                   /* the player's generator */
     const SearchParams *prm;
     prior_fn priors;
     void *priors_ctx;
+    int32_t root;
+    int colour;
+    long playouts;            /* < 0: no limit */
+    int has_deadline;
+    double deadline, start;   /* time.perf_counter() seconds */
+    pthread_mutex_t lock;     /* the tree, and the fields below */
+    long claimed, done;       /* simulations started, backed up */
+    int stop;                 /* the budget is spent, the move decided, or an error */
+    int error;                /* SEARCH_OK or why the search failed (the first error) */
+    int pool_full;            /* an expansion was refused: max_nodes reached */
+} SearchShared;
+
+/* One search thread: its own position, generator and scratch. */
+typedef struct {
+    SearchShared *sh;
+    StateObject *work;        /* the root position, changed during a simulation and restored */
+    MT *mt;                   /* thread 0: the player's generator; others: seeded from it */
     int32_t *codes;           /* count + 2 move codes */
     double *rates;            /* count + 2 prior rates */
     int32_t *path, *path_codes, *path_colours; /* nodes; the moves below the root, their colours */
     int path_cap;
-    int pool_full;            /* an expansion was refused: max_nodes reached */
+    pthread_t thread;
 } SearchRun;
 
 int32_t tree_new_root(Tree *t, int player, double prior_value);
 void tree_free(Tree *t);
 int tree_advance(Tree *t, int32_t *root, int code, int colour);
-/* MctsPlayer.search from `root`: until `playouts` simulations (< 0: no limit) or the
- * deadline (time.perf_counter() seconds) when has_deadline; simulations run, -1 with an
- * exception set. */
-long tree_search(SearchRun *run, int32_t root, int colour, long playouts, int has_deadline, double deadline);
+/* MctsPlayer.search from sh->root by `threads` threads on the one tree (runs[0] runs on the
+ * calling thread, which must not hold the GIL; the others are started here): until
+ * sh->playouts simulations or sh->deadline. Simulations backed up; sh->error says if the
+ * search failed (no Python exception is set). */
+long tree_search(SearchShared *sh, SearchRun *runs, int threads);
 
 #endif /* MARGO_SEARCH_CORE_H */

@@ -106,10 +106,10 @@ static int eval_cb(StateObject *s, int colour, const W *group, const W *freedoms
 double heuristic(StateObject *s, double komi, const double prm[6]) {
     int nw = s->nw;
     GroupStats stats[2];
-    int *buf = PyMem_Malloc(8 * (s->count + 1) * sizeof(int));
+    int *buf = PyMem_RawMalloc(8 * (s->count + 1) * sizeof(int));
     int ladder_depth = (int)prm[5];
     if (!buf) {
-        PyErr_NoMemory();
+        rules_no_memory();
         return -2.0;
     }
     for (int colour = 0; colour < 2; colour++) {
@@ -145,7 +145,7 @@ double heuristic(StateObject *s, double komi, const double prm[6]) {
             if (count == 1) {
                 int escapes = colour == mover ? can_escape(s, colour, g->last_liberty[k], ladder_depth) : 0;
                 if (escapes < 0) {
-                    PyMem_Free(buf);
+                    PyMem_RawFree(buf);
                     return -2.0;
                 }
                 if (!escapes) margin -= sign * g->size[k];
@@ -156,7 +156,7 @@ double heuristic(StateObject *s, double komi, const double prm[6]) {
                     freedoms_through(s, colour, g->first_ball[k], liberties);
                     taken = ladder_captures(s, mover, g->first_ball[k], liberties, ladder_depth);
                     if (taken < 0) {
-                        PyMem_Free(buf);
+                        PyMem_RawFree(buf);
                         return -2.0;
                     }
                 }
@@ -165,7 +165,7 @@ double heuristic(StateObject *s, double komi, const double prm[6]) {
         }
         margin += sign * (prm[2] * freedoms - prm[4] * g->n);
     }
-    PyMem_Free(buf);
+    PyMem_RawFree(buf);
     int empty = 0;
     for (int w = 0; w < s->nw; w++) empty += __builtin_popcountll(s->geo->plane[w] & ~(BITS(s, 0)[w] | BITS(s, 1)[w]));
     double scale = prm[0] + prm[1] * empty;

@@ -16,6 +16,15 @@
  * of the root, the glue's prior callback gives the children's prior win rates; the
  * arithmetic on them (virtual visits, the stable sort) is done here as _give_priors does.
  *
+ * Threads (mcts:threads=N): N threads search the one tree with the GIL released, each
+ * with its own copy of the position, its own generator (thread 0 the player's, so one
+ * thread draws exactly as the Python search) and its own scratch. One mutex guards the
+ * tree: a thread holds it to descend (selection, expansion, the priors callback, which
+ * takes the GIL) and to back up, not during the playout and its evaluation, most of a
+ * simulation. Simulations in flight count as lost visits of the nodes on their path
+ * (virtual loss, in_flight), so the threads spread over the tree; backup removes it.
+ * The lock order is tree lock, then GIL: no thread waits for the tree while holding the GIL.
+ *
  * Memory is bounded: the pool never holds more than max_nodes nodes; an expansion that
  * would pass the cap is not made (the leaf stays a leaf), and the search goes on.
  */
@@ -51,32 +60,31 @@ static void shuffle(MT *m, int32_t *x, int n) {
 }
 
 void tree_free(Tree *t) {
-    PyMem_Free(t->nodes);
+    PyMem_RawFree(t->nodes);
     t->nodes = NULL;
     t->count = t->cap = 0;
 }
 
 /* Room for `more` nodes, growing the pool geometrically up to max_nodes; 0 when the cap
- * forbids it, -1 with MemoryError when the allocation fails. */
+ * forbids it, -1 when the allocation fails (no exception set: search threads call it). */
 static int tree_reserve(Tree *t, int32_t more) {
     if ((int64_t)t->count + more > t->max_nodes) return 0;
     if (t->count + more <= t->cap) return 1;
     int64_t cap = t->cap ? (int64_t)t->cap * 2 : 1024;
     while (cap < (int64_t)t->count + more) cap *= 2;
     if (cap > t->max_nodes) cap = t->max_nodes;
-    TreeNode *nodes = PyMem_Realloc(t->nodes, (size_t)cap * sizeof(TreeNode));
-    if (!nodes) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    TreeNode *nodes = PyMem_RawRealloc(t->nodes, (size_t)cap * sizeof(TreeNode));
+    if (!nodes) return -1;
     t->nodes = nodes;
     t->cap = (int32_t)cap;
     return 1;
 }
 
 int32_t tree_new_root(Tree *t, int player, double prior_value) {
-    if (tree_reserve(t, 1) <= 0) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_MemoryError, "max_nodes leaves no room for the root");
+    int room = tree_reserve(t, 1);
+    if (room <= 0) {
+        if (room < 0) PyErr_NoMemory();
+        else PyErr_SetString(PyExc_MemoryError, "max_nodes leaves no room for the root");
         return -1;
     }
     TreeNode *root = &t->nodes[t->count];
@@ -100,17 +108,25 @@ static int legal_codes(StateObject *s, int c, int32_t *codes) {
     return n;
 }
 
+/* The first error of the search stops every thread (under the lock). */
+static int fail(SearchShared *sh, int error) {
+    if (!sh->error) sh->error = error;
+    sh->stop = 1;
+    return -1;
+}
+
 /* MctsPlayer._expand: children for node (to_move to play, `depth` below the root); 0 done
- * (or not done: the pool is full), -1 with an exception set. */
+ * (or not done: the pool is full), -1 failed (sh->error says why). Under the lock. */
 static int expand(SearchRun *run, int32_t node_index, int to_move, int depth) {
-    Tree *t = run->tree;
+    SearchShared *sh = run->sh;
+    Tree *t = sh->tree;
     StateObject *s = run->work;
     int32_t *codes = run->codes;
     int n = legal_codes(s, to_move, codes);
     int room = tree_reserve(t, n);
-    if (room < 0) return -1;
+    if (room < 0) return fail(sh, SEARCH_NO_MEMORY);
     if (room == 0) {
-        run->pool_full = 1;
+        sh->pool_full = 1;
         return 0;
     }
     shuffle(run->mt, codes, n);
@@ -122,22 +138,22 @@ static int expand(SearchRun *run, int32_t node_index, int to_move, int depth) {
         child->point = codes[k] >= 0 ? codes[k] : -1;
         child->player = (int8_t)to_move;
         child->first_child = -1;
-        child->prior = run->prm->prior_value;
+        child->prior = sh->prm->prior_value;
     }
     t->count += n;
     TreeNode *node = &t->nodes[node_index];
     node->first_child = first;
     node->nchildren = n;
-    if (depth <= run->prm->prior_depth) {
-        if (run->priors && run->prm->prior_visits > 0 && n > 1) {
-            int given = run->priors(run->priors_ctx, run->path_codes, run->path_colours, depth, to_move, codes, n,
-                                    run->rates);
-            if (given < 0) return -1;
+    if (depth <= sh->prm->prior_depth) {
+        if (sh->priors && sh->prm->prior_visits > 0 && n > 1) {
+            int given = sh->priors(sh->priors_ctx, run->path_codes, run->path_colours, depth, to_move, codes, n,
+                                   run->rates);
+            if (given < 0) return fail(sh, SEARCH_PRIORS);
             if (given) {
                 for (int k = 0; k < n; k++) {
                     TreeNode *child = &t->nodes[first + k];
-                    child->n += run->prm->prior_visits;
-                    child->w += run->rates[k] * run->prm->prior_visits;
+                    child->n += sh->prm->prior_visits;
+                    child->w += run->rates[k] * sh->prm->prior_visits;
                     child->prior = run->rates[k];
                 }
                 /* children.sort(key=lambda child: -child.w): stable insertion sort */
@@ -157,57 +173,52 @@ static int expand(SearchRun *run, int32_t node_index, int to_move, int depth) {
     return 0;
 }
 
-static int push(StateObject *s, int code, int c) {
+static int push(SearchRun *run, int code, int c) {
     Res r;
-    if (check_play(s, code, c, &r)) {
-        PyErr_SetString(PyExc_RuntimeError, "search tree: a child's move is illegal in its position");
-        return -1;
-    }
-    return commit(s, code, c, code >= 0 ? &r : NULL);
+    if (check_play(run->work, code, c, &r)) return fail(run->sh, SEARCH_ILLEGAL);
+    if (commit(run->work, code, c, code >= 0 ? &r : NULL) < 0) return fail(run->sh, SEARCH_NO_MEMORY);
+    return 0;
 }
 
 /* Room in the path buffers for one more node. */
 static int path_reserve(SearchRun *run, int len) {
     if (len + 1 < run->path_cap) return 0;
     int cap = run->path_cap ? run->path_cap * 2 : 64;
-    int32_t *path = PyMem_Realloc(run->path, (size_t)cap * sizeof(int32_t));
+    int32_t *path = PyMem_RawRealloc(run->path, (size_t)cap * sizeof(int32_t));
     if (path) run->path = path;
-    int32_t *codes = PyMem_Realloc(run->path_codes, (size_t)cap * sizeof(int32_t));
+    int32_t *codes = PyMem_RawRealloc(run->path_codes, (size_t)cap * sizeof(int32_t));
     if (codes) run->path_codes = codes;
-    int32_t *colours = PyMem_Realloc(run->path_colours, (size_t)cap * sizeof(int32_t));
+    int32_t *colours = PyMem_RawRealloc(run->path_colours, (size_t)cap * sizeof(int32_t));
     if (colours) run->path_colours = colours;
-    if (!path || !codes || !colours) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    if (!path || !codes || !colours) return fail(run->sh, SEARCH_NO_MEMORY);
     run->path_cap = cap;
     return 0;
 }
 
 /* MctsPlayer._descend: the path (node indices, root first) into run->path; returns its
- * length, -1 with an exception set. */
+ * length, -1 failed. Under the lock. Other threads' simulations in flight count as lost
+ * visits (virtual loss), so threads spread over the tree; with one thread there are none
+ * during a descent, and the scores are the Python search's. */
 static int descend(SearchRun *run, int32_t root, int colour) {
-    Tree *t = run->tree;
+    SearchShared *sh = run->sh;
+    Tree *t = sh->tree;
     StateObject *s = run->work;
-    const SearchParams *p = run->prm;
+    const SearchParams *p = sh->prm;
     int len = 0, to_move = colour;
     int32_t node = root;
     if (path_reserve(run, len) < 0) return -1;
     run->path[len++] = node;
     while (t->nodes[node].first_child >= 0 && t->nodes[node].nchildren > 0) {
         TreeNode *parent = &t->nodes[node];
-        double log_parent = log((double)(parent->n + 1));
+        double log_parent = log((double)(parent->n + parent->in_flight + 1));
         int32_t best = -1;
         double best_score = -1.0;
         for (int32_t k = parent->first_child; k < parent->first_child + parent->nchildren; k++) {
             const TreeNode *child = &t->nodes[k];
             double score;
-            int err = uct_score((double)child->n, child->w, (double)child->rave_n, child->rave_w, log_parent, p->uct_c,
+            int err = uct_score((double)(child->n + child->in_flight), child->w, (double)child->rave_n, child->rave_w, log_parent, p->uct_c,
                                 p->rave_k, p->uct_prior_visits, p->uct_prior_wins, &score);
-            if (err) {
-                PyErr_SetString(PyExc_ValueError, "search tree: a child's score is not a number");
-                return -1;
-            }
+            if (err) return fail(sh, SEARCH_NOT_NUMBER);
             if (score > best_score) {
                 best = k;
                 best_score = score;
@@ -215,7 +226,7 @@ static int descend(SearchRun *run, int32_t root, int colour) {
         }
         if (best < 0) break;
         node = best;
-        if (path_reserve(run, len) < 0 || push(s, t->nodes[node].code, to_move) < 0) return -1;
+        if (path_reserve(run, len) < 0 || push(run, t->nodes[node].code, to_move) < 0) return -1;
         run->path_codes[len - 1] = t->nodes[node].code;
         run->path_colours[len - 1] = to_move;
         to_move = s->to_move;
@@ -226,18 +237,20 @@ static int descend(SearchRun *run, int32_t root, int colour) {
         const TreeNode *leaf = &t->nodes[node];
         if (leaf->first_child >= 0 && leaf->nchildren > 0) {
             int32_t child = leaf->first_child;
-            if (path_reserve(run, len) < 0 || push(s, t->nodes[child].code, to_move) < 0) return -1;
+            if (path_reserve(run, len) < 0 || push(run, t->nodes[child].code, to_move) < 0) return -1;
             run->path_codes[len - 1] = t->nodes[child].code;
             run->path_colours[len - 1] = to_move;
             run->path[len++] = child;
         }
     }
+    for (int k = 0; k < len; k++) t->nodes[run->path[k]].in_flight += 1;
     return len;
 }
 
-/* MctsPlayer._backup: the result along the path, AMAF statistics of the siblings. */
+/* MctsPlayer._backup: the result along the path, AMAF statistics of the siblings; the
+ * path's virtual loss removed. Under the lock. */
 static void backup(SearchRun *run, int len, double white_result, Py_ssize_t start) {
-    Tree *t = run->tree;
+    Tree *t = run->sh->tree;
     StateObject *s = run->work;
     W played[2][MAXW];
     memset(played, 0, sizeof(played));
@@ -246,6 +259,7 @@ static void backup(SearchRun *run, int len, double white_result, Py_ssize_t star
     double rewards[2] = {white_result, 1.0 - white_result};
     for (int k = len - 1; k >= 0; k--) {
         TreeNode *node = &t->nodes[run->path[k]];
+        node->in_flight -= 1;
         node->n += 1;
         node->w += rewards[node->player];
         if (node->first_child >= 0 && node->nchildren > 0) {
@@ -299,19 +313,20 @@ static int decided(const Tree *t, int32_t root, long done, long playouts, double
 /* MctsPlayer._prime: a reused tree gets the priors a fresh search would have given it --
  * the nodes within prior_depth of the root that were expanded deeper down (so without
  * priors) get them now (added to their visits, not sorted). `len` moves lead from the
- * root to node; 0 or -1 with an exception set. */
+ * root to node; 0 or -1 failed. */
 static int prime(SearchRun *run, int32_t node_index, int to_move, int depth, int len) {
-    Tree *t = run->tree;
+    SearchShared *sh = run->sh;
+    Tree *t = sh->tree;
     StateObject *s = run->work;
-    const SearchParams *p = run->prm;
+    const SearchParams *p = sh->prm;
     if (depth > p->prior_depth || t->nodes[node_index].first_child < 0 || t->nodes[node_index].nchildren == 0) return 0;
     int32_t first = t->nodes[node_index].first_child, n = t->nodes[node_index].nchildren;
     if (!t->nodes[node_index].primed) {
-        if (run->priors && p->prior_visits > 0 && n > 1) {
+        if (sh->priors && p->prior_visits > 0 && n > 1) {
             for (int k = 0; k < n; k++) run->codes[k] = t->nodes[first + k].code;
-            int given = run->priors(run->priors_ctx, run->path_codes, run->path_colours, len, to_move, run->codes, n,
-                                    run->rates);
-            if (given < 0) return -1;
+            int given = sh->priors(sh->priors_ctx, run->path_codes, run->path_colours, len, to_move, run->codes, n,
+                                   run->rates);
+            if (given < 0) return fail(sh, SEARCH_PRIORS);
             if (given) {
                 for (int k = 0; k < n; k++) {
                     TreeNode *child = &t->nodes[first + k];
@@ -327,7 +342,7 @@ static int prime(SearchRun *run, int32_t node_index, int to_move, int depth, int
     for (int k = 0; k < n; k++) {
         int32_t child = first + k;
         if (t->nodes[child].first_child < 0 || t->nodes[child].nchildren == 0) continue;
-        if (path_reserve(run, len + 1) < 0 || push(s, t->nodes[child].code, to_move) < 0) return -1;
+        if (path_reserve(run, len + 1) < 0 || push(run, t->nodes[child].code, to_move) < 0) return -1;
         run->path_codes[len] = t->nodes[child].code;
         run->path_colours[len] = to_move;
         int err = prime(run, child, s->to_move, depth + 1, len + 1);
@@ -351,7 +366,7 @@ int tree_advance(Tree *t, int32_t *root, int code, int colour) {
     if (from < 0) return 0;
     /* the subtree's size, to allocate once */
     int64_t size = 0;
-    int32_t *todo = PyMem_Malloc((size_t)t->count * sizeof(int32_t));
+    int32_t *todo = PyMem_RawMalloc((size_t)t->count * sizeof(int32_t));
     if (!todo) {
         PyErr_NoMemory();
         return -1;
@@ -366,9 +381,9 @@ int tree_advance(Tree *t, int32_t *root, int code, int colour) {
     }
     int64_t cap = size > 1024 ? size : 1024;
     if (cap > t->max_nodes && size <= t->max_nodes) cap = t->max_nodes;
-    TreeNode *nodes = PyMem_Malloc((size_t)cap * sizeof(TreeNode));
+    TreeNode *nodes = PyMem_RawMalloc((size_t)cap * sizeof(TreeNode));
     if (!nodes) {
-        PyMem_Free(todo);
+        PyMem_RawFree(todo);
         PyErr_NoMemory();
         return -1;
     }
@@ -385,8 +400,8 @@ int tree_advance(Tree *t, int32_t *root, int code, int colour) {
             todo[count++] = old->first_child + k;
         }
     }
-    PyMem_Free(todo);
-    PyMem_Free(t->nodes);
+    PyMem_RawFree(todo);
+    PyMem_RawFree(t->nodes);
     t->nodes = nodes;
     t->count = count;
     t->cap = (int32_t)cap;
@@ -394,33 +409,71 @@ int tree_advance(Tree *t, int32_t *root, int code, int colour) {
     return 1;
 }
 
-long tree_search(SearchRun *run, int32_t root, int colour, long playouts, int has_deadline, double deadline) {
-    Tree *t = run->tree;
+/* One search thread: simulations until the budget, the deadline, the decision or an
+ * error stops them all. The tree is touched only under the lock (descent with expansion
+ * and priors, backup); the playout and its evaluation, most of a simulation, run unlocked
+ * on the thread's own position. */
+static void run_simulations(SearchRun *run) {
+    SearchShared *sh = run->sh;
     StateObject *s = run->work;
-    const SearchParams *p = run->prm;
-    if (t->nodes[root].first_child < 0) {
-        if (expand(run, root, colour, 0) < 0) return -1;
-    } else if (prime(run, root, colour, 0, 0) < 0) { /* a reused tree */
-        return -1;
-    }
-    long done = 0;
+    const SearchParams *p = sh->prm;
     Py_ssize_t base = s->nstack;
-    double start = has_deadline ? perf_counter() : 0.0;
-    while (playouts < 0 || done < playouts) {
-        double now = has_deadline ? perf_counter() : 0.0;
-        if (has_deadline && now >= deadline) break;
-        if (done && done % p->decided_every == 0 && p->early_stop &&
-            decided(t, root, done, playouts, start, now, has_deadline, deadline))
+    for (;;) {
+        double now = sh->has_deadline ? perf_counter() : 0.0;
+        pthread_mutex_lock(&sh->lock);
+        if (sh->stop || (sh->playouts >= 0 && sh->claimed >= sh->playouts) || (sh->has_deadline && now >= sh->deadline) ||
+            (sh->claimed && sh->claimed % p->decided_every == 0 && p->early_stop &&
+             decided(sh->tree, sh->root, sh->claimed, sh->playouts, sh->start, now, sh->has_deadline, sh->deadline))) {
+            sh->stop = 1;
+            pthread_mutex_unlock(&sh->lock);
             break;
-        int len = descend(run, root, colour);
-        if (len < 0) return -1;
+        }
+        sh->claimed++;
+        int len = descend(run, sh->root, sh->colour);
+        pthread_mutex_unlock(&sh->lock);
+        if (len < 0) break;
         Py_ssize_t start = s->nstack;
         uint64_t seed = getrandbits64(run->mt);
         double result = simulate(s, seed, p->playout_moves, p->komi, p->territory_scoring, p->evaluator, p->eval);
-        if (result < -1.5) return -1;
-        backup(run, len, result, start);
+        pthread_mutex_lock(&sh->lock);
+        if (result < -1.5) {
+            for (int k = 0; k < len; k++) sh->tree->nodes[run->path[k]].in_flight -= 1;
+            fail(sh, SEARCH_NO_MEMORY);
+        } else {
+            backup(run, len, result, start);
+            sh->done++;
+        }
+        pthread_mutex_unlock(&sh->lock);
         while (s->nstack > base) undo(s);
-        done++;
+        if (result < -1.5) break;
     }
-    return done;
+    while (s->nstack > base) undo(s);
+}
+
+static void *search_thread(void *arg) {
+    rules_without_gil = 1;
+    run_simulations(arg);
+    return NULL;
+}
+
+long tree_search(SearchShared *sh, SearchRun *runs, int threads) {
+    rules_without_gil = 1;
+    Tree *t = sh->tree;
+    SearchRun *first = &runs[0];
+    /* the root's children (or a reused tree's priors) first, by thread 0 with the player's
+     * generator, as the Python search does */
+    int err = t->nodes[sh->root].first_child < 0 ? expand(first, sh->root, sh->colour, 0)
+                                                 : prime(first, sh->root, sh->colour, 0, 0);
+    if (err < 0) {
+        rules_without_gil = 0;
+        return -1;
+    }
+    sh->start = sh->has_deadline ? perf_counter() : 0.0;
+    int started = 1;
+    for (; started < threads; started++)
+        if (pthread_create(&runs[started].thread, NULL, search_thread, &runs[started]) != 0) break;
+    run_simulations(first);
+    for (int k = 1; k < started; k++) pthread_join(runs[k].thread, NULL);
+    rules_without_gil = 0;
+    return sh->error ? -1 : sh->done;
 }

@@ -11,12 +11,13 @@ refusal is one line, ``player option KEY must be EXPECTED: 'VALUE'``, raised as
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 
 from margo_gtp.engine.core import CORES, native_available
 from margo_gtp.options import OptionError, read_choice, read_decimal, read_integer, read_switch
-from margo_gtp.players.mcts import EVALUATORS, MAX_LADDER_DEPTH, MAX_WORKERS, MctsPlayer
+from margo_gtp.players.mcts import EVALUATORS, MAX_LADDER_DEPTH, MAX_THREADS, MAX_WORKERS, MIN_MAX_NODES, MctsPlayer
 from margo_gtp.players.playout_policy import POLICIES
 
 __all__ = ["OPTIONS", "make_mcts"]
@@ -55,6 +56,30 @@ def _probability(value: str, key: str) -> float:
 
 def _workers(value: str, key: str) -> int:
     return read_integer(value, key, minimum=1, maximum=MAX_WORKERS, expected="a whole number >= 0")
+
+
+def available_cores() -> int:
+    """The CPU cores this process may run on (``os.sched_getaffinity``; ``os.cpu_count``
+    where there is none)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _threads(value: str, key: str) -> int:
+    """Search threads: ``auto`` (the cores this process may run on) or 1..MAX_THREADS."""
+    if value.strip().lower() == "auto":
+        return min(MAX_THREADS, available_cores())
+    bounds = f"auto or a whole number from 1 to {MAX_THREADS}"
+    return read_integer(value, key, minimum=1, maximum=MAX_THREADS, expected=bounds, bounds=bounds)
+
+
+def _max_nodes(value: str, key: str) -> int:
+    """The C tree's pool cap in nodes: room for the root's children on any board, and
+    node indices of 31 bits."""
+    bounds = f"a whole number from {MIN_MAX_NODES} to {2**31 - 1}"
+    return read_integer(value, key, minimum=MIN_MAX_NODES, maximum=2**31 - 1, expected=bounds, bounds=bounds)
 
 
 def _ladder(value: str, key: str) -> int:
@@ -99,6 +124,8 @@ OPTIONS: dict[str, tuple[str, Reader]] = {
     "reuse": ("reuse", read_switch),
     "early_stop": ("early_stop", read_switch),
     "workers": ("workers", _workers),
+    "threads": ("threads", _threads),
+    "max_nodes": ("max_nodes", _max_nodes),
     "core": ("core", _core),
 }
 
@@ -121,5 +148,11 @@ def read_mcts_options(options: dict[str, str]) -> dict[str, object]:
 
 
 def make_mcts(options: dict[str, str], seed: int | None) -> MctsPlayer:
-    """Registry factory: ``mcts:seconds=1,playouts=5000,seed=7,c=0.4,rave=300,...``."""
-    return MctsPlayer(random.Random(seed), **read_mcts_options(options))  # type: ignore[arg-type]
+    """Registry factory: ``mcts:seconds=1,playouts=5000,seed=7,c=0.4,rave=300,...``.
+
+    Without ``threads`` a seeded player searches with one thread (so a seed still gives
+    the same game) and an unseeded one with every core it may run on (``threads=auto``)."""
+    keywords = read_mcts_options(options)
+    if "threads" not in keywords and seed is None:
+        keywords["threads"] = min(MAX_THREADS, available_cores())
+    return MctsPlayer(random.Random(seed), **keywords)  # type: ignore[arg-type]
