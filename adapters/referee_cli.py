@@ -531,10 +531,15 @@ def _help_markup() -> Any:
     return "rich" if sys.stdout.isatty() or os.environ.get("TERMINAL_WIDTH") else None
 
 
-def match_app() -> typer.Typer:
+def _app(command: Callable[..., Any], help: str) -> typer.Typer:
+    """A one-command typer app: margo-match and margo-tournament are built the same way."""
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=_help_markup())
-    app.command(help=_MATCH_HELP)(match)
+    app.command(help=help)(command)
     return app
+
+
+def match_app() -> typer.Typer:
+    return _app(match, _MATCH_HELP)
 
 
 def match_main() -> None:
@@ -655,9 +660,7 @@ def print_tournament_report(console: Console, names: list[str], report: dict[str
 
 
 def tournament_app() -> typer.Typer:
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=_help_markup())
-    app.command(help=_TOURNAMENT_HELP)(tournament)
-    return app
+    return _app(tournament, _TOURNAMENT_HELP)
 
 
 def tournament_main() -> None:
