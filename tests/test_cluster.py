@@ -197,20 +197,26 @@ def test_a_wrong_token_is_refused_by_the_cluster(ray_head, tmp_path):
     assert not (tmp_path / "results.jsonl").exists()
 
 
+def refusal_to_connect(port: int, out: Path) -> str:
+    """Runs a match against --cluster 127.0.0.1:PORT, which must be refused before any game
+    (exit 2, no results); returns the one line that says why."""
+    done = subprocess.run(
+        [MARGO_MATCH, seeded(1), seeded(2), "--games", "2", "--size", "3", "--cluster", f"127.0.0.1:{port}",
+         "--out", str(out), "--no-progress"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert not (out / "results.jsonl").exists()
+    return done.stderr.splitlines()[-1]
+
+
 def test_an_address_where_no_cluster_listens_is_refused_at_once(tmp_path):
     """Ray alone waits minutes on a dead address, printing its own log lines."""
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]  # free again once closed: nothing listens there
-    done = subprocess.run(
-        [MARGO_MATCH, seeded(1), seeded(2), "--games", "2", "--size", "3", "--cluster", f"127.0.0.1:{port}",
-         "--out", str(tmp_path), "--no-progress"],
-        capture_output=True, text=True, timeout=60,
-    )
-    assert done.returncode == 2
-    assert done.stderr.splitlines()[-1] == (f"margo-match: cannot connect to the Ray cluster at '127.0.0.1:{port}': "
-                                            f"nothing answers at 127.0.0.1:{port} (Connection refused)")
-    assert not (tmp_path / "results.jsonl").exists()
+    assert refusal_to_connect(port, tmp_path) == (f"margo-match: cannot connect to the Ray cluster at '127.0.0.1:{port}': "
+                                                  f"nothing answers at 127.0.0.1:{port} (Connection refused)")
 
 
 def test_cluster_local_starts_a_private_ray_for_the_match_and_stops_it(tmp_path):
@@ -301,12 +307,6 @@ def test_an_address_where_something_else_listens_is_refused_within_seconds(tmp_p
         port = server.getsockname()[1]
         accepted = []
         threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()  # accepts, never answers
-        done = subprocess.run(
-            [MARGO_MATCH, seeded(1), seeded(2), "--games", "2", "--size", "3", "--cluster", f"127.0.0.1:{port}",
-             "--out", str(tmp_path), "--no-progress"],
-            capture_output=True, text=True, timeout=60,
-        )
-    assert done.returncode == 2
-    assert done.stderr.splitlines()[-1] == (f"margo-match: cannot connect to the Ray cluster at '127.0.0.1:{port}': something "
-                                            f"listens at 127.0.0.1:{port}, but it is not a Ray cluster (no gRPC answer within 5 s)")
-    assert not (tmp_path / "results.jsonl").exists()
+        refusal = refusal_to_connect(port, tmp_path)
+    assert refusal == (f"margo-match: cannot connect to the Ray cluster at '127.0.0.1:{port}': something "
+                       f"listens at 127.0.0.1:{port}, but it is not a Ray cluster (no gRPC answer within 5 s)")
