@@ -37,30 +37,22 @@ def test_parse_player_spec(spec: str, parsed: tuple) -> None:
 
 
 @pytest.mark.parametrize(
-    "spec, message",
+    "read, spec, message",
     [
-        ("", "empty player name in spec ''"),
-        (":seed=1", "empty player name"),
-        ("random:seed", "player option must be key=value: 'seed' in spec 'random:seed'"),
-        ("random:=3", "player option must be key=value: '=3'"),
+        # The spec's syntax: parse_player_spec alone refuses these.
+        (parse_player_spec, "", "empty player name in spec ''"),
+        (parse_player_spec, ":seed=1", "empty player name"),
+        (parse_player_spec, "random:seed", "player option must be key=value: 'seed' in spec 'random:seed'"),
+        (parse_player_spec, "random:=3", "player option must be key=value: '=3'"),
+        # Well-formed specs that name no player, or options it does not take.
+        (make_player, "nosuchplayer", "unknown player 'nosuchplayer' in spec 'nosuchplayer' \\(known: .*random.*\\)"),
+        (make_player, "random:depth=3", "unknown option\\(s\\) for player 'random': depth"),
+        (make_player, "random:seed=x", "player option seed must be an integer: 'x' in spec 'random:seed=x'"),
     ],
 )
-def test_parse_player_spec_errors(spec: str, message: str) -> None:
+def test_bad_player_specs_are_refused(read, spec: str, message: str) -> None:
     with pytest.raises(PlayerSpecError, match=message):
-        parse_player_spec(spec)
-
-
-@pytest.mark.parametrize(
-    "spec, message",
-    [
-        ("nosuchplayer", "unknown player 'nosuchplayer' in spec 'nosuchplayer' \\(known: .*random.*\\)"),
-        ("random:depth=3", "unknown option\\(s\\) for player 'random': depth"),
-        ("random:seed=x", "player option seed must be an integer: 'x' in spec 'random:seed=x'"),
-    ],
-)
-def test_make_player_errors(spec: str, message: str) -> None:
-    with pytest.raises(PlayerSpecError, match=message):
-        make_player(spec)
+        read(spec)
 
 
 def test_player_spec_error_is_a_value_error() -> None:
