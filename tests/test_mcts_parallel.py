@@ -11,7 +11,7 @@ import random
 import pytest
 
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.players import Budget, PlayerSpecError, make_player
+from margo_gtp.players import Budget, make_player
 from margo_gtp.players.mcts import MctsPlayer
 from margo_gtp.players.parallel import Helper, game_message, serve
 
@@ -128,16 +128,6 @@ def test_serve_ends_quietly_at_end_of_input() -> None:
     sink.seek(0)
     assert pickle.load(sink)["simulations"] == 5
     serve(io.BytesIO(), io.BytesIO())  # no set-up message at all: nothing to do
-
-
-@pytest.mark.parametrize("spec, message", [
-    ("mcts:workers=0", "player option workers must be between 1 and 64: '0'"),
-    ("mcts:workers=two", "player option workers must be a whole number >= 0: 'two'"),
-])
-def test_bad_worker_counts(spec: str, message: str) -> None:
-    with pytest.raises(PlayerSpecError) as error:
-        make_player(spec)
-    assert str(error.value) == message
 
 
 def test_helper_reports_a_dead_process_clearly() -> None:

@@ -18,6 +18,7 @@ import pytest
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players import RESIGN, Budget, PlayerSpecError, make_player
 from margo_gtp.players.heuristic import HeuristicPlayer, group_report
+from margo_gtp.players.spec import OPTIONS as MCTS_OPTIONS
 
 RULE_SETS = [
     {"size": "4"},
@@ -119,7 +120,7 @@ def test_player_plays_whole_games_legally(spec: str, options: dict[str, str]) ->
     "spec, message",
     [
         ("heuristic:depth=2", "unknown option(s) for player 'heuristic': depth"),
-        ("mcts:depth=2", "unknown option for player 'mcts': 'depth'"),
+        ("mcts:depth=2", f"unknown option for player 'mcts': 'depth' (known: {', '.join(MCTS_OPTIONS)}, seed)"),
         ("mcts:playouts=x", "player option playouts must be a whole number >= 1: 'x'"),
         ("mcts:playouts=0", "player option playouts must be a whole number >= 1: '0'"),
         ("random:seed=1,seed=2", "player option seed given twice in spec 'random:seed=1,seed=2'"),
@@ -133,12 +134,17 @@ def test_player_plays_whole_games_legally(spec: str, options: dict[str, str]) ->
         ("mcts:eval=oracle", "player option eval must be one of heuristic, territory: 'oracle'"),
         ("mcts:playout_moves=1.5", "player option playout_moves must be an integer: '1.5'"),
         ("mcts:core=fortran", "player option core must be one of native, python: 'fortran'"),
+        ("mcts:workers=0", "player option workers must be between 1 and 64: '0'"),
+        ("mcts:workers=two", "player option workers must be a whole number >= 0: 'two'"),
+        ("mcts:policy=medium", "player option policy must be one of light, heavy: 'medium'"),
+        ("mcts:tactics=1.5", "player option tactics must be between 0 and 1: '1.5'"),
+        ("mcts:tactics=x", "player option tactics must be a number: 'x'"),
     ],
 )
 def test_bad_options_are_quoted(spec: str, message: str) -> None:
     with pytest.raises(PlayerSpecError) as error:
         make_player(spec)
-    assert message in str(error.value)
+    assert str(error.value) == message
 
 
 # -- the heuristic's rules of thumb, on small diagrams ---------------------------------

@@ -144,16 +144,3 @@ def test_heavy_spec_builds_a_heavy_player_and_is_deterministic() -> None:
         return moves
 
     assert first_moves(5) == first_moves(5)
-
-
-@pytest.mark.parametrize("spec, message", [
-    ("mcts:policy=medium", "player option policy must be one of light, heavy: 'medium'"),
-    ("mcts:tactics=1.5", "player option tactics must be between 0 and 1: '1.5'"),
-    ("mcts:tactics=x", "player option tactics must be a number: 'x'"),
-])
-def test_bad_policy_options(spec: str, message: str) -> None:
-    from margo_gtp.players import PlayerSpecError
-
-    with pytest.raises(PlayerSpecError) as error:
-        make_player(spec)
-    assert str(error.value) == message
