@@ -303,6 +303,12 @@ def test_mixed_parity_columns_are_never_offered() -> None:
         (["--engine", "margo-gtp 'unbalanced"], "error: --engine: No closing quotation\n"),
         (["--engine", ""], "error: --engine: empty command\n"),
         (["--hole", "ab"], "error: --hole takes one visible character\n"),
+        # The second engine of the two-engine mode (tests/test_gogui_two_engines.py).
+        (["--engine", str(MARGO_GTP), "--white-engine", "/nonexistent/engine"],
+         "cannot start engine ['/nonexistent/engine']: [Errno 2] No such file or directory: '/nonexistent/engine'\n"),
+        (["--engine", str(MARGO_GTP), "--white-engine", "margo-gtp 'unbalanced"],
+         "error: --white-engine: No closing quotation\n"),
+        (["--engine", str(MARGO_GTP), "--white-engine", ""], "error: --white-engine: empty command\n"),
     ],
 )
 def test_bad_command_lines_exit_with_status_2(args: list[str], stderr_end: str) -> None:
@@ -310,7 +316,7 @@ def test_bad_command_lines_exit_with_status_2(args: list[str], stderr_end: str) 
                                timeout=60)
     assert completed.returncode == 2
     assert completed.stdout == ""
-    assert completed.stderr.endswith(stderr_end)
+    assert completed.stderr.endswith(stderr_end) and completed.stderr.count("\n") <= 3
 
 
 @pytest.mark.parametrize("timeout", ["1e20", "1e308"])
