@@ -67,13 +67,15 @@ class FaultyEngine:
             marker.write_text("done\n")
         return True
 
+    def start_board(self, rules: Rules) -> tuple[bool, str]:
+        """Every setup command ends the same way: these rules, an empty board."""
+        self.rules = rules
+        self.board = Board(rules)
+        return True, ""
+
     def handle(self, name: str, args: list[str]) -> tuple[bool, str]:
-        if name == "protocol_version":
-            return True, "2"
-        if name == "name":
-            return True, "faulty"
-        if name == "version":
-            return True, "1"
+        if name in FIXED_ANSWERS:
+            return FIXED_ANSWERS[name]
         if name == "known_command":
             return True, "true" if args and args[0] in COMMANDS else "false"
         if name == "list_commands":
@@ -82,30 +84,23 @@ class FaultyEngine:
             return True, "\n".join(COMMANDS)
         if name == "boardsize":
             try:
-                self.rules = self.rules.replace(size=int(args[0]))
+                rules = self.rules.replace(size=int(args[0]))
             except (ValueError, RulesError, IndexError):
                 return False, "unacceptable size"
-            self.board = Board(self.rules)
-            return True, ""
+            return self.start_board(rules)
         if name == "clear_board":
-            self.board = Board(self.rules)
-            return True, ""
+            return self.start_board(self.rules)
         if name == "komi":
-            self.rules = self.rules.replace(komi=float(args[0]))
-            self.board = Board(self.rules)
-            return True, ""
+            return self.start_board(self.rules.replace(komi=float(args[0])))
         if name == "margo-set_rules":
             self.setups += 1
             if self.fault_now(self.setups, ("badsetup",)):
                 return False, "unknown command"
             try:
-                self.rules = self.rules.with_options(dict(pair.split("=", 1) for pair in args))
+                rules = self.rules.with_options(dict(pair.split("=", 1) for pair in args))
             except (RulesError, ValueError):
                 return False, "syntax error"
-            self.board = Board(self.rules)
-            return True, ""
-        if name in ("time_settings", "time_left"):
-            return True, ""
+            return self.start_board(rules)
         if name == "play":
             self.plays += 1
             if self.fault_now(self.plays, ("reject",)):
@@ -133,8 +128,8 @@ class FaultyEngine:
             sys.stdout.write("I think I will play tengen\n\n")
             sys.stdout.flush()
             return True, None  # type: ignore[return-value]  # nothing more to write
-        if fault == "malformed":
-            return True, "Z99:9"
+        if fault in FAULT_ANSWERS:
+            return FAULT_ANSWERS[fault]
         if fault == "illegal":
             legal = set(self.board.legal_moves(colour))
             for level in range(self.board.size):
@@ -147,12 +142,6 @@ class FaultyEngine:
             sys.stdout.flush()
             os.close(1)
             time.sleep(3600)
-        if fault == "resign":
-            return True, "resign"
-        if fault == "pass":
-            return True, "pass"
-        if fault == "fail":
-            return False, "I give up"
         if fault == "slow":
             time.sleep(self.options.delay)
         moves = self.board.legal_moves(colour)
@@ -168,6 +157,12 @@ class FaultyEngine:
 
 
 FAULTS = ("crash", "hang", "garbage", "malformed", "illegal", "closeout", "resign", "pass", "fail", "slow")
+#: Commands whose answer never changes (the time commands are accepted and ignored).
+FIXED_ANSWERS = {"protocol_version": (True, "2"), "name": (True, "faulty"), "version": (True, "1"),
+                 "time_settings": (True, ""), "time_left": (True, "")}
+#: Faults that are just a canned answer to genmove.
+FAULT_ANSWERS = {"malformed": (True, "Z99:9"), "resign": (True, "resign"), "pass": (True, "pass"),
+                 "fail": (False, "I give up")}
 
 
 def main() -> None:
