@@ -1,12 +1,13 @@
 """The page's layout in Debian's Chromium: the board is the largest square that fits the
 window's width and height, and playing never scrolls the page (issue #26).
 
-Each size leaves a screenshot in ``docs/img/`` (``web-layout-WxH.png``), looked at by a
-person when the layout changes.
+Each size leaves a screenshot ``web-layout-WxH.png`` in ``runs/web/``, or, with
+``MARGO_DOC_IMAGES=1``, in ``docs/img/``, looked at by a person when the layout changes.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,15 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import Page, expect  # noqa: E402
 
+from web_helpers import SCREENSHOTS  # noqa: E402
+
 pytestmark = pytest.mark.process
 
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "img"
+# A test run leaves its screenshots with the test output (runs/web/), so running the suite
+# never changes a tracked file; MARGO_DOC_IMAGES=1 writes them over the pictures in docs/img/
+# when the layout has changed and the new pictures have been looked at.
+IMAGES = (Path(__file__).resolve().parents[2] / "docs" / "img" if os.environ.get("MARGO_DOC_IMAGES") == "1"
+          else SCREENSHOTS)
 STATUS = "[data-role=status]"
 
 
