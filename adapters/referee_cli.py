@@ -22,7 +22,6 @@ import json
 import math
 import os
 import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -524,16 +523,9 @@ def _signed(value: float | None, infinite: str = "inf") -> str:
     return infinite if value is None else f"{value:+.0f}"
 
 
-def _help_markup() -> Any:
-    """typer's rich help draws boxes sized to the terminal; through a pipe (``--help | less``)
-    rich assumes 80 columns and the long option names leave the descriptions about 15, so
-    there click's plain two-column help is used instead (``TERMINAL_WIDTH`` keeps rich)."""
-    return "rich" if sys.stdout.isatty() or os.environ.get("TERMINAL_WIDTH") else None
-
-
 def _app(command: Callable[..., Any], help: str) -> typer.Typer:
     """A one-command typer app: margo-match and margo-tournament are built the same way."""
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=_help_markup())
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.command(help=help)(command)
     return app
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import IO, Annotated, Optional
@@ -186,12 +187,24 @@ def _wire_logger(log_file: IO[str], path: Path):  # noqa: ANN202
 _USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "UsageError")
 
 
+def help_markup() -> str | None:
+    """typer's rich help draws boxes sized to the terminal; through a pipe (``--help | less``)
+    rich assumes 80 columns and the long option names leave the descriptions about 15, so
+    there click's plain two-column help is used instead (``TERMINAL_WIDTH`` keeps rich)."""
+    return "rich" if sys.stdout.isatty() or os.environ.get("TERMINAL_WIDTH") else None
+
+
 def run_app(app: typer.Typer, program: str, args: list[str] | None = None) -> None:
     """Run a console script's typer ``app`` with a bad command line reported in one line,
     ``PROGRAM: MESSAGE (PROGRAM --help lists the options)``, and exit code 2, as the tools
-    of this project report every other bad input (typer would draw a boxed panel)."""
+    of this project report every other bad input (typer would draw a boxed panel). Its help
+    is rich on a terminal and plain through a pipe (:func:`help_markup`), for every console
+    script alike."""
+    app.rich_markup_mode = help_markup()
     try:
-        code = app(args=args, standalone_mode=False, prog_name=program)
+        # Plain help as wide as COLUMNS says (click would stop at 80 columns).
+        code = app(args=args, standalone_mode=False, prog_name=program,
+                   max_content_width=shutil.get_terminal_size().columns)
     except _USAGE_ERROR as error:  # a bad value, a missing argument, an unknown option
         sys.stderr.write(f"{program}: {error.format_message()} ({program} --help lists the options)\n")
         sys.exit(2)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +46,14 @@ def test_help_and_version_still_exit_0() -> None:
             done = subprocess.run([str(BIN / program), flag], capture_output=True, text=True, timeout=60)
             assert done.returncode == 0, (program, flag, done.stderr)
             assert done.stdout.strip(), (program, flag)
+
+
+@pytest.mark.parametrize("program", ["margo-gtp", "margo-match", "margo-tournament", "margo-web", "margo-review", "margo-analysis"])
+def test_help_through_a_pipe_is_plain(program: str) -> None:
+    """Through a pipe rich would draw its boxes for 80 columns and squeeze the descriptions;
+    run_app gives every typer console script click's plain help there."""
+    env = {key: value for key, value in os.environ.items() if key != "TERMINAL_WIDTH"}
+    done = subprocess.run([str(BIN / program), "--help"], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"Usage: {program} [OPTIONS]")
+    assert not set("╭│╰─") & set(done.stdout), done.stdout
