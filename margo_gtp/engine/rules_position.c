@@ -508,11 +508,8 @@ static int placement_legal(const StateObject *s, int i, int c, Res *r) {
 
 /* -- committing and undoing */
 
-/* Room on the undo stack for `more` entries (one allocation rather than repeated
- * doublings, each copying the whole stack). */
-int stack_reserve(StateObject *s, Py_ssize_t more) {
-    Py_ssize_t cap = s->nstack + more;
-    if (cap <= s->capstack) return 0;
+/* The undo stack's entries and bit sets reallocated to hold `cap` entries. */
+static int stack_grow(StateObject *s, Py_ssize_t cap) {
     Entry *e = PyMem_RawRealloc(s->stack, cap * sizeof(Entry));
     if (!e) {
         rules_no_memory();
@@ -529,24 +526,16 @@ int stack_reserve(StateObject *s, Py_ssize_t more) {
     return 0;
 }
 
+/* Room on the undo stack for `more` entries (one allocation rather than repeated
+ * doublings, each copying the whole stack). */
+int stack_reserve(StateObject *s, Py_ssize_t more) {
+    Py_ssize_t cap = s->nstack + more;
+    return cap <= s->capstack ? 0 : stack_grow(s, cap);
+}
+
 static int stack_push(StateObject *s, int c, int code) {
     int nw = s->nw;
-    if (s->nstack == s->capstack) {
-        Py_ssize_t cap = s->capstack ? s->capstack * 2 : 64;
-        Entry *e = PyMem_RawRealloc(s->stack, cap * sizeof(Entry));
-        if (!e) {
-            rules_no_memory();
-            return -1;
-        }
-        s->stack = e;
-        W *b = PyMem_RawRealloc(s->stack_bits, (size_t)cap * NB * nw * sizeof(W));
-        if (!b) {
-            rules_no_memory();
-            return -1;
-        }
-        s->stack_bits = b;
-        s->capstack = cap;
-    }
+    if (s->nstack == s->capstack && stack_grow(s, s->capstack ? s->capstack * 2 : 64) < 0) return -1;
     Entry *e = &s->stack[s->nstack];
     e->colour = c;
     e->code = code;
