@@ -15,6 +15,8 @@ by ``margo-review`` (adapters/review.py) and the web board's review mode:
     the same main line with Sabaki's ``SBKV``/``SBKS``, a comment, marks and the best
     line as a variation at each mistake.
 :func:`summary` (entries) -> per-colour numbers (mistakes, mean loss, agreement).
+:func:`read_reviewed` (record) -> the entries a reviewed SGF tells (read back)
+    what :func:`reviewed_sgf` wrote on each move node (the web board opens reviewed files).
 
 An entry (``NAME.review.jsonl`` holds one per line)::
 
@@ -50,6 +52,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -60,7 +63,7 @@ from margo_gtp.protocol.game_analysis import DEFAULT_VISITS, AnalysisQueryError,
 from margo_gtp.sgf import MARGO_GM, GameRecord, SgfError, dumps, format_sgf_point, loads
 
 __all__ = ["BLUNDER", "INACCURACY", "MISTAKE", "TESUJI", "ReviewError", "judgement", "read_game",
-           "review_entries", "review_game", "reviewed_sgf", "summary"]
+           "read_reviewed", "review_entries", "review_game", "reviewed_sgf", "summary"]
 
 BLUNDER = 0.20     # loss (win-rate points) from which a move is a blunder ...
 MISTAKE = 0.10     # ... a mistake (both get the best line as a variation)
@@ -189,6 +192,49 @@ def _comment(entry: dict[str, Any]) -> str:
     if entry["score_lead"] is not None:
         lines.append(f"score lead {entry['score_lead']:+.1f} for {entry['colour']}")
     return "\n".join(lines)
+
+
+# The comment _comment writes, read back (its last paragraph: a node's own comment comes first).
+_COMMENT = re.compile(
+    r"(?P<colour>[WB]) win rate (?P<before>[\d.]+)% -> (?P<after>[\d.]+)% \(loss (?P<loss>[+-][\d.]+) points\)"
+    r"(?:: (?P<judgement>\w+))?(?:\nbest (?P<best>\S+)(?P<played> \(played\))?: (?P<pv>[^\n]*))?"
+    r"(?:\nscore lead (?P<lead>[+-][\d.]+) for [WB])?\Z")
+_JUDGEMENT_OF_MARK = {("BM", "2"): "blunder", ("BM", "1"): "mistake", ("DO", ""): "inaccuracy", ("TE", "1"): "good"}
+
+
+def read_reviewed(record: GameRecord) -> list[dict[str, Any]]:
+    """The review :func:`reviewed_sgf` wrote into ``record`` (read with
+    :func:`margo_gtp.sgf.loads`), one entry per move node that carries ``SBKV``, in move
+    order: ``move_number``, ``colour``, ``move``, ``winrate_after`` (from ``SBKV``, for the
+    mover) and ``judgement`` (from the marks); ``winrate_before``, ``loss``, ``best``, ``pv``,
+    ``agrees`` and ``score_lead`` from the review's comment (rounded as it writes them:
+    0.1 win-rate points), None (``pv`` empty) when the node has none (e.g. Sabaki's own
+    ``SBKV``). An empty list for a record without a review."""
+    entries = []
+    for number, ((colour, move), props) in enumerate(zip(record.moves, record.move_properties), start=1):
+        if not props.get("SBKV"):
+            continue
+        try:
+            black = float(props["SBKV"][0]) / 100
+        except ValueError:
+            continue
+        mark = next((_JUDGEMENT_OF_MARK[(ident, props[ident][0])] for ident in ("BM", "DO", "TE")
+                     if props.get(ident) and (ident, props[ident][0]) in _JUDGEMENT_OF_MARK), None)
+        entry: dict[str, Any] = {
+            "move_number": number, "colour": colour.letter, "move": move.gtp(),
+            "winrate_before": None, "winrate_after": round(black if colour == Colour.BLACK else 1.0 - black, 6),
+            "loss": None, "best": None, "pv": [], "agrees": None, "score_lead": None, "judgement": mark,
+        }
+        said = _COMMENT.search(props.get("C", [""])[0])   # raw SGF text: the review's part has no escapes
+        if said and said["colour"] == colour.letter:
+            entry["winrate_before"] = round(float(said["before"]) / 100, 6)
+            entry["loss"] = round(float(said["loss"]) / 100, 6)
+            if said["best"]:
+                entry.update(best=said["best"], pv=said["pv"].split(), agrees=bool(said["played"]))
+            if said["lead"]:
+                entry["score_lead"] = float(said["lead"])
+        entries.append(entry)
+    return entries
 
 
 def _sgf_move(text: str, size: int) -> bytes:

@@ -12,8 +12,12 @@ Websocket ``/ws`` (JSON messages; the page sends intents, the server sends whole
     {"type": "analysis", "on": true}
     {"type": "watch", "key": "0-7", "since": 12}    {"type": "watch", "key": "0-7", "live": true, "since": 12,
     {"type": "unwatch"}                               "frames": [...], "moves": [...], ...}  (on every change)
+    {"type": "review", "replay": "<id>",             {"type": "review", "replay": "<id>", "visits": 50, "total": 40,
+     "visits": 50}                                    "entries": [...], "done": false}  (at the start, per move, at the end)
+    {"type": "stop_review"}
 
-A socket follows one game at a time, and at most one watched referee game. Every refused message answers one ``error`` and
+A socket follows one game at a time, at most one watched referee game and runs at most one
+review (of a replay it loaded; see :mod:`~margo_gtp.web.review`: a new one stops the old one). Every refused message answers one ``error`` and
 changes nothing. Players are engine *names* of the :class:`~margo_gtp.web.game.EngineRegistry`
 the server was started with; no message can name a command line or a path.
 
@@ -21,7 +25,8 @@ HTTP: ``/`` the page; ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's 
 (``/api/games/<id>/replay`` the same as a replay, to look back through a running game);
 ``/api/saved`` and ``/api/saved/<id>`` finished games on disk; ``POST /api/replay`` an SGF
 text -> a replay (its info, moves and first frames), ``/api/replay/<id>/frames?from=N&count=K``
-more of its frames (see :mod:`~margo_gtp.web.replay`); ``/api/watch...`` the watched referee
+more of its frames (see :mod:`~margo_gtp.web.replay`), ``/api/replay/<id>/reviewed.sgf`` the
+record with the review run on it (:func:`~margo_gtp.protocol.review.reviewed_sgf`); ``/api/watch...`` the watched referee
 folder (see :mod:`~margo_gtp.web.watch`).
 
 No request blocks the event loop: reading a record and building frames run in worker
@@ -53,7 +58,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from margo_gtp import __version__
 from margo_gtp.engine import Colour, Rules, RulesError
 from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, GameStore, Seat, WebGame, is_game_id, new_game_id
+from margo_gtp.protocol.review import reviewed_sgf
 from margo_gtp.web.replay import ReplayBook
+from margo_gtp.web.review import ReviewRunner, review_visits
 from margo_gtp.web.watch import WatchFolder
 
 log = logging.getLogger(__name__)
@@ -76,6 +83,7 @@ class Server:
         self.games: dict[str, WebGame] = {}
         self.replays = ReplayBook()
         self.builds = asyncio.Semaphore(MAX_BUILDS)
+        self.reviews = ReviewRunner()
 
     async def in_worker(self, function, *args):  # noqa: ANN001, ANN002, ANN201
         """Run blocking ``function(*args)`` in a worker thread, at most MAX_BUILDS at once."""
@@ -167,6 +175,7 @@ async def game_socket(websocket: WebSocket) -> None:
     await websocket.accept()
     game: WebGame | None = None
     watcher: asyncio.Task | None = None   # pushes a watched live game
+    reviewer: asyncio.Task | None = None  # streams a review
 
     async def send(message: dict[str, Any]) -> None:
         await websocket.send_text(json.dumps(message))
@@ -202,6 +211,13 @@ async def game_socket(websocket: WebSocket) -> None:
                     watcher = follow(server, watcher, message.get("key"), message.get("since", 0), send)
                 elif kind == "unwatch":
                     watcher = follow(server, watcher, None, 0, send)
+                elif kind in ("review", "stop_review"):
+                    if reviewer is not None:
+                        reviewer.cancel()
+                        reviewer = None
+                    if kind == "review":
+                        replay = server.replays.get(message.get("replay"))
+                        reviewer = server.reviews.start(replay, review_visits(message.get("visits", 200)), send)
                 elif game is None:
                     raise GameError("no game: start one first")
                 elif kind == "play":
@@ -230,8 +246,9 @@ async def game_socket(websocket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
-        if watcher is not None:
-            watcher.cancel()
+        for task in (watcher, reviewer):
+            if task is not None:
+                task.cancel()
         if game is not None:
             game.detach(send)
 
@@ -343,6 +360,20 @@ async def replay_frames(request: Request) -> Response:
     return JSONResponse({"replay": replay.replay_id, "from": min(int(start), replay.plies), "frames": frames})
 
 
+async def replay_reviewed_sgf(request: Request) -> Response:
+    """A replay with the review run on it (so far) as a reviewed SGF, as margo-review writes it."""
+    server: Server = request.app.state.server
+    try:
+        replay = server.replays.get(request.path_params["replay"])
+    except GameError as error:
+        return _error(404, str(error))
+    if not replay.review_entries:
+        return _error(404, "no review of this replay yet (review it first)")
+    text = await server.in_worker(reviewed_sgf, replay.record, list(replay.review_entries))
+    return Response(text, media_type="application/x-go-sgf",
+                    headers={"Content-Disposition": 'attachment; filename="margo-reviewed.sgf"'})
+
+
 async def saved_list(request: Request) -> Response:
     return JSONResponse({"games": await asyncio.to_thread(request.app.state.server.store.list)})
 
@@ -398,6 +429,7 @@ def create_app(registry: EngineRegistry, store: GameStore, watch: WatchFolder | 
             Route("/api/games/{game}/replay", game_replay),
             Route("/api/replay", replay_upload, methods=["POST"]),
             Route("/api/replay/{replay}/frames", replay_frames),
+            Route("/api/replay/{replay}/reviewed.sgf", replay_reviewed_sgf),
             Route("/api/saved", saved_list),
             Route("/api/saved/{game}", saved_game),
             Route("/api/watch", watch_index),

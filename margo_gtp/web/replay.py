@@ -10,7 +10,7 @@ rules core's ``pop`` and played forward), so no answer grows with the game.
 
 What a replay tells besides the positions (the *info*): the names, result, date, event and
 the root comment, a comment per move, a note when the record has variations (only the main
-line is followed), and a notice when a Go record (``GM[1]``) was read through the 2-D
+line is followed), the review a reviewed SGF carries (:mod:`~margo_gtp.web.review`), and a notice when a Go record (``GM[1]``) was read through the 2-D
 projection (``gtp.md`` section 5) - such a record is never taken for a native MarGo game
 silently, and one whose moves do not lift to MarGo points is refused with that reason.
 """
@@ -28,6 +28,7 @@ from sgfmill import sgf as sgfmill_sgf
 from margo_gtp import sgf
 from margo_gtp.engine import Board
 from margo_gtp.web.game import GameError
+from margo_gtp.web.review import recorded_review
 from margo_gtp.web.view import frame
 
 #: Most moves a replayed record may hold. A full 19x19 pyramid has 2,470 points; captures
@@ -79,6 +80,7 @@ class Replay:
         self.board = board
         self.notes = notes
         self.lock = threading.Lock()   # frames are built in worker threads; the board is shared
+        self.review_entries: list[dict[str, Any]] = []   # of the last review run here (web.review)
 
     @property
     def plies(self) -> int:
@@ -123,6 +125,7 @@ class Replay:
             "plies": self.plies,
             "moves": [{"colour": colour.letter, "move": move.gtp()} for colour, move in self.board.history],
             "frames": self.frames(0, MAX_FRAMES_PER_REQUEST),
+            "review": recorded_review(record),
         }
 
 
@@ -168,7 +171,7 @@ class ReplayBook:
 
     def get(self, replay_id: str) -> Replay:
         with self._lock:
-            replay = self._replays.get(replay_id)
+            replay = self._replays.get(replay_id) if isinstance(replay_id, str) else None
             if replay is None:
                 raise GameError(f"no such replay: {replay_id!r} (load the record again)")
             self._replays.move_to_end(replay_id)

@@ -1,0 +1,173 @@
+"""The review mode of the page: a replayed record's review, read from its SGF or run live.
+
+A review is a list of per-move entries (:mod:`margo_gtp.protocol.review`). The page gets
+them in one small form (:func:`page_entry`)::
+
+    {"move_number": 3, "colour": "W", "move": "C2:1", "white": 0.44, "loss": 0.076,
+     "judgement": "inaccuracy", "best": "B3:1", "pv": ["B3:1", "D2:1"], "winrate_before": 0.637,
+     "winrate_after": 0.5605, "score_lead": 0.6, "ownership": {"A1:1": -0.25, ...}}
+
+``white`` is White's win rate after the move (what the graph draws), ``ownership`` the
+position after the move, per point Black's share minus White's (-1: White's, 1: Black's),
+only the points where it is at least :data:`OWNERSHIP_SHOWN` either way.
+
+Where a review comes from:
+
+- a reviewed SGF (``margo-review``'s ``NAME.reviewed.sgf``, or any file with Sabaki's
+  ``SBKV``) opened as a replay carries it: :func:`recorded_review`;
+- a review run here (:class:`ReviewRunner`): :func:`~margo_gtp.protocol.review.review_game`
+  in a worker thread, each entry sent to the page as soon as it is known, so the graph,
+  the mistakes and the board's best line fill in while the search goes on.
+
+Bounds: at most :data:`MAX_REVIEWS` reviews run on a server at once (another request is
+refused, it does not wait), a game of at most :data:`MAX_REVIEW_MOVES` moves, at most
+:data:`MAX_REVIEW_VISITS` simulations and :data:`SECONDS_PER_POSITION` seconds per
+position; a review stops when its page asks, when the page goes away, or when the page
+starts another one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from margo_gtp.protocol import review as review_library
+from margo_gtp.protocol.review import ReviewError, read_reviewed
+from margo_gtp.web.game import GameError
+
+log = logging.getLogger(__name__)
+
+#: Reviews running on one server at the same time (each keeps one core busy).
+MAX_REVIEWS = 1
+#: Most moves a reviewed game may have (every position is searched).
+MAX_REVIEW_MOVES = 1000
+#: Simulations per position: the page's choices, and the most any request may ask.
+REVIEW_VISITS = (50, 200, 800)
+MAX_REVIEW_VISITS = 1600
+#: A position's search also ends after this many seconds (a big board at many visits).
+SECONDS_PER_POSITION = 5.0
+#: Ownership shares closer to even than this are not sent (nothing to draw there).
+OWNERSHIP_SHOWN = 0.1
+
+
+def page_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A review entry (computed, or read back from an SGF) in the page's form."""
+    after = entry["winrate_after"]
+    shown = {key: entry.get(key) for key in ("move_number", "colour", "move", "loss", "judgement", "best",
+                                              "winrate_before", "winrate_after", "score_lead")}
+    shown["white"] = round(after if entry["colour"] == "W" else 1.0 - after, 4)
+    shown["pv"] = list(entry.get("pv") or [])
+    if entry.get("ownership"):
+        owners = {}
+        for vertex, (white, black, _empty) in entry["ownership"].items():
+            lean = round(black - white, 2)
+            if abs(lean) >= OWNERSHIP_SHOWN:
+                owners[vertex] = lean
+        shown["ownership"] = owners
+    return shown
+
+
+def recorded_review(record: Any) -> dict[str, Any] | None:
+    """The review a record carries (``SBKV`` on its move nodes), as the replay view sends it
+    (``{"source": "sgf", "done": true, "total": n, "entries": [...]}``), or None."""
+    entries = read_reviewed(record)
+    if not entries:
+        return None
+    return {"source": "sgf", "done": True, "total": len(record.moves), "entries": [page_entry(e) for e in entries]}
+
+
+def review_visits(value: Any) -> int:
+    """The simulations per position a review request asks for; GameError when it is not
+    a whole number 1..MAX_REVIEW_VISITS."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REVIEW_VISITS:
+        raise GameError(f"invalid review visits: {value!r} (a whole number 1..{MAX_REVIEW_VISITS})")
+    return value
+
+
+class ReviewRunner:
+    """The reviews of one server: each runs :func:`review_game` in a worker thread and hands
+    its entries to the event loop as they come. The slots are counted by the threads
+    themselves, so a review told to stop holds its slot until its current search ends."""
+
+    def __init__(self, limit: int = MAX_REVIEWS) -> None:
+        self.limit = limit
+        self.running = 0
+        self._lock = threading.Lock()
+
+    def _take_slot(self) -> None:
+        with self._lock:
+            if self.running >= self.limit:
+                raise GameError(f"a review is already running on this server (at most {self.limit} at a time): "
+                                "wait for it to end or stop it")
+            self.running += 1
+
+    def _free_slot(self) -> None:
+        with self._lock:
+            self.running -= 1
+
+    def start(self, replay: Any, visits: int, send: Callable[[dict[str, Any]], Awaitable[None]]) -> asyncio.Task:
+        """Start reviewing ``replay`` (a :class:`~margo_gtp.web.replay.Replay`) at ``visits``;
+        GameError at once, before any work, for a game that cannot be reviewed or when no
+        slot is free. The task sends ``{"type": "review", ...}`` messages: one at the
+        start, one per entry as it comes, one at the end (``done``, with ``error`` when it
+        failed). Cancelling the task stops the review after the position being searched.
+        The entries (without ownership) are kept on the replay, ``review_entries``."""
+        record = replay.record
+        if not record.moves:
+            raise GameError("cannot review: the game has no moves to review")
+        if len(record.moves) > MAX_REVIEW_MOVES:
+            raise GameError(f"cannot review: {len(record.moves)} moves (at most {MAX_REVIEW_MOVES} are reviewed)")
+        if len(record.moves) != replay.plies:
+            raise GameError("cannot review: the record's moves and its replay differ (idle passes skipped)")
+        self._take_slot()
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()   # at most one item per move: bounded
+        stop = threading.Event()
+
+        def put(kind: str, value: Any) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
+
+        def work() -> None:
+            try:
+                entries = review_library.review_game(record, visits, seed=0, ownership=True,
+                                                     seconds=SECONDS_PER_POSITION)
+                try:
+                    for entry in entries:
+                        put("entry", entry)
+                        if stop.is_set():
+                            break
+                finally:
+                    entries.close()
+            except ReviewError as error:
+                put("error", f"cannot review: {error}")
+            except Exception as error:  # noqa: BLE001 - a bug ends this review, the server goes on
+                log.exception("review failed")
+                put("error", f"internal error: {type(error).__name__}: {error}")
+            finally:
+                self._free_slot()
+                put("end", None)
+
+        async def stream() -> None:
+            base = {"type": "review", "replay": replay.replay_id, "visits": visits, "total": len(record.moves)}
+            await send({**base, "entries": [], "done": False})
+            while True:
+                kind, value = await queue.get()
+                if kind == "entry":
+                    replay.review_entries.append({k: v for k, v in value.items() if k != "ownership"})
+                    await send({**base, "entries": [page_entry(value)], "done": False})
+                else:
+                    await send({**base, "entries": [], "done": True, **({"error": value} if kind == "error" else {})})
+                    return
+
+        replay.review_entries = []
+        try:
+            threading.Thread(target=work, name=f"review-{replay.replay_id}", daemon=True).start()
+        except RuntimeError:
+            self._free_slot()
+            raise
+        task = loop.create_task(stream())
+        task.add_done_callback(lambda _: stop.set())   # also when cancelled before it ran
+        return task
