@@ -1,7 +1,7 @@
 // margo-web page: shows what the server sends, sends back intents. No rule of MarGo lives
 // here (style.md item 24): legality, results and positions all come from the server.
 
-import { renderBoard, renderSlices, renderWinrates } from "./board.js";
+import { graphPly, renderBoard, renderSlices, renderWinrates } from "./board.js";
 
 const $ = (selector) => document.querySelector(selector);
 const ui = {
@@ -32,6 +32,17 @@ const ui = {
   slider: $("[data-role=slider]"),
   ply: $("[data-role=ply]"),
   sgfFile: $("[data-role=sgf-file]"),
+  reviewGame: $("[data-action=review-game]"),
+  reviewBox: $("[data-role=review-box]"),
+  reviewButton: $("[data-action=review]"),
+  reviewVisits: $("[data-role=review-visits]"),
+  stopReview: $("[data-action=stop-review]"),
+  ownership: $("[data-role=ownership]"),
+  reviewedSgf: $("[data-role=reviewed-sgf]"),
+  reviewProgress: $("[data-role=review-progress]"),
+  reviewGraph: $("[data-role=review-graph]"),
+  reviewMove: $("[data-role=review-move]"),
+  mistakes: $("[data-role=mistakes]"),
   savedList: $("[data-role=saved-list]"),
   watchGames: $("[data-role=watch-games]"),
   crosstable: $("[data-role=crosstable]"),
@@ -46,7 +57,7 @@ let gameId = null;
 let pendingNew = null;    // a "new" message to send once connected
 let attaching = false;    // an "attach" was sent and not answered yet
 let mode = "play";        // "play" | "replay" | "watch"
-let replay = null;        // {frames, moves, result, index, title, live, key}
+let replay = null;        // {frames, moves, result, index, title, live, key, review}
 let watchTimer = null;
 let lookBack = null;      // in play: a replay of this game shown at an earlier ply (← →, a move clicked)
 let foldedFor = null;     // the running game the new-game form was folded for
@@ -159,6 +170,8 @@ function receive(message) {
     if (mode === "play") renderPlay();
   } else if (message.type === "watch") {
     receiveWatched(message);
+  } else if (message.type === "review") {
+    receiveReview(message);
   } else if (message.type === "error") {
     if (attaching && message.message.startsWith("no such game")) {
       // A game from before a server restart: its record, if it finished, is under Replay.
@@ -173,6 +186,11 @@ function receive(message) {
       return;
     }
     if (mode === "play" || mode === "watch") setStatus(message.message, "error");
+    else if (replay && replay.review && replay.review.asked) {
+      // The review request was refused (another review runs, a game too long...).
+      replay.review = { ...replay.review, asked: false, done: true, error: message.message };
+      renderReview();
+    }
   }
 }
 
@@ -239,6 +257,7 @@ function renderPlay() {
   }
   ui.download.hidden = false;
   ui.download.href = `/api/games/${game.game}.sgf`;
+  ui.reviewGame.disabled = game.moves.length === 0;
   ui.crash.hidden = !crashed;
   ui.analysisToggle.checked = game.analysis_on;
   ui.analysis.hidden = !game.analysis_on;
@@ -297,20 +316,23 @@ async function renderLookBack() {
   fitBoard();
 }
 
+// Keep a list's current item in sight by scrolling the list only: scrollIntoView would
+// scroll the page as well, and a page that moves under the finger loses the next tap.
+function keepCurrentInSight(list) {
+  const item = list.querySelector(".current");
+  if (!item) return;
+  const top = item.offsetTop, bottom = top + item.offsetHeight;
+  if (top < list.scrollTop) list.scrollTop = top;
+  else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
+}
+
 function renderInfo(frame, moves, current) {
   ui.counts.innerHTML = ["W", "B"].map((c) =>
     `<div data-count="${c}"><span class="dot dot-${c}"></span> ${COLOUR_NAME[c]}: ${frame.score[c]} balls, ` +
     `captured <span data-role="captured-${c}">${frame.captured[c]}</span></div>`).join("");
   ui.moves.innerHTML = moves.map((m, i) =>
     `<li data-ply="${i + 1}"${i + 1 === current ? ' class="current"' : ""}>${m.colour} ${escapeHtml(m.move)}</li>`).join("");
-  // Keep the current move in sight by scrolling the list only: scrollIntoView would scroll
-  // the page as well, and a page that moves under the finger loses the next tap.
-  const item = ui.moves.querySelector(".current");
-  if (item) {
-    const top = item.offsetTop, bottom = top + item.offsetHeight;
-    if (top < ui.moves.scrollTop) ui.moves.scrollTop = top;
-    else if (bottom > ui.moves.scrollTop + ui.moves.clientHeight) ui.moves.scrollTop = bottom - ui.moves.clientHeight;
-  }
+  keepCurrentInSight(ui.moves);
   const comments = mode === "play" ? null : replay && replay.comments;
   const comment = comments && current > 0 ? comments[current - 1] : null;
   ui.comment.hidden = !comment;
@@ -405,8 +427,8 @@ for (const control of [ui.numbers, ui.levelView]) {
   control.addEventListener("change", () => (mode === "play" ? renderPlay() : renderReplay()));
 }
 ui.winrateGraph.addEventListener("click", (event) => {
-  const dot = event.target.closest("[data-ply]");
-  if (dot && mode === "play") lookBackTo(Number(dot.dataset.ply));
+  const ply = graphPly(ui.winrateGraph, event);
+  if (ply !== null && mode === "play") lookBackTo(ply);
 });
 
 // ---------------------------------------------------------------- replay (SGF, saved, watched)
@@ -434,7 +456,8 @@ function showReplay(data, title, start) {
   const same = replay && replay.key && replay.key === data.key;
   const wasAtEnd = same && replay.index === pliesOf(replay);
   const before = same ? replay.index : 0;
-  replay = { ...data, title };
+  if (!same) stopReview();
+  replay = { ...data, title, review: reviewFrom(data.review) };
   const last = pliesOf(replay);
   replay.index = same ? (wasAtEnd ? last : Math.min(before, last)) : start === "end" ? last : 0;
   renderGameInfo();
@@ -458,6 +481,7 @@ async function renderReplay() {
     renderBoard(ui.board, { size: 7, balls: [], targets: [], last: null });
     setStatus(mode === "watch" ? "Choose a game" : "Load an SGF file or pick a saved game");
     renderGameInfo();
+    renderReview();
     fitBoard();
     return;
   }
@@ -476,7 +500,7 @@ async function renderReplay() {
     if (replay !== shown || replay.index !== i) return;   // the viewer moved on meanwhile
   }
   fillLevelView(frame.size);
-  renderBoard(ui.board, frame, viewOptions(frame, replay.moves));
+  renderBoard(ui.board, frame, { ...viewOptions(frame, replay.moves), ...reviewOptions(i) });
   ui.board.classList.add("idle");
   ui.replayBar.hidden = false;
   ui.slider.max = n;
@@ -489,6 +513,7 @@ async function renderReplay() {
   if (replay.error) text += ` — ${replay.error}`;
   setStatus(text, i === n && replay.result ? "over" : "");
   renderInfo(frame, replay.moves, i);
+  renderReview();
   fitBoard();
 }
 
@@ -573,6 +598,157 @@ ui.savedList.addEventListener("click", async (event) => {
   if (!item) return;
   try {
     showReplay(await fetchJson(`/api/saved/${encodeURIComponent(item.dataset.saved)}`), "saved game", "start");
+  } catch (error) {
+    setStatus(error.message, "error");
+  }
+});
+
+// ---------------------------------------------------------------- review mode
+
+// A replay's review: read from a reviewed SGF (the replay view carries it) or streamed
+// from a review running on the server ({"type": "review"} messages, an entry per move as
+// its position is searched). byMove[n] is the entry of move n (the position after it).
+function reviewFrom(data) {
+  if (!data) return null;
+  const review = { ...data, byMove: [] };
+  for (const entry of data.entries) review.byMove[entry.move_number] = entry;
+  return review;
+}
+
+function startReview() {
+  if (!replay || !replay.replay) return;
+  const visits = Number(ui.reviewVisits.value);
+  stopReview();
+  replay.review = { source: "live", asked: true, done: false, total: pliesOf(replay), visits, entries: [], byMove: [] };
+  send({ type: "review", replay: replay.replay, visits });
+  renderReview();
+}
+
+function stopReview() {
+  if (replay && replay.review && replay.review.source === "live" && !replay.review.done) {
+    send({ type: "stop_review" });
+    replay.review.done = true;
+    replay.review.stopped = true;
+  }
+}
+
+function receiveReview(message) {
+  const review = replay && replay.review;
+  if (!review || review.source !== "live" || replay.replay !== message.replay || (review.done && !review.asked)) return;
+  // Asked and not yet begun: the end of a review stopped before this one is not ours.
+  if (review.asked && (message.done || message.entries.length)) return;
+  review.asked = false;
+  review.total = message.total;
+  review.visits = message.visits;
+  for (const entry of message.entries) {
+    review.entries.push(entry);
+    review.byMove[entry.move_number] = entry;
+  }
+  review.done = message.done;
+  review.error = message.error || null;
+  // The board shows this move's ownership and the next move's best line: redraw it when
+  // one of them has just come in; the graph and the list always.
+  if (mode === "replay" && message.entries.some((e) => e.move_number === replay.index || e.move_number === replay.index + 1)) {
+    renderReplay();
+  } else {
+    renderReview();
+  }
+}
+
+// What the board draws for the review at ply i: the ownership after move i, and the best
+// line of the position (the engine's choice for move i + 1, with its principal variation).
+function reviewOptions(i) {
+  const review = replay && replay.review;
+  if (!review) return {};
+  const options = {};
+  const here = review.byMove[i], next = review.byMove[i + 1];
+  if (here && here.ownership && ui.ownership.checked) options.ownership = here.ownership;
+  if (next && next.pv.length) {
+    const other = { W: "B", B: "W" };
+    let colour = next.colour;
+    options.pv = next.pv.map((v, k) => {
+      const step = { v, c: colour, n: k + 1 };
+      colour = other[colour];
+      return step;
+    }).filter((step) => step.v !== "pass" && step.v !== "swap");
+  }
+  return options;
+}
+
+const percent = (rate) => `${(rate * 100).toFixed(1)}%`;
+const points = (loss) => `${loss > 0 ? "−" : "+"}${Math.abs(loss * 100).toFixed(1)}`;
+const JUDGED = new Set(["blunder", "mistake", "inaccuracy"]);
+
+function renderReview() {
+  const shown = mode === "replay" && replay && replay.replay;
+  ui.reviewBox.hidden = !shown;
+  if (!shown) return;
+  const review = replay.review;
+  const i = replay.index, n = pliesOf(replay);
+  const live = review && review.source === "live";
+  const running = live && !review.done;
+  ui.reviewButton.disabled = running || n === 0;
+  ui.reviewButton.textContent = review ? "Review again" : "Review";
+  ui.stopReview.hidden = !running;
+  ui.reviewedSgf.hidden = !(live && review.entries.length && !running);
+  ui.reviewedSgf.href = `/api/replay/${encodeURIComponent(replay.replay)}/reviewed.sgf`;
+  ui.reviewProgress.classList.toggle("error", Boolean(review && review.error));
+  if (!review) {
+    ui.reviewProgress.textContent = "Not reviewed: Review searches every position (the server runs one review at a time)";
+  } else if (review.error) {
+    ui.reviewProgress.textContent = review.error;
+  } else if (!live) {
+    ui.reviewProgress.textContent = `Review read from the SGF (${review.entries.length} of ${review.total} moves)`;
+  } else {
+    const done = review.entries.length;
+    ui.reviewProgress.textContent = running ? `Reviewing at ${review.visits} visits: ${done} of ${review.total} moves…` :
+      review.stopped ? `Review stopped after ${done} of ${review.total} moves` : `Reviewed: ${done} moves at ${review.visits} visits`;
+  }
+  ui.reviewProgress.dataset.reviewed = review ? review.entries.length : 0;
+  ui.reviewProgress.dataset.done = review ? Boolean(review.done) : false;
+  // The graph: White's win rate after each reviewed move, the judged moves marked.
+  const winrates = Array.from({ length: n + 1 }, (_, ply) => (review && review.byMove[ply] ? review.byMove[ply].white : null));
+  const judged = review ? review.entries.filter((e) => JUDGED.has(e.judgement)) : [];
+  renderWinrates(ui.reviewGraph, winrates, i, { dots: false, marks: judged.map((e) => ({ ply: e.move_number, kind: e.judgement })) });
+  // The move shown: its judgement, and the best line drawn on the board.
+  const here = review && review.byMove[i], next = review && review.byMove[i + 1];
+  let text = "";
+  if (here) {
+    text += `Move ${i} (${here.colour} ${here.move})${here.judgement ? `: ${here.judgement}` : ""}`;
+    if (here.winrate_before !== null && here.winrate_before !== undefined) {
+      text += ` — ${here.colour} ${percent(here.winrate_before)} → ${percent(here.winrate_after)} (${points(here.loss)})`;
+    }
+    if (here.best && here.best !== here.move) text += `; best was ${here.best}`;
+  }
+  if (next && next.best) text += `${text ? "\n" : ""}Best here: ${next.pv.join(" ")} (numbered on the board)`;
+  ui.reviewMove.textContent = text;
+  ui.mistakes.innerHTML = judged.map((e) =>
+    `<li data-mistake="${e.move_number}" class="judgement-${e.judgement}${e.move_number === i ? " current" : ""}">` +
+    `${e.move_number}. ${e.colour} ${escapeHtml(e.move)} ${e.judgement}` +
+    `${e.loss !== null && e.loss !== undefined ? ` ${points(e.loss)}` : ""}${e.best && e.best !== e.move ? ` (best ${escapeHtml(e.best)})` : ""}</li>`).join("") ||
+    (review ? `<li class="none">${running ? "no mistakes yet" : "no mistakes"}</li>` : "");
+  keepCurrentInSight(ui.mistakes);
+}
+
+ui.reviewButton.addEventListener("click", startReview);
+ui.stopReview.addEventListener("click", () => { stopReview(); renderReview(); });
+ui.ownership.addEventListener("change", () => renderReplay());
+ui.reviewGraph.addEventListener("click", (event) => {
+  const ply = graphPly(ui.reviewGraph, event);
+  if (ply !== null) step(ply);
+});
+ui.mistakes.addEventListener("click", (event) => {
+  const item = event.target.closest("[data-mistake]");
+  if (item) step(Number(item.dataset.mistake));
+});
+// Play: review the running game as far as it has gone (its replay, in the Replay tab).
+ui.reviewGame.addEventListener("click", async () => {
+  if (!game) return;
+  try {
+    const data = await fetchJson(`/api/games/${encodeURIComponent(game.game)}/replay`);
+    setMode("replay");
+    showReplay(data, "this game", "end");
+    startReview();
   } catch (error) {
     setStatus(error.message, "error");
   }
@@ -671,6 +847,7 @@ function setMode(next) {
   if (next !== "play") ui.download.hidden = true;
   clearInterval(watchTimer);
   send({ type: "unwatch" });
+  stopReview();
   if (next === "play") {
     renderPlay();
   } else {

@@ -62,6 +62,9 @@ function escapeText(text) {
 //   numbers:  Map vertex -> move number, written on the balls (the move-number view)
 //   level:    a level counted from 1: the balls of other levels are drawn faint (one-level view)
 //   flash:    vertices whose balls were just captured: a ring that fades out
+//   pv:       [{v, c, n}] a review's best line from here: numbered balls of its colours (n = 1: the best move)
+//   ownership: {vertex: lean} a review's ownership map, -1 White's .. 1 Black's: a shaded square per point
+//             (on a ball only when it leans to the other colour)
 export function renderBoard(svg, frame, options = {}) {
   const size = frame.size;
   const span = (size - 1) * CELL + 2 * MARGIN;
@@ -81,6 +84,9 @@ export function renderBoard(svg, frame, options = {}) {
     options.analysis.moves.forEach((item, order) => analysis.set(item.move, { ...item, order }));
   }
   const flash = new Set(options.flash || []);
+  const line = new Map();
+  for (const step of options.pv || []) if (!line.has(step.v)) line.set(step.v, step);
+  const ownership = options.ownership || null;
   const numbers = options.numbers || null;
   const inners = [];   // the content of every point, in drawing order
   const half = CELL * 0.45;   // a target's hit square, a little smaller than its cell
@@ -143,6 +149,20 @@ export function renderBoard(svg, frame, options = {}) {
               `<text x="${cx}" y="${cy - 2}">${Math.round(item.winrate * 100)}%</text>` +
               `<text class="visits" x="${cx}" y="${cy + 13}">${escapeText(item.visits)}</text></g>`;
           }
+        }
+        const lean = ownership ? ownership[v] : undefined;
+        const owner = lean === undefined ? null : lean > 0 ? "B" : "W";
+        if (owner && (!ball || ball.c !== owner)) {
+          // On an empty point: who is expected to hold it; on a ball only when it is the
+          // other colour's (the ball is expected to be lost), as KaTrain marks dead stones.
+          const s = CELL * 0.4;
+          inner += `<rect class="owner owner-${owner}" data-owner="${owner}" x="${cx - s / 2}" y="${cy - s / 2}"` +
+            ` width="${s}" height="${s}" opacity="${Math.min(0.85, 0.2 + Math.abs(lean)).toFixed(2)}"/>`;
+        }
+        const step = line.get(v);
+        if (step) {
+          inner += `<g class="pv pv-${step.c}${step.n === 1 ? " pv-best" : ""}" data-pv="${step.n}">` +
+            `<circle cx="${cx}" cy="${cy}" r="${radius(l) * 0.78}"/><text x="${cx}" y="${cy + 6}">${step.n}</text></g>`;
         }
         inners.push([v, inner]);
       }
@@ -233,25 +253,45 @@ export function renderSlices(container, frame) {
 }
 
 // White's win rate over the game, one point per analysed ply, on a 0/50/100% scale, with
-// the current ply marked; each point carries data-ply (the page jumps there on a click).
-export function renderWinrates(svg, winrates, current = null) {
+// the current ply marked; each point carries data-ply (the page jumps there on a click, and
+// graphPly reads a click between points). Options: marks [{ply, kind}] (a review's
+// blunders, mistakes and inaccuracies, drawn as coloured dots), dots (false: the line only).
+export function renderWinrates(svg, winrates, current = null, { marks = [], dots: withDots = true } = {}) {
   const width = 300, height = 80, left = 30;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   const points = [];
   let dots = "";
   const n = Math.max(winrates.length - 1, 1);
+  svg.dataset.plies = n;
   const xOf = (i) => left + (i / n) * (width - left - 6);
   const yOf = (w) => (1 - w) * (height - 10) + 5;
   winrates.forEach((w, i) => {
     if (w === null || w === undefined) return;
     points.push(`${xOf(i)},${yOf(w)}`);
-    dots += `<circle class="graph-dot" data-ply="${i}" cx="${xOf(i)}" cy="${yOf(w)}" r="4"/>`;
+    if (withDots) dots += `<circle class="graph-dot" data-ply="${i}" cx="${xOf(i)}" cy="${yOf(w)}" r="4"/>`;
   });
+  for (const { ply, kind } of marks) {
+    const w = winrates[ply];
+    if (w === null || w === undefined) continue;
+    dots += `<circle class="graph-mark graph-${kind}" data-ply="${ply}" data-mark="${kind}" cx="${xOf(ply)}" cy="${yOf(w)}" r="${kind === "inaccuracy" ? 2.5 : 3.5}"/>`;
+  }
   const axis = [[1, "100%"], [0.5, "50%"], [0, "0%"]].map(([w, label]) =>
     `<line class="${w === 0.5 ? "graph-mid" : "graph-tick"}" x1="${left}" y1="${yOf(w)}" x2="${width}" y2="${yOf(w)}"/>` +
     `<text class="graph-label" x="${left - 3}" y="${yOf(w) + 4}">${label}</text>`).join("");
   const marker = current === null ? "" :
-    `<line class="graph-current" data-role="winrate-current" x1="${xOf(current)}" y1="0" x2="${xOf(current)}" y2="${height}"/>`;
+    `<line class="graph-current" data-role="winrate-current" data-current="${current}" x1="${xOf(current)}" y1="0" x2="${xOf(current)}" y2="${height}"/>`;
   svg.innerHTML = `<rect class="graph-bg" x="${left}" width="${width - left}" height="${height}"/>${axis}${marker}` +
     (points.length ? `<polyline class="graph-line" data-role="winrate-line" points="${points.join(" ")}"/>` : "") + dots;
+}
+
+// The ply a click on a win-rate graph means: the nearest ply to the click's x (a point of
+// a long game is too small to aim at). Null left of the scale.
+export function graphPly(svg, event) {
+  const width = 300, left = 30;
+  const matrix = svg.getScreenCTM();
+  if (!matrix) return null;
+  const x = new DOMPoint(event.clientX, event.clientY).matrixTransform(matrix.inverse()).x;
+  if (x < left - 3) return null;
+  const n = Number(svg.dataset.plies) || 1;
+  return Math.max(0, Math.min(n, Math.round(((x - left) / (width - left - 6)) * n)));
 }

@@ -1,0 +1,400 @@
+"""Review mode of margo-web: a reviewed SGF opened, a live review streamed per move, in
+bounds and only to the server's own pages; and the page's graph, mistakes, best line and
+ownership map in Debian's Chromium.
+
+The expected reviews come from the library (``margo_gtp.protocol.review``) at a few
+visits, so the tests stay fast. The screenshots ``web-review.png`` (1280x800) and
+``web-review-390x844.png`` go to ``runs/web/``, or with ``MARGO_DOC_IMAGES=1`` to ``docs/img/``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from margo_gtp import sgf
+from margo_gtp.engine import Board, Colour, Rules
+from margo_gtp.players import make_player
+from margo_gtp.players.base import Budget
+from margo_gtp.protocol import review as review_library
+from margo_gtp.protocol.review import read_reviewed, review_game, reviewed_sgf
+from margo_gtp.web import review as web_review
+from margo_gtp.web.app import create_app
+from margo_gtp.web.game import EngineRegistry, GameStore
+from margo_gtp.web.review import SECONDS_PER_POSITION, page_entry
+from web_helpers import SCREENSHOTS
+
+VISITS = 20
+GAME = ("(;FF[4]GM[77]SZ[5]KM[0.5]PW[alice]PB[bob]\n"
+        ";W[cc:1];B[bd:1];W[cd:1];B[bc:1];W[db:1];B[bb:1];W[cb:1];B[dd:1];W[be:1];B[ad:1])")
+IMAGES = (Path(__file__).resolve().parents[2] / "docs" / "img" if os.environ.get("MARGO_DOC_IMAGES") == "1"
+          else SCREENSHOTS)
+
+
+def live_entries(text: str, visits: int = VISITS) -> list[dict]:
+    """The review the server runs of ``text``'s game, computed here by the library."""
+    return list(review_game(sgf.loads(text), visits, seed=0, ownership=True, seconds=SECONDS_PER_POSITION))
+
+
+def reviewed_text(text: str, visits: int = VISITS) -> str:
+    return reviewed_sgf(sgf.loads(text), live_entries(text, visits))
+
+
+def played_game(size: int, moves: int, seed: int) -> str:
+    """A seeded game, ``heuristic`` (White) against ``random`` (Black), as SGF: a game with
+    something to review (Black's mistakes)."""
+    board = Board(Rules(size=size))
+    players = {Colour.WHITE: make_player("heuristic", seed), Colour.BLACK: make_player("random", seed)}
+    while len(board.history) < moves and not board.is_game_over():
+        colour = board.to_move
+        board.push(players[colour].select_move(board, colour, Budget()), colour)
+    return sgf.dumps(sgf.record_from_board(board, white_name="heuristic", black_name="random"))
+
+
+@pytest.fixture
+def client(registry: EngineRegistry, games_dir: Path):
+    with TestClient(create_app(registry, GameStore(games_dir))) as test_client:
+        yield test_client
+
+
+def receive_review(ws) -> list[dict]:  # noqa: ANN001
+    """The review messages of one review, up to its end."""
+    messages = [ws.receive_json()]
+    while not messages[-1].get("done"):
+        messages.append(ws.receive_json())
+    return messages
+
+
+class HeldReview:
+    """review_game that gives its first ``held`` entries, then waits for :meth:`release`."""
+
+    def __init__(self, held: int) -> None:
+        self.held = held
+        self.waiting, self.go_on = threading.Event(), threading.Event()
+        self.real = review_library.review_game
+
+    def __call__(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN204
+        for number, entry in enumerate(self.real(*args, **kwargs), start=1):
+            yield entry
+            if number == self.held:
+                self.waiting.set()
+                assert self.go_on.wait(60)
+
+    def release(self) -> None:
+        self.go_on.set()
+
+
+# ---------------------------------------------------------------------------- the server
+
+
+def test_read_reviewed_gives_back_what_reviewed_sgf_wrote() -> None:
+    entries = live_entries(GAME)
+    read = read_reviewed(sgf.loads(reviewed_sgf(sgf.loads(GAME), entries)))
+    assert [e["move_number"] for e in read] == list(range(1, 11))
+    for wrote, back in zip(entries, read):
+        assert (back["colour"], back["move"], back["judgement"], back["best"], back["pv"], back["agrees"]) == (
+            wrote["colour"], wrote["move"], wrote["judgement"], wrote["best"], wrote["pv"], wrote["agrees"])
+        assert back["winrate_after"] == pytest.approx(wrote["winrate_after"], abs=5e-5)   # SBKV: 0.01 %
+        for key in ("winrate_before", "loss"):                                           # the comment: 0.1 %
+            assert back[key] == pytest.approx(wrote[key], abs=6e-4)
+        assert back["score_lead"] == pytest.approx(wrote["score_lead"], abs=0.051)
+    assert read_reviewed(sgf.loads(GAME)) == []
+
+
+def test_a_reviewed_sgf_opens_as_a_replay_with_its_review(client: TestClient) -> None:
+    text = reviewed_text(GAME)
+    data = client.post("/api/replay", content=text).json()
+    assert data["notes"] == ["the record has variations: the main line is shown"]   # the best lines
+    review = data["review"]
+    assert (review["source"], review["done"], review["total"]) == ("sgf", True, 10)
+    assert review["entries"] == [page_entry(e) for e in read_reviewed(sgf.loads(text))]
+    first = review["entries"][0]
+    assert first["white"] == first["winrate_after"] and "ownership" not in first   # an SGF holds no ownership
+    assert client.post("/api/replay", content=GAME).json()["review"] is None
+
+
+def test_a_live_review_streams_one_entry_per_move_then_the_reviewed_sgf(client: TestClient) -> None:
+    replay = client.post("/api/replay", content=GAME).json()["replay"]
+    assert client.get(f"/api/replay/{replay}/reviewed.sgf").json() == {
+        "error": "no review of this replay yet (review it first)"}
+    expected = live_entries(GAME)
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "review", "replay": replay, "visits": VISITS})
+        messages = receive_review(ws)
+    base = {"type": "review", "replay": replay, "visits": VISITS, "total": 10}
+    assert messages[0] == {**base, "entries": [], "done": False}
+    assert messages[1:-1] == [{**base, "entries": [page_entry(e)], "done": False} for e in expected]
+    assert messages[-1] == {**base, "entries": [], "done": True}
+    owners = messages[1]["entries"][0]["ownership"]
+    assert owners and all(-1 <= lean <= 1 and abs(lean) >= web_review.OWNERSHIP_SHOWN for lean in owners.values())
+    sgf_text = client.get(f"/api/replay/{replay}/reviewed.sgf").text
+    assert sgf_text == reviewed_sgf(sgf.loads(GAME), [{k: v for k, v in e.items() if k != "ownership"} for e in expected])
+
+
+@pytest.mark.parametrize("message, error", [
+    ({"type": "review", "replay": "nope", "visits": 20}, "no such replay: 'nope' (load the record again)"),
+    ({"type": "review", "replay": ["x"]}, "no such replay: ['x'] (load the record again)"),
+    ({"type": "review", "replay": "REPLAY", "visits": 0}, "invalid review visits: 0 (a whole number 1..1600)"),
+    ({"type": "review", "replay": "REPLAY", "visits": 1601}, "invalid review visits: 1601 (a whole number 1..1600)"),
+    ({"type": "review", "replay": "REPLAY", "visits": "20"}, "invalid review visits: '20' (a whole number 1..1600)"),
+    ({"type": "review", "replay": "EMPTY"}, "cannot review: the game has no moves to review"),
+])
+def test_bad_review_requests_get_one_line_and_start_nothing(client: TestClient, message: dict, error: str) -> None:
+    ids = {"REPLAY": client.post("/api/replay", content=GAME).json()["replay"],
+           "EMPTY": client.post("/api/replay", content="(;FF[4]GM[77]SZ[5])").json()["replay"]}
+    message = {**message, "replay": ids.get(message["replay"], message["replay"])} if isinstance(message["replay"], str) else message
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json(message)
+        assert ws.receive_json() == {"type": "error", "message": error}
+    assert client.app.state.server.reviews.running == 0
+
+
+def test_a_game_over_the_move_cap_is_not_reviewed(client: TestClient, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setattr(web_review, "MAX_REVIEW_MOVES", 9)
+    replay = client.post("/api/replay", content=GAME).json()["replay"]
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "review", "replay": replay})
+        assert ws.receive_json() == {"type": "error", "message": "cannot review: 10 moves (at most 9 are reviewed)"}
+
+
+def test_one_review_at_a_time_and_a_page_that_leaves_frees_it(client: TestClient, monkeypatch) -> None:  # noqa: ANN001
+    held = HeldReview(held=2)
+    monkeypatch.setattr(web_review.review_library, "review_game", held)
+    replay = client.post("/api/replay", content=GAME).json()["replay"]
+    server = client.app.state.server
+    with client.websocket_connect("/ws") as first:
+        first.receive_json()
+        first.send_json({"type": "review", "replay": replay, "visits": VISITS})
+        assert held.waiting.wait(60)
+        assert [len(first.receive_json()["entries"]) for _ in range(3)] == [0, 1, 1]   # streamed, not at the end
+        with client.websocket_connect("/ws") as second:
+            second.receive_json()
+            second.send_json({"type": "review", "replay": replay, "visits": VISITS})
+            assert second.receive_json() == {"type": "error", "message": (
+                "a review is already running on this server (at most 1 at a time): wait for it to end or stop it")}
+    # The first page went away: its review stops after the position being searched.
+    held.release()
+    for _ in range(600):
+        if server.reviews.running == 0:
+            break
+        threading.Event().wait(0.05)
+    assert server.reviews.running == 0
+    assert len(server.replays.get(replay).review_entries) < 10
+    monkeypatch.setattr(web_review.review_library, "review_game", held.real)
+    with client.websocket_connect("/ws") as again:
+        again.receive_json()
+        again.send_json({"type": "review", "replay": replay, "visits": VISITS})
+        assert receive_review(again)[-1]["done"] is True
+
+
+def test_stop_review_ends_it_and_keeps_what_was_found(client: TestClient, monkeypatch) -> None:  # noqa: ANN001
+    held = HeldReview(held=3)
+    monkeypatch.setattr(web_review.review_library, "review_game", held)
+    replay = client.post("/api/replay", content=GAME).json()["replay"]
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "review", "replay": replay, "visits": VISITS})
+        assert held.waiting.wait(60)
+        assert [len(ws.receive_json()["entries"]) for _ in range(4)] == [0, 1, 1, 1]
+        ws.send_json({"type": "stop_review"})
+        held.release()
+        ws.send_json({"type": "undo"})   # the socket answers its next message, no more review
+        assert ws.receive_json() == {"type": "error", "message": "no game: start one first"}
+    text = client.get(f"/api/replay/{replay}/reviewed.sgf").text
+    assert [e["move_number"] for e in read_reviewed(sgf.loads(text))] == [1, 2, 3]
+
+
+def test_a_page_of_another_site_can_neither_review_nor_read_a_review(client: TestClient) -> None:
+    evil = {"origin": "http://evil.example"}
+    refused = {"error": "refused: a page of http://evil.example may not use this server"}
+    response = client.post("/api/replay", content=reviewed_text(GAME), headers=evil)
+    assert (response.status_code, response.json()) == (403, refused)
+    replay = client.post("/api/replay", content=GAME).json()["replay"]
+    for method in ("GET", "POST"):
+        response = client.request(method, f"/api/replay/{replay}/reviewed.sgf", headers=evil)
+        assert (response.status_code, response.json()) == (403, refused)
+    from starlette.websockets import WebSocketDisconnect
+    with pytest.raises(WebSocketDisconnect), client.websocket_connect("/ws", headers=evil) as ws:
+        ws.send_json({"type": "review", "replay": replay})
+    assert client.app.state.server.reviews.running == 0
+
+
+@pytest.mark.parametrize("text, status, error", [
+    ("hello", 400, "cannot load SGF: malformed SGF: no SGF data found"),
+    ("(;GM[1]FF[4]SZ[9];B[ee];W[ef];B[fe])", 400, "cannot load SGF: a Go record (GM[1]) that is not a MarGo game "
+     "seen from above: projected Go record: node 2: W at E4 names no empty MarGo point"),
+    ("(;GM[77]FF[4]SZ[25];W[aa:1])", 400, "cannot load SGF: unsupported board size: SZ[25] (allowed 2..19)"),
+    ("(;GM[77]FF[4]SZ[3];W[dd:1])", 400, "cannot load SGF: node 1: point is off board: 'dd:1' (board size 3)"),
+    ("(" + " " * 1_000_001 + ")", 413, "SGF too large (over 1000000 bytes)"),
+])
+def test_a_bad_file_to_review_gets_the_replay_paths_one_line(client: TestClient, text: str, status: int, error: str) -> None:
+    """A reviewed SGF opens through the replay path, so a bad one gets its messages."""
+    response = client.post("/api/replay", content=text)
+    assert (response.status_code, response.json()) == (status, {"error": error})
+
+
+# ---------------------------------------------------------------------------- the page
+
+playwright = pytest.importorskip("playwright.sync_api")
+Page, expect = playwright.Page, playwright.expect
+STATUS = "[data-role=status]"
+PROGRESS = "[data-role=review-progress]"
+
+
+def balls_on_page(page) -> dict[str, str]:  # noqa: ANN001
+    return page.eval_on_selector_all("[data-ball]", "els => Object.fromEntries(els.map(e => [e.dataset.vertex, e.dataset.ball]))")
+
+
+def balls_at(text: str, ply: int) -> dict[str, str]:
+    board = sgf.replay(sgf.loads(text), ply)
+    return {point.gtp(): colour.letter for point, colour in board.balls().items()}
+
+
+def click_graph_at(page, ply: int, plies: int) -> None:  # noqa: ANN001
+    """Click the review graph where ply ``ply`` is drawn (viewBox 300 wide, scale from x=30 to 294)."""
+    rect = page.locator("[data-role=review-graph]").bounding_box()
+    x = rect["x"] + (30 + ply / plies * 264) / 300 * rect["width"]
+    page.mouse.click(x, rect["y"] + rect["height"] * 0.5)
+
+
+def drawn_line(page) -> list[tuple[str, str]]:  # noqa: ANN001
+    return page.eval_on_selector_all(
+        "[data-pv]", "els => els.map(e => [e.closest('[data-vertex]').dataset.vertex, e.dataset.pv])"
+        ".sort((a, b) => a[1] - b[1])")
+
+
+def open_sgf(page, folder: Path, text: str, name: str = "game.reviewed.sgf") -> None:  # noqa: ANN001
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    page.click("[data-tab=replay]")
+    page.set_input_files("[data-role=sgf-file]", str(path))
+
+
+@pytest.mark.process
+def test_a_reviewed_sgf_shows_its_graph_and_mistakes_and_jumps_from_both(web_page, live_server, tmp_path: Path) -> None:  # noqa: ANN001
+    page = web_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    text = reviewed_text(GAME)
+    entries = read_reviewed(sgf.loads(text))
+    judged = [e for e in entries if e["judgement"] in ("blunder", "mistake", "inaccuracy")]
+    page.goto(live_server.url)
+    open_sgf(page, tmp_path, text)
+    expect(page.locator(PROGRESS)).to_have_text("Review read from the SGF (10 of 10 moves)")
+    expect(page.locator("[data-role=review-graph] [data-role=winrate-line]")).to_have_count(1)
+    expect(page.locator("[data-role=review-graph] .graph-label")).to_have_text(["100%", "50%", "0%"])
+    assert page.eval_on_selector_all("[data-role=review-graph] [data-mark]", "els => els.map(e => [+e.dataset.ply, e.dataset.mark])") == (
+        [[e["move_number"], e["judgement"]] for e in judged])
+    expect(page.locator("[data-mistake]")).to_have_count(len(judged))
+    first = judged[0]
+    expect(page.locator("[data-mistake]").first).to_have_text(
+        f"{first['move_number']}. {first['colour']} {first['move']} {first['judgement']} −{100 * first['loss']:.1f}"
+        + (f" (best {first['best']})" if first["best"] != first["move"] else ""))
+    # A click on the graph jumps to that move: its number, its board, the marker there.
+    click_graph_at(page, 6, 10)
+    expect(page.locator(STATUS)).to_contain_text("game.reviewed.sgf: move 6 of 10 (B B4:1)")
+    assert balls_on_page(page) == balls_at(text, 6)
+    expect(page.locator("[data-role=review-graph] [data-role=winrate-current]")).to_have_attribute("data-current", "6")
+    # The best line of the position shown: the engine's choice for move 7, numbered in order.
+    assert drawn_line(page) == [[v, str(n)] for n, v in enumerate(entries[6]["pv"], start=1)]
+    expect(page.locator(f"g[data-vertex='{entries[6]['best']}'] .pv-best")).to_have_count(1)
+    expect(page.locator("[data-role=review-move]")).to_contain_text(f"Best here: {' '.join(entries[6]['pv'])}")
+    # A click on a mistake jumps to it.
+    last = judged[-1]
+    page.locator(f"[data-mistake='{last['move_number']}']").click()
+    number = last["move_number"]
+    expect(page.locator(STATUS)).to_contain_text(f"move {number} of 10 ({last['colour']} {last['move']})")
+    assert balls_on_page(page) == balls_at(text, number)
+    expect(page.locator(f"[data-mistake='{number}']")).to_have_class(f"judgement-{last['judgement']} current")
+    expect(page.locator("[data-role=review-move]")).to_contain_text(f"Move {number} ({last['colour']} {last['move']}): {last['judgement']}")
+    expect(page.locator("[data-owner]")).to_have_count(0)   # a reviewed SGF has no ownership map
+
+
+@pytest.mark.process
+def test_a_live_review_fills_in_while_it_runs(web_page, live_server, tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    held = HeldReview(held=3)
+    monkeypatch.setattr(web_review.review_library, "review_game", held)
+    page = web_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(live_server.url)
+    open_sgf(page, tmp_path, GAME, "game.sgf")
+    expect(page.locator(PROGRESS)).to_contain_text("Not reviewed")
+    page.locator("[data-role=review-visits]").select_option("50")
+    page.click("[data-action=review]")
+    # Held after three positions: the page already shows them, the review still runs.
+    expect(page.locator(PROGRESS)).to_have_text("Reviewing at 50 visits: 3 of 10 moves…")
+    expect(page.locator("[data-action=stop-review]")).to_be_visible()
+    points = page.locator("[data-role=review-graph] [data-role=winrate-line]").get_attribute("points")
+    assert len(points.split()) == 3
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")   # move 2: its ownership and move 3's best line are in
+    expect(page.locator(STATUS)).to_contain_text("move 2 of 10")
+    expected = live_entries(GAME, 50)
+    expect(page.locator("[data-pv]")).to_have_count(len(set(expected[2]["pv"])))
+    shown = page.eval_on_selector_all("[data-owner]", "els => Object.fromEntries(els.map(e => [e.closest('[data-vertex]').dataset.vertex, e.dataset.owner]))")
+    owners = {v: "B" if lean > 0 else "W" for v, lean in page_entry(expected[1])["ownership"].items()}
+    balls = balls_at(GAME, 2)   # a ball is marked only when the map gives its point to the other colour
+    assert shown == {v: owner for v, owner in owners.items() if v not in balls or balls[v] != owner}
+    assert shown
+    page.uncheck("[data-role=ownership]")
+    expect(page.locator("[data-owner]")).to_have_count(0)
+    page.check("[data-role=ownership]")
+    held.release()
+    expect(page.locator(PROGRESS)).to_have_text("Reviewed: 10 moves at 50 visits")
+    assert len(page.locator("[data-role=review-graph] [data-role=winrate-line]").get_attribute("points").split()) == 10
+    judged = [e for e in expected if e["judgement"] in ("blunder", "mistake", "inaccuracy")]
+    expect(page.locator("[data-mistake]")).to_have_count(len(judged))
+    expect(page.locator("[data-role=reviewed-sgf]")).to_be_visible()
+
+
+@pytest.mark.process
+def test_the_running_game_is_reviewed_from_play(web_page, live_server) -> None:  # noqa: ANN001
+    page = web_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/?size=5&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    expect(page.locator("[data-action=review-game]")).to_be_disabled()
+    for vertex in ("C3:1", "B2:1", "C2:1", "B3:1", "D4:1", "B4:1"):
+        page.click(f"g[data-vertex='{vertex}']")
+    expect(page.locator("[data-role=moves] li")).to_have_count(6)
+    page.click("[data-action=review-game]")
+    expect(page.locator("[data-tab=replay]")).to_have_class("tab active")
+    expect(page.locator(PROGRESS)).to_have_text("Reviewed: 6 moves at 200 visits")
+    expect(page.locator(STATUS)).to_contain_text("this game: move 6 of 6 (B B4:1)")
+    click_graph_at(page, 3, 6)
+    expect(page.locator(STATUS)).to_contain_text("this game: move 3 of 6 (W C2:1)")
+    expect(page.locator("[data-pv]").first).to_be_attached()
+    expect(page.locator("[data-owner]").first).to_be_attached()
+    assert page.evaluate("window.scrollY") == 0
+
+
+@pytest.mark.process
+def test_review_pictures(web_page, live_server, tmp_path: Path) -> None:  # noqa: ANN001
+    """A 7x7 game reviewed live at 200 visits, shown before its last blunder, at 1280x800 and on a phone."""
+    page = web_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    text = played_game(7, 60, seed=3)
+    page.goto(live_server.url)
+    open_sgf(page, tmp_path, text, "game-7x7.sgf")
+    page.click("[data-action=review]")
+    expect(page.locator(PROGRESS)).to_have_text("Reviewed: 60 moves at 200 visits", timeout=120_000)
+    blunder = page.locator("[data-mistake].judgement-blunder").last
+    number = int(blunder.get_attribute("data-mistake"))
+    blunder.click()
+    expect(page.locator(STATUS)).to_contain_text(f"game-7x7.sgf: move {number} of 60")
+    page.keyboard.press("ArrowLeft")    # the position before it: the best line that was missed
+    expect(page.locator(STATUS)).to_contain_text(f"move {number - 1} of 60")
+    expect(page.locator("[data-pv]").first).to_be_attached()
+    page.screenshot(path=str(IMAGES / "web-review.png"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.evaluate("window.margo.fitBoard()")
+    page.locator("[data-role=review-box]").scroll_into_view_if_needed()
+    # The board and, below it on a phone, the review: the top of the page.
+    page.screenshot(path=str(IMAGES / "web-review-390x844.png"), full_page=True,
+                    clip={"x": 0, "y": 0, "width": 390, "height": 1080})
