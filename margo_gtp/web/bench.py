@@ -23,6 +23,11 @@ Two figures, measured, never asserted in tests:
 ``web_index_under_replay_p50_ms`` / ``..._max_ms``
     ``GET /`` answered meanwhile, sampled back to back by another client for as long as the
     replay is built. Target: max <= 1,000 ms (before issue #26 it waited 12-18 s).
+``web_review_first_entry_ms``, ``web_review_9x9_30_moves_s``
+    The review mode: a 30-move 9x9 record (random legal moves, seed 1) reviewed at 50
+    visits over the websocket (TestClient, the search in the server's worker thread): the
+    time from the ``review`` message to the first streamed entry (two positions searched:
+    before and after move 1), and to the end of the review.
 """
 
 from __future__ import annotations
@@ -211,10 +216,38 @@ def replay_under_load() -> dict[str, float]:
             "web_index_under_replay_max_ms": round(max(index_ms), 2), "web_index_under_replay_samples": len(index_ms)}
 
 
+def review_stream(moves: int = 30, visits: int = 50) -> dict[str, float]:
+    """Time to the first streamed entry of a live review, and to its end (see the docstring)."""
+    from starlette.testclient import TestClient
+
+    from margo_gtp.web.app import create_app
+    from margo_gtp.web.cli import default_engine_commands
+    from margo_gtp.web.game import EngineRegistry, GameStore
+
+    app = create_app(EngineRegistry(default_engine_commands()), GameStore(Path(tempfile.mkdtemp(prefix="margo-web-bench-"))))
+    with TestClient(app) as client, client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        replay = client.post("/api/replay", content=long_record(moves, 9)).json()["replay"]
+        started = time.perf_counter()
+        ws.send_json({"type": "review", "replay": replay, "visits": visits})
+        first = None
+        while True:
+            message = ws.receive_json()
+            if message.get("error") or message["type"] == "error":
+                raise RuntimeError(f"review failed: {message}")
+            if message["entries"] and first is None:
+                first = time.perf_counter() - started
+            if message["done"]:
+                break
+        total = time.perf_counter() - started
+    return {"web_review_first_entry_ms": round(first * 1000, 1), f"web_review_9x9_{moves}_moves_s": round(total, 2)}
+
+
 def figures() -> dict[str, float]:
     result: dict[str, float] = {}
     result.update(move_latency())
     result.update(replay_under_load())
+    result.update(review_stream())
     if Path(CHROMIUM).exists():
         result.update(draw_time())
     else:
