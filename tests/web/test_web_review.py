@@ -391,6 +391,7 @@ def test_review_pictures(web_page, live_server, tmp_path: Path) -> None:  # noqa
     page.keyboard.press("ArrowLeft")    # the position before it: the best line that was missed
     expect(page.locator(STATUS)).to_contain_text(f"move {number - 1} of 60")
     expect(page.locator("[data-pv]").first).to_be_attached()
+    page.mouse.move(0, 0)   # no hover highlight in the picture
     page.screenshot(path=str(IMAGES / "web-review.png"))
     page.set_viewport_size({"width": 390, "height": 844})
     page.evaluate("window.margo.fitBoard()")
