@@ -121,7 +121,8 @@ class ReviewRunner:
         if len(record.moves) > MAX_REVIEW_MOVES:
             raise GameError(f"cannot review: {len(record.moves)} moves (at most {MAX_REVIEW_MOVES} are reviewed)")
         if len(record.moves) != replay.plies:
-            raise GameError("cannot review: the record's moves and its replay differ (idle passes skipped)")
+            raise GameError("cannot review: the record holds passes that were no move (the game over, or no "
+                            "legal move), which its replay skips")
         self._take_slot()
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()   # at most one item per move: bounded
@@ -168,6 +169,12 @@ class ReviewRunner:
         except RuntimeError:
             self._free_slot()
             raise
+        def finished(task: asyncio.Task) -> None:
+            stop.set()   # also when the task was cancelled before it ran
+            if not task.cancelled() and task.exception() is not None:
+                # The page went away while an entry was being sent: nothing left to tell it.
+                log.debug("review stream ended: %r", task.exception())
+
         task = loop.create_task(stream())
-        task.add_done_callback(lambda _: stop.set())   # also when cancelled before it ran
+        task.add_done_callback(finished)
         return task

@@ -164,6 +164,19 @@ def test_a_game_over_the_move_cap_is_not_reviewed(client: TestClient, monkeypatc
         assert ws.receive_json() == {"type": "error", "message": "cannot review: 10 moves (at most 9 are reviewed)"}
 
 
+def test_a_record_with_passes_its_replay_skips_is_not_reviewed(client: TestClient) -> None:
+    over = played_game(2, 40, seed=1)                      # 2x2: over after three moves
+    with_passes = over.rstrip().removesuffix(")") + ";W[];B[])"   # passes of a 2-D referee after the end
+    data = client.post("/api/replay", content=with_passes).json()
+    assert (data["plies"], len(sgf.loads(with_passes).moves)) == (3, 5)
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "review", "replay": data["replay"]})
+        assert ws.receive_json() == {"type": "error", "message": (
+            "cannot review: the record holds passes that were no move (the game over, or no legal move), "
+            "which its replay skips")}
+
+
 def test_one_review_at_a_time_and_a_page_that_leaves_frees_it(client: TestClient, monkeypatch) -> None:  # noqa: ANN001
     held = HeldReview(held=2)
     monkeypatch.setattr(web_review.review_library, "review_game", held)
