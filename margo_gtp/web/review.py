@@ -94,7 +94,8 @@ class ReviewRunner:
 
     def __init__(self, limit: int = MAX_REVIEWS) -> None:
         self.limit = limit
-        self.running = 0
+        self.running = 0     # review threads alive (each holds a slot until its search ends)
+        self.streams = 0     # reviews still sending to a page (on the event loop)
         self._lock = threading.Lock()
 
     def _take_slot(self) -> None:
@@ -171,10 +172,12 @@ class ReviewRunner:
             raise
         def finished(task: asyncio.Task) -> None:
             stop.set()   # also when the task was cancelled before it ran
+            self.streams -= 1
             if not task.cancelled() and task.exception() is not None:
                 # The page went away while an entry was being sent: nothing left to tell it.
                 log.debug("review stream ended: %r", task.exception())
 
         task = loop.create_task(stream())
+        self.streams += 1
         task.add_done_callback(finished)
         return task

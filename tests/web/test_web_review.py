@@ -69,6 +69,16 @@ def receive_review(ws) -> list[dict]:  # noqa: ANN001
     return messages
 
 
+def wait_until(condition, seconds: float = 60) -> None:  # noqa: ANN001
+    """Wait for ``condition()`` (a state another thread reaches), failing after ``seconds``."""
+    deadline = threading.Event()
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        deadline.wait(0.02)
+    raise AssertionError(f"not reached in {seconds} s: {condition}")
+
+
 class HeldReview:
     """review_game that gives its first ``held`` entries, then waits for :meth:`release`."""
 
@@ -193,13 +203,11 @@ def test_one_review_at_a_time_and_a_page_that_leaves_frees_it(client: TestClient
             assert second.receive_json() == {"type": "error", "message": (
                 "a review is already running on this server (at most 1 at a time): wait for it to end or stop it")}
     # The first page went away: its review stops after the position being searched.
+    wait_until(lambda: server.reviews.streams == 0)    # the server saw it go
+    assert server.reviews.running == 1                  # the search of position 3 goes on ...
     held.release()
-    for _ in range(600):
-        if server.reviews.running == 0:
-            break
-        threading.Event().wait(0.05)
-    assert server.reviews.running == 0
-    assert len(server.replays.get(replay).review_entries) < 10
+    wait_until(lambda: server.reviews.running == 0)    # ... and is the last
+    assert len(server.replays.get(replay).review_entries) == 2
     monkeypatch.setattr(web_review.review_library, "review_game", held.real)
     with client.websocket_connect("/ws") as again:
         again.receive_json()
@@ -217,9 +225,10 @@ def test_stop_review_ends_it_and_keeps_what_was_found(client: TestClient, monkey
         assert held.waiting.wait(60)
         assert [len(ws.receive_json()["entries"]) for _ in range(4)] == [0, 1, 1, 1]
         ws.send_json({"type": "stop_review"})
-        held.release()
-        ws.send_json({"type": "undo"})   # the socket answers its next message, no more review
+        ws.send_json({"type": "undo"})   # answered after the stop: the next message, no more review
         assert ws.receive_json() == {"type": "error", "message": "no game: start one first"}
+        held.release()
+        wait_until(lambda: client.app.state.server.reviews.running == 0)
     text = client.get(f"/api/replay/{replay}/reviewed.sgf").text
     assert [e["move_number"] for e in read_reviewed(sgf.loads(text))] == [1, 2, 3]
 
