@@ -115,6 +115,16 @@ def test_read_reviewed_gives_back_what_reviewed_sgf_wrote() -> None:
     assert read_reviewed(sgf.loads(GAME)) == []
 
 
+def test_sabakis_own_win_rates_are_read_without_the_rest() -> None:
+    """A file with SBKV and marks but no margo-review comment: the graph and the marks only."""
+    text = GAME.replace(";B[bd:1]", ";B[bd:1]SBKV[61.5]BM[1]C[nice try]").replace(";W[cd:1]", ";W[cd:1]SBKV[55]")
+    assert read_reviewed(sgf.loads(text)) == [
+        {"move_number": 2, "colour": "B", "move": "B2:1", "winrate_before": None, "winrate_after": 0.615, "loss": None,
+         "best": None, "pv": [], "agrees": None, "score_lead": None, "judgement": "mistake"},
+        {"move_number": 3, "colour": "W", "move": "C2:1", "winrate_before": None, "winrate_after": 0.45, "loss": None,
+         "best": None, "pv": [], "agrees": None, "score_lead": None, "judgement": None}]
+
+
 def test_a_reviewed_sgf_opens_as_a_replay_with_its_review(client: TestClient) -> None:
     text = reviewed_text(GAME)
     data = client.post("/api/replay", content=text).json()
