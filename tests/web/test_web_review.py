@@ -14,6 +14,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from margo_gtp import sgf
@@ -173,6 +175,37 @@ def test_bad_review_requests_get_one_line_and_start_nothing(client: TestClient, 
         ws.send_json(message)
         assert ws.receive_json() == {"type": "error", "message": error}
     assert client.app.state.server.reviews.running == 0
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-5, 30) | st.floats(allow_nan=False) | st.text(max_size=8),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                           max_leaves=6)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_any_review_request_gets_one_answer(client: TestClient, data) -> None:  # noqa: ANN001
+    """A review request is refused with one error, or starts a review (and nothing else)."""
+    replay = client.post("/api/replay", content=GAME).json()["replay"]
+    message = data.draw(st.fixed_dictionaries({"type": st.just("review")}, optional={
+        "replay": st.just(replay) | JSON_VALUES, "visits": st.integers(-2, 5) | st.just(1601) | JSON_VALUES}))
+    valid = message.get("replay") == replay and (
+        "visits" not in message or type(message["visits"]) is int and 1 <= message["visits"] <= 1600)
+    if valid and "visits" not in message:
+        message["visits"] = 5   # the default (200) is slow for a property test
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json(message)
+        answer = ws.receive_json()
+        if valid:
+            assert answer == {"type": "review", "replay": replay, "visits": message["visits"], "total": 10,
+                              "entries": [], "done": False}
+            assert len(receive_review(ws)) == 11   # ten entries and the end
+        else:
+            assert answer["type"] == "error" and "\n" not in answer["message"]
+        ws.send_json({"type": "undo"})             # nothing else was queued for this socket
+        assert ws.receive_json() == {"type": "error", "message": "no game: start one first"}
+    wait_until(lambda: client.app.state.server.reviews.running == 0)
 
 
 def test_a_game_over_the_move_cap_is_not_reviewed(client: TestClient, monkeypatch) -> None:  # noqa: ANN001
