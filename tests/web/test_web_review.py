@@ -419,6 +419,27 @@ def test_a_live_review_fills_in_while_it_runs(web_page, live_server, tmp_path: P
 
 
 @pytest.mark.process
+def test_a_dropped_connection_says_the_review_stopped(web_page, live_server, tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    held = HeldReview(held=3)
+    monkeypatch.setattr(web_review.review_library, "review_game", held)
+    page = web_page
+    page.goto(live_server.url)
+    open_sgf(page, tmp_path, GAME, "game.sgf")
+    page.locator("[data-role=review-visits]").select_option("50")
+    page.click("[data-action=review]")
+    expect(page.locator(PROGRESS)).to_have_text("Reviewing at 50 visits: 3 of 10 moves…")
+    page.evaluate("window.margo.socket.close()")
+    expect(page.locator(PROGRESS)).to_have_text(
+        "the connection dropped: the review stopped after 3 of 10 moves (Review again to redo it)")
+    expect(page.locator("[data-role=connection]")).to_have_text("connected")   # reconnected
+    wait_until(lambda: live_server.app.state.server.reviews.streams == 0)
+    held.release()
+    wait_until(lambda: live_server.app.state.server.reviews.running == 0)
+    page.click("[data-action=review]")
+    expect(page.locator(PROGRESS)).to_have_text("Reviewed: 10 moves at 50 visits")
+
+
+@pytest.mark.process
 def test_the_running_game_is_reviewed_from_play(web_page, live_server) -> None:  # noqa: ANN001
     page = web_page
     page.set_viewport_size({"width": 390, "height": 844})

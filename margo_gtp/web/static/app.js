@@ -145,6 +145,13 @@ function connect() {
   };
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = () => {
+    const review = replay && replay.review;
+    if (review && review.source === "live" && !review.done) {
+      // The server stops a review whose page went away: say so, and keep what came.
+      review.done = true;
+      review.error = `the connection dropped: the review stopped after ${review.entries.length} of ${review.total} moves (Review again to redo it)`;
+      renderReview();
+    }
     ui.connection.textContent = "reconnecting…";
     ui.connection.classList.add("down");
     const delay = Math.min(5000, 250 * 2 ** retries++);
@@ -620,7 +627,9 @@ function startReview() {
   const visits = Number(ui.reviewVisits.value);
   stopReview();
   replay.review = { source: "live", asked: true, done: false, total: pliesOf(replay), visits, entries: [], byMove: [] };
-  send({ type: "review", replay: replay.replay, visits });
+  if (!send({ type: "review", replay: replay.replay, visits })) {
+    replay.review = { ...replay.review, asked: false, done: true, error: "not connected to the server: try again in a moment" };
+  }
   renderReview();
 }
 
