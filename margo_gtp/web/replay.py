@@ -10,9 +10,10 @@ rules core's ``pop`` and played forward), so no answer grows with the game.
 
 What a replay tells besides the positions (the *info*): the names, result, date, event and
 the root comment, a comment per move, a note when the record has variations (only the main
-line is followed), the review a reviewed SGF carries (:mod:`~margo_gtp.web.review`), and a notice when a Go record (``GM[1]``) was read through the 2-D
-projection (``gtp.md`` section 5) - such a record is never taken for a native MarGo game
-silently, and one whose moves do not lift to MarGo points is refused with that reason.
+line is followed), the review a reviewed SGF carries (:mod:`~margo_gtp.web.review`), and a
+notice when a Go record (``GM[1]``) was read through the 2-D projection (``gtp.md``
+section 5) - such a record is never taken for a native MarGo game silently, and one whose
+moves do not lift to MarGo points is refused with that reason.
 """
 
 from __future__ import annotations
