@@ -44,7 +44,7 @@ def python_nodes(root: Node, board: Board) -> list[tuple]:
 def c_tree(player: MctsPlayer, board: Board, colour, playouts: int, max_nodes: int = 1 << 24) -> tuple:
     """``player``'s search by the C tree, every node in preorder: (simulations, nodes, full)."""
     return native_search.tree_search(board, colour, player.rng, player._c_tree_params(board), playouts,
-                                     native_search.priors_on(board, player._prior_rates), max_nodes)
+                                     player._c_tree_priors(), max_nodes)
 
 
 def both_searches(board: Board, playouts: int, seed: int, colour=None, **options) -> tuple[tuple, tuple]:
@@ -137,10 +137,13 @@ def test_bad_arguments_to_the_tree_search_raise():
         _search.tree_search(state, 0, mt, params, 10, 0, None)
     with pytest.raises(ValueError, match="^colour must be 0 or 1$"):
         _search.tree_search(state, 2, mt, params, 10, 100, None)
-    with pytest.raises(TypeError, match="^priors must be callable$"):
+    priors = MctsPlayer()._c_tree_priors()
+    with pytest.raises(TypeError, match="^priors must be None or a tuple of 12 numbers$"):
         _search.tree_search(state, 0, mt, params, 10, 100, 7)
-    with pytest.raises(ValueError, match="^priors must return 25 rates$"):
-        _search.tree_search(state, 0, mt, params, 10, 100, lambda path, colours, to_move, codes: [0.5])
+    with pytest.raises(TypeError, match="^priors must be None or a tuple of 12 numbers$"):
+        _search.tree_search(state, 0, mt, params, 10, 100, priors[:11])
+    with pytest.raises(TypeError, match="^priors must be None or a tuple of 12 numbers$"):
+        _search.tree_search(state, 0, mt, params, 10, 100, (*priors[:7], 1.5, *priors[8:]))
     done, _, nodes, full = _search.tree_search(state, 0, mt, params, 10, 1, None)
     assert (done, len(nodes), full) == (10, 1, True)  # room for the root only: ten playouts from it
 

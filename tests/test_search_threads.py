@@ -80,8 +80,8 @@ def test_one_thread_through_the_threaded_entry_is_the_single_thread_tree():
 
 
 def test_repeated_threaded_searches_with_priors_and_early_stop():
-    """Many short searches of two to four threads with the priors callback (which takes the
-    GIL from the search threads) and the early stop: no crash, every budget honoured."""
+    """Many short searches of two to four threads with the priors (computed by the search
+    threads, search_prior.c) and the early stop: no crash, every budget honoured."""
     board = core.board_on_core(midgame_positions()[3], "native")
     for run in range(30):
         threads = 2 + run % 3
@@ -142,37 +142,50 @@ def test_the_search_releases_the_gil():
 
 def test_a_tree_being_searched_refuses_other_calls():
     """A search holds the tree without the GIL: another Python thread asking the tree
-    (advance, size, in_flight, or a second search) is refused. The priors callback runs on
-    the GIL mid-search and tries them."""
+    (advance, size, in_flight) meanwhile is refused. The asking thread runs from before the
+    search starts until after it ends, so it asks while the search runs (the search gives
+    the GIL up for its whole length)."""
     board = core.board_on_core(midgame_positions()[0], "native")
     tree = native_search.new_tree(1 << 20)
-    refused = []
+    refused, searched = set(), threading.Event()
+    asks = {"size": lambda: tree.size, "in_flight": tree.in_flight, "advance": lambda: tree.advance(-3, 0)}
 
-    def priors(path, colours, to_move, codes):
-        for ask in (lambda: tree.size, tree.in_flight, lambda: tree.advance(codes[0], to_move)):
-            with pytest.raises(RuntimeError, match="^this search tree is being searched$"):
-                ask()
-            refused.append(ask)
-        return None
+    def ask():
+        while not searched.is_set():
+            for name, call in asks.items():
+                try:
+                    call()  # allowed before and after the search: advance(-3, ...) matches no child
+                except RuntimeError as error:
+                    assert str(error) == "this search tree is being searched"
+                    refused.add(name)
 
-    player = MctsPlayer(random.Random(1), reuse=False, early_stop=False)
-    native_search.tree_search(board, board.to_move, player.rng, player._c_tree_params(board), 50, priors,
-                              threads=2, tree=tree)
-    assert len(refused) >= 3 and tree.in_flight() == 0 and tree.size > 50
+    other = threading.Thread(target=ask)
+    other.start()
+    try:
+        player = MctsPlayer(random.Random(1), reuse=False, early_stop=False)
+        for _ in range(50):  # one search is enough unless the machine starves the asking thread
+            if len(refused) == 3:
+                break
+            native_search.tree_search(board, board.to_move, player.rng, player._c_tree_params(board), 2000,
+                                      player._c_tree_priors(), threads=2, tree=tree)
+    finally:
+        searched.set()
+        other.join()
+    assert refused == set(asks) and tree.in_flight() == 0 and tree.size > 2000
 
 
-def test_an_error_in_a_search_thread_reaches_the_caller():
+@pytest.mark.parametrize("threads", [2, 3])
+def test_an_error_in_a_search_thread_reaches_the_caller(threads):
+    """A negative rave_k makes the score of a child with AMAF statistics the square root of
+    a negative number: the first thread to meet one stops every thread, the caller gets the
+    ValueError, and no virtual loss is left in the tree."""
     board = core.board_on_core(midgame_positions()[0], "native")
-    player = MctsPlayer(random.Random(1), reuse=False, early_stop=False)
-
-    def priors(path, colours, to_move, codes):
-        if path:
-            raise KeyError("from a search thread")
-        return None
-
-    with pytest.raises(KeyError, match="from a search thread"):
-        native_search.tree_search(board, board.to_move, player.rng, player._c_tree_params(board), 400, priors,
-                                  threads=2)
+    player = MctsPlayer(random.Random(1), reuse=False, early_stop=False, rave_k=-1.0)
+    tree = native_search.new_tree(1 << 20)
+    with pytest.raises(ValueError, match="^search tree: a child's score is not a number$"):
+        native_search.tree_search(board, board.to_move, player.rng, player._c_tree_params(board), 400,
+                                  player._c_tree_priors(), threads=threads, tree=tree)
+    assert tree.in_flight() == 0
 
 
 def test_the_spec_defaults_one_thread_when_seeded_else_the_cores():

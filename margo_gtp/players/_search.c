@@ -126,69 +126,70 @@ static PyObject *search_uct_select(PyObject *module, PyObject *const *args, Py_s
 
 /* -- the tree search */
 
-/* The priors callback of a search: it runs on search threads, which hold no GIL, so it
- * takes the GIL (PyGILState_Ensure) for the call. The first exception it raises is kept
- * here (exc, taken with the GIL) for the thread that started the search to raise. */
-typedef struct {
-    PyObject *callback; /* priors(path, colours, to_move, codes) -> [rate] or None */
-    PyObject *exc_type, *exc_value, *exc_tb; /* the first exception raised (exc_type NULL: none) */
-} PriorCallback;
-
-static PyObject *int_list(const int32_t *codes, int n) {
-    PyObject *list = PyList_New(n);
-    if (!list) return NULL;
-    for (int k = 0; k < n; k++) {
-        PyObject *v = PyLong_FromLong(codes[k]);
-        if (!v) {
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyList_SET_ITEM(list, k, v);
-    }
-    return list;
-}
-
-static int call_priors_locked(PriorCallback *cb, const int32_t *path, const int32_t *colours, int depth,
-                              int to_move, const int32_t *codes, int n, double *rates) {
-    PyObject *moves = int_list(path, depth), *movers = int_list(colours, depth), *children = int_list(codes, n);
-    PyObject *answer = NULL;
-    if (moves && movers && children)
-        answer = PyObject_CallFunction(cb->callback, "OOiO", moves, movers, to_move, children);
-    Py_XDECREF(moves);
-    Py_XDECREF(movers);
-    Py_XDECREF(children);
-    if (!answer) return -1;
-    if (answer == Py_None) {
-        Py_DECREF(answer);
-        return 0;
-    }
-    PyObject *seq = PySequence_Fast(answer, "priors must return a list of floats or None");
-    Py_DECREF(answer);
-    if (!seq) return -1;
-    int ok = PySequence_Fast_GET_SIZE(seq) == n;
-    for (int k = 0; ok && k < n; k++) {
-        rates[k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, k));
-        if (rates[k] == -1.0 && PyErr_Occurred()) ok = 0;
-    }
-    Py_DECREF(seq);
-    if (!ok) {
-        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "priors must return %d rates", n);
+/* The heuristic prior parameters, a tuple (captures, own_in_atari, enemy_in_atari,
+ * own_groups, enemy_groups, freedoms, centre, centre_moves, decisive, low, high, temp) as
+ * MctsPlayer._c_tree_priors gives it, into pp (komi apart: it is the rules'). */
+static int parse_priors(PyObject *t, double komi, PriorParams *pp) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 12 ||
+        !PyArg_ParseTuple(t, "dddddddldddd", &pp->captures, &pp->own_in_atari, &pp->enemy_in_atari, &pp->own_groups,
+                          &pp->enemy_groups, &pp->freedoms, &pp->centre, &pp->centre_moves, &pp->decisive, &pp->low,
+                          &pp->high, &pp->temp)) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "priors must be None or a tuple of 12 numbers");
         return -1;
     }
-    return 1;
+    pp->komi = komi;
+    return 0;
 }
 
-static int call_priors(void *ctx, const int32_t *path, const int32_t *colours, int depth, int to_move,
-                       const int32_t *codes, int n, double *rates) {
-    PriorCallback *cb = ctx;
-    PyGILState_STATE gil = PyGILState_Ensure();
-    int given = call_priors_locked(cb, path, colours, depth, to_move, codes, n, rates);
-    if (given < 0) {
-        if (!cb->exc_type) PyErr_Fetch(&cb->exc_type, &cb->exc_value, &cb->exc_tb);
-        else PyErr_Clear();
+/* prior_rates(state, to_move, codes, priors, komi) -> [rate]: search_prior.c's rates of the
+ * moves `codes` (point index, -1 pass, -2 swap) of colour to_move, as
+ * MctsPlayer._prior_rates gives them (tests compare the two) */
+static PyObject *search_prior_rates(PyObject *module, PyObject *args) {
+    PyObject *so, *codes_obj, *priors;
+    int to_move;
+    double komi;
+    PriorParams pp;
+    if (!PyArg_ParseTuple(args, "OiOOd", &so, &to_move, &codes_obj, &priors, &komi)) return NULL;
+    StateObject *s = as_state(so);
+    if (!s || parse_priors(priors, komi, &pp) < 0) return NULL;
+    if (to_move != 0 && to_move != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
+    PyObject *seq = PySequence_Fast(codes_obj, "codes must be a sequence of move codes");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int32_t *codes = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int32_t));
+    double *rates = PyMem_RawMalloc((size_t)(n + 1) * sizeof(double));
+    PyObject *out = NULL;
+    if (!codes || !rates) {
+        PyErr_NoMemory();
+        goto done;
     }
-    PyGILState_Release(gil);
-    return given;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, k));
+        if (code == -1 && PyErr_Occurred()) goto done;
+        if (code < CODE_SWAP || code >= s->count) {
+            PyErr_Format(PyExc_ValueError, "move code %ld is off the board", code);
+            goto done;
+        }
+        codes[k] = (int32_t)code;
+    }
+    int err = prior_rates(s, to_move, codes, (int)n, &pp, rates);
+    if (err == PRIOR_ILLEGAL) {
+        PyErr_SetString(PyExc_ValueError, "prior_rates: a move is illegal");
+        goto done;
+    }
+    if (err) goto done;
+    out = PyList_New(n);
+    for (Py_ssize_t k = 0; out && k < n; k++) {
+        PyObject *v = PyFloat_FromDouble(rates[k]);
+        if (!v) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, k, v);
+    }
+done:
+    Py_DECREF(seq);
+    PyMem_RawFree(codes);
+    PyMem_RawFree(rates);
+    return out;
 }
 
 /* Every node in preorder (children in pool order) as (depth, code, n, w, rave_n, rave_w,
@@ -358,6 +359,7 @@ static PyTypeObject TreeType = {
  *             whole=True, tree=None, helpers=())
  *   -> (simulations, new mt_state, nodes, pool full), nodes being every node in preorder
  *      when `whole`, else (root n, root w, the root's children with their pv, tree size)
+ * priors: None (no priors) or the heuristic prior parameters (see parse_priors);
  * playouts < 0: no limit; deadline: a time.perf_counter() value; tree: a Tree to search
  * on (from its root, or a new one; it keeps the tree, and its own max_nodes), else a tree
  * of max_nodes made for this search and freed; helpers: the generator states
@@ -369,7 +371,7 @@ static PyTypeObject TreeType = {
 #define MAX_SEARCH_THREADS 1024
 
 static PyObject *search_tree_search(PyObject *module, PyObject *args) {
-    PyObject *so, *mt_state, *callback, *deadline_obj = Py_None, *tree_obj = Py_None, *helpers = NULL;
+    PyObject *so, *mt_state, *priors_obj, *deadline_obj = Py_None, *tree_obj = Py_None, *helpers = NULL;
     int colour, whole = 1;
     long playouts;
     long max_nodes;
@@ -379,7 +381,7 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
                           &prm.expand_visits, &prm.prior_depth, &prm.prior_visits, &prm.decided_every,
                           &prm.playout_moves, &prm.early_stop, &prm.territory_scoring, &prm.evaluator, &prm.komi,
                           &prm.eval[0], &prm.eval[1], &prm.eval[2], &prm.eval[3], &prm.eval[4], &prm.eval[5],
-                          &playouts, &max_nodes, &callback, &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers))
+                          &playouts, &max_nodes, &priors_obj, &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers))
         return NULL;
     double deadline = 0.0;
     if (deadline_obj != Py_None) {
@@ -395,7 +397,8 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
     if (max_nodes < 1 || max_nodes > INT32_MAX) return PyErr_Format(PyExc_ValueError, "max_nodes must be 1..2**31-1");
     if (tree_obj != Py_None && !PyObject_TypeCheck(tree_obj, &TreeType))
         return PyErr_Format(PyExc_TypeError, "tree must be a Tree or None");
-    if (callback != Py_None && !PyCallable_Check(callback)) return PyErr_Format(PyExc_TypeError, "priors must be callable");
+    PriorParams priors;
+    if (priors_obj != Py_None && parse_priors(priors_obj, prm.komi, &priors) < 0) return NULL;
     Py_ssize_t threads = 1 + (helpers ? PyTuple_GET_SIZE(helpers) : 0);
     if (threads > MAX_SEARCH_THREADS) return PyErr_Format(PyExc_ValueError, "at most %d search threads", MAX_SEARCH_THREADS);
     TreeObject *kept = tree_obj == Py_None ? NULL : (TreeObject *)tree_obj;
@@ -409,8 +412,7 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
     }
     Tree local = {NULL, 0, 0, (int32_t)max_nodes};
     Tree *tree = kept ? &kept->tree : &local;
-    PriorCallback cb = {callback, NULL, NULL, NULL};
-    SearchShared sh = {tree, &prm, callback == Py_None ? NULL : call_priors, &cb, -1, colour, playouts,
+    SearchShared sh = {tree, &prm, priors_obj == Py_None ? NULL : &priors, -1, colour, playouts,
                        deadline_obj != Py_None, deadline, 0.0};
     pthread_mutex_init(&sh.lock, NULL);
     PyObject *result = NULL;
@@ -441,10 +443,6 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
     switch (sh.error) {
     case SEARCH_OK:
         break;
-    case SEARCH_PRIORS:
-        PyErr_Restore(cb.exc_type, cb.exc_value, cb.exc_tb);
-        cb.exc_type = cb.exc_value = cb.exc_tb = NULL;
-        goto done;
     case SEARCH_ILLEGAL:
         PyErr_SetString(PyExc_RuntimeError, "search tree: a child's move is illegal in its position");
         goto done;
@@ -465,9 +463,6 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
         Py_XDECREF(nt);
     }
 done:
-    Py_XDECREF(cb.exc_type);
-    Py_XDECREF(cb.exc_value);
-    Py_XDECREF(cb.exc_tb);
     for (Py_ssize_t k = 0; k < threads; k++) {
         PyMem_RawFree(runs[k].codes);
         PyMem_RawFree(runs[k].rates);
@@ -490,6 +485,8 @@ static PyMethodDef search_functions[] = {
      "simulate(state, seed, max_moves, komi, territory_scoring, evaluator, params) -> White's result"},
     {"heavy_playout", (PyCFunction)search_heavy_playout, METH_VARARGS,
      "heavy_playout(state, mt_state, max_moves, tactics) -> (played, mt_state)"},
+    {"prior_rates", (PyCFunction)search_prior_rates, METH_VARARGS,
+     "prior_rates(state, to_move, codes, priors, komi) -> [rate]: the heuristic prior win rates of the moves"},
     {"tree_search", (PyCFunction)search_tree_search, METH_VARARGS,
      "tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None, whole=True, tree=None, "
      "helpers=()) -> (simulations, mt_state, nodes, full)"},

@@ -107,18 +107,12 @@ def move_of(board: Board, code: int) -> Move:
     return Move(board.geometry.points[code])
 
 
-def priors_on(board: Board, rates: Callable[[Board, list[Move], int], list[float]]) -> Callable[..., list[float]]:
-    """The priors callback of the C tree for a search of ``board``: it replays the tree's
-    ``path`` (played by ``colours``) on a copy and asks ``rates(position, moves, to_move)``
-    (``MctsPlayer._prior_rates``)."""
-
-    def priors(path: list[int], colours: list[int], to_move: int, codes: list[int]) -> list[float]:
-        work = board.copy()
-        for move_code, colour in zip(path, colours):
-            work.push(move_of(work, move_code), Colour(colour))
-        return rates(work, [move_of(work, code) for code in codes], to_move)
-
-    return priors
+def prior_rates(board: Board, moves: list[Move], to_move: int, priors: tuple) -> list[float]:
+    """The C tree's prior win rates of ``moves`` for ``to_move`` in ``board`` (``search_prior.c``),
+    for ``priors`` = ``MctsPlayer._c_tree_priors()``: those of ``MctsPlayer._prior_rates``,
+    float for float. :func:`can_search` must hold."""
+    return _search.prior_rates(native_state(board), to_move, [code_of(board, move) for move in moves], priors,
+                               board.rules.komi)
 
 
 def can_search(board: Board) -> bool:
@@ -141,13 +135,15 @@ def code_of(board: Board, move: Move) -> int:
 
 
 def search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int | None,
-           deadline: float | None, priors: Callable[..., list[float]] | None,
+           deadline: float | None, priors: tuple | None,
            max_nodes: int | None = None, tree: Any = None,
            threads: int = 1) -> tuple[int, int, float, list[tuple], int]:
     """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
     ``rng`` as ``MctsPlayer.search`` does (its state goes in and comes back): until
     ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
-    value; None: none). ``params``: see ``_search.tree_search``. Returns (simulations, root
+    value; None: none). ``params``: see ``_search.tree_search``; ``priors``: the heuristic
+    prior parameters (``MctsPlayer._c_tree_priors``), from which the C tree computes the
+    priors itself (``search_prior.c``), or None for no priors. Returns (simulations, root
     visits, root wins, the root's children as (code, n, w, rave_n, rave_w, prior, pv), the
     tree's size in nodes); ``pv`` lists (code, player, n, w, rave_n, rave_w, prior) along
     the most visited line below the child. With ``tree`` (:func:`new_tree`) the search goes
@@ -174,7 +170,7 @@ def helper_states(rng: random.Random, threads: int) -> tuple:
 
 
 def tree_search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int,
-                priors: Callable[..., list[float]] | None,
+                priors: tuple | None,
                 max_nodes: int = 1 << 24, threads: int = 1, tree: Any = None) -> tuple[int, list[tuple], bool]:
     """As :func:`search` with a playout budget, returning every node in preorder as (depth,
     move code, n, w, rave_n, rave_w, prior) and whether the pool reached ``max_nodes``: what

@@ -5,6 +5,7 @@
  *   search_eval.c    mcts.heuristic_evaluator / territory_evaluator -> heuristic, simulate
  *   search_policy.c  playout_policy.HeavyPolicy                     -> heavy_playout
  *   search_uct.c     mcts._child_score                              -> uct_score
+ *   search_prior.c   MctsPlayer._prior_rates (HeuristicPlayer.evaluate) -> prior_rates
  *   search_tree.c    MctsPlayer.search (_descend, _expand, _backup)  -> tree_search
  */
 #ifndef MARGO_SEARCH_CORE_H
@@ -52,12 +53,28 @@ typedef struct {
     double komi, eval[6];
 } SearchParams;
 
-/* The heuristic priors (MctsPlayer._give_priors): for the position after the `depth` moves
- * `path` (played by `colours`) from the root, colour to_move, the prior win rates of the n
- * moves `codes` into rates; 1 given, 0 none, -1 failed (the callback keeps the exception:
- * it runs on search threads, which take the GIL for it). */
-typedef int (*prior_fn)(void *ctx, const int32_t *path, const int32_t *colours, int depth, int to_move,
-                        const int32_t *codes, int n, double *rates);
+/* search_prior.c: the prior win rates of moves, as MctsPlayer._prior_rates gives them:
+ * HeuristicPlayer.evaluate's one-ply score of each move (its Weights below), then
+ * low + (high - low) * exp((score - best score) / temp). This is the search's one entry
+ * point for priors: the tree calls prior_rates at each expansion within prior_depth of the
+ * root (and when it primes a reused tree), on the thread's own position, without the lock
+ * and without the GIL. Learned pattern priors (search_patterns.c) are to be mixed in here. */
+typedef struct {
+    /* heuristic.Weights */
+    double captures, own_in_atari, enemy_in_atari, own_groups, enemy_groups, freedoms, centre;
+    long centre_moves;        /* plies of the game during which the centre term counts */
+    double decisive;          /* a pass that ends the game: +decisive won, -decisive not */
+    double low, high, temp;   /* mcts.PRIOR_LOW, PRIOR_HIGH, MctsPlayer.prior_temp */
+    double komi;              /* the rules' komi: who wins when a pass ends the game */
+} PriorParams;
+
+enum { PRIOR_OK = 0, PRIOR_NO_MEMORY = -1, PRIOR_ILLEGAL = -2 };
+
+/* The prior rates of the n moves `codes` (point index, CODE_PASS, CODE_SWAP; each legal)
+ * of colour to_move in s, into rates. s is changed during the call and restored. Returns
+ * PRIOR_OK, PRIOR_NO_MEMORY (an exception set only when rules_without_gil is 0) or
+ * PRIOR_ILLEGAL (a move is not legal; no exception set). */
+int prior_rates(StateObject *s, int to_move, const int32_t *codes, int n, const PriorParams *pp, double *rates);
 
 /* Why a search stopped early; the glue raises the matching Python exception. */
 enum {
@@ -65,15 +82,13 @@ enum {
     SEARCH_NO_MEMORY,  /* MemoryError */
     SEARCH_ILLEGAL,    /* RuntimeError: a child's move is illegal in its position */
     SEARCH_NOT_NUMBER, /* ValueError: a child's score is not a number */
-    SEARCH_PRIORS,     /* the priors callback raised: its exception */
 };
 
 /* What the search threads share; every field below `lock` is read and written under it. */
 typedef struct {
     Tree *tree;
     const SearchParams *prm;
-    prior_fn priors;
-    void *priors_ctx;
+    const PriorParams *priors; /* NULL: no priors */
     int32_t root;
     int colour;
     long playouts;            /* < 0: no limit */

@@ -146,10 +146,9 @@ static int expand(SearchRun *run, int32_t node_index, int to_move, int depth) {
     node->nchildren = n;
     if (depth <= sh->prm->prior_depth) {
         if (sh->priors && sh->prm->prior_visits > 0 && n > 1) {
-            int given = sh->priors(sh->priors_ctx, run->path_codes, run->path_colours, depth, to_move, codes, n,
-                                   run->rates);
-            if (given < 0) return fail(sh, SEARCH_PRIORS);
-            if (given) {
+            int err = prior_rates(s, to_move, codes, n, sh->priors, run->rates);
+            if (err) return fail(sh, err == PRIOR_ILLEGAL ? SEARCH_ILLEGAL : SEARCH_NO_MEMORY);
+            {
                 for (int k = 0; k < n; k++) {
                     TreeNode *child = &t->nodes[first + k];
                     child->n += sh->prm->prior_visits;
@@ -324,10 +323,9 @@ static int prime(SearchRun *run, int32_t node_index, int to_move, int depth, int
     if (!t->nodes[node_index].primed) {
         if (sh->priors && p->prior_visits > 0 && n > 1) {
             for (int k = 0; k < n; k++) run->codes[k] = t->nodes[first + k].code;
-            int given = sh->priors(sh->priors_ctx, run->path_codes, run->path_colours, len, to_move, run->codes, n,
-                                   run->rates);
-            if (given < 0) return fail(sh, SEARCH_PRIORS);
-            if (given) {
+            int err = prior_rates(s, to_move, run->codes, n, sh->priors, run->rates);
+            if (err) return fail(sh, err == PRIOR_ILLEGAL ? SEARCH_ILLEGAL : SEARCH_NO_MEMORY);
+            {
                 for (int k = 0; k < n; k++) {
                     TreeNode *child = &t->nodes[first + k];
                     child->n += p->prior_visits;
