@@ -38,6 +38,7 @@ typedef struct {
     int32_t code, point;      /* the move (point index, CODE_PASS, CODE_SWAP; -3 at the root), AMAF key or -1 */
     int32_t in_flight;        /* simulations through this node not backed up yet (virtual loss) */
     int8_t player, primed;    /* the colour that made `code`; priors given to the children */
+    int8_t expanding;         /* a thread is making its children (outside the lock) */
 } TreeNode;
 
 typedef struct {
@@ -108,7 +109,7 @@ typedef struct {
     MT *mt;                   /* thread 0: the player's generator; others: seeded from it */
     int32_t *codes;           /* count + 2 move codes */
     double *rates;            /* count + 2 prior rates */
-    int32_t *path, *path_codes, *path_colours; /* nodes; the moves below the root, their colours */
+    int32_t *path, *path_codes, *path_colours; /* nodes, root first; the moves into path[1..], their colours */
     int path_cap;
     pthread_t thread;
 } SearchRun;

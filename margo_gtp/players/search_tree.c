@@ -49,16 +49,6 @@ static uint32_t randbelow(MT *m, uint32_t n) {
     return r;
 }
 
-/* random.Random.shuffle */
-static void shuffle(MT *m, int32_t *x, int n) {
-    for (int i = n - 1; i >= 1; i--) {
-        int j = (int)randbelow(m, (uint32_t)(i + 1));
-        int32_t t = x[i];
-        x[i] = x[j];
-        x[j] = t;
-    }
-}
-
 void tree_free(Tree *t) {
     PyMem_RawFree(t->nodes);
     t->nodes = NULL;
@@ -115,73 +105,110 @@ static int fail(SearchShared *sh, int error) {
     return -1;
 }
 
-/* MctsPlayer._expand: children for node (to_move to play, `depth` below the root); 0 done
- * (or not done: the pool is full), -1 failed (sh->error says why). Under the lock. */
-static int expand(SearchRun *run, int32_t node_index, int to_move, int depth) {
+/* random.Random.shuffle of the codes, the rates (when given) following their codes */
+static void shuffle_with(MT *m, int32_t *codes, double *rates, int n) {
+    for (int i = n - 1; i >= 1; i--) {
+        int j = (int)randbelow(m, (uint32_t)(i + 1));
+        int32_t t = codes[i];
+        codes[i] = codes[j];
+        codes[j] = t;
+        if (rates) {
+            double r = rates[i];
+            rates[i] = rates[j];
+            rates[j] = r;
+        }
+    }
+}
+
+/* MctsPlayer._expand, first half, without the lock: the legal moves of to_move in the
+ * thread's position into run->codes, and their prior rates into run->rates when the
+ * children get priors (*with_priors). `seen` is a pool size read under the lock since the
+ * search began: the pool only grows during a search, so when `seen` plus the children
+ * passes the cap they cannot fit, and no priors are computed for nothing. Returns the
+ * number of moves, or -1 with *error set. */
+static int children_for(SearchRun *run, int to_move, int depth, int64_t seen, int *with_priors, int *error) {
+    SearchShared *sh = run->sh;
+    const SearchParams *p = sh->prm;
+    int n = legal_codes(run->work, to_move, run->codes);
+    *with_priors = sh->priors && depth <= p->prior_depth && p->prior_visits > 0 && n > 1 &&
+                   seen + n <= sh->tree->max_nodes;
+    if (*with_priors) {
+        int err = prior_rates(run->work, to_move, run->codes, n, sh->priors, run->rates);
+        if (err) {
+            *error = err == PRIOR_ILLEGAL ? SEARCH_ILLEGAL : SEARCH_NO_MEMORY;
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* MctsPlayer._expand, second half, under the lock (or before the threads start): the n
+ * children (run->codes, shuffled by the thread's generator, with their priors when
+ * with_priors) attached to node, which no other thread expands meanwhile. The generator
+ * draws only when the children fit, as before the split. 0 done (or refused: the pool is
+ * full), -1 failed. */
+static int attach_children(SearchRun *run, int32_t node_index, int to_move, int depth, int n, int with_priors) {
     SearchShared *sh = run->sh;
     Tree *t = sh->tree;
-    StateObject *s = run->work;
-    int32_t *codes = run->codes;
-    int n = legal_codes(s, to_move, codes);
+    const SearchParams *p = sh->prm;
     int room = tree_reserve(t, n);
     if (room < 0) return fail(sh, SEARCH_NO_MEMORY);
     if (room == 0) {
         sh->pool_full = 1;
         return 0;
     }
-    shuffle(run->mt, codes, n);
+    shuffle_with(run->mt, run->codes, with_priors ? run->rates : NULL, n);
     int32_t first = t->count;
     for (int k = 0; k < n; k++) {
         TreeNode *child = &t->nodes[first + k];
         memset(child, 0, sizeof(*child));
-        child->code = codes[k];
-        child->point = codes[k] >= 0 ? codes[k] : -1;
+        child->code = run->codes[k];
+        child->point = run->codes[k] >= 0 ? run->codes[k] : -1;
         child->player = (int8_t)to_move;
         child->first_child = -1;
-        child->prior = sh->prm->prior_value;
+        child->prior = p->prior_value;
+        if (with_priors) {
+            child->n += p->prior_visits;
+            child->w += run->rates[k] * p->prior_visits;
+            child->prior = run->rates[k];
+        }
     }
+    if (with_priors) /* children.sort(key=lambda child: -child.w): stable insertion sort */
+        for (int a = 1; a < n; a++) {
+            TreeNode moving = t->nodes[first + a];
+            int b = a - 1;
+            while (b >= 0 && -t->nodes[first + b].w > -moving.w) {
+                t->nodes[first + b + 1] = t->nodes[first + b];
+                b--;
+            }
+            t->nodes[first + b + 1] = moving;
+        }
     t->count += n;
     TreeNode *node = &t->nodes[node_index];
     node->first_child = first;
     node->nchildren = n;
-    if (depth <= sh->prm->prior_depth) {
-        if (sh->priors && sh->prm->prior_visits > 0 && n > 1) {
-            int err = prior_rates(s, to_move, codes, n, sh->priors, run->rates);
-            if (err) return fail(sh, err == PRIOR_ILLEGAL ? SEARCH_ILLEGAL : SEARCH_NO_MEMORY);
-            {
-                for (int k = 0; k < n; k++) {
-                    TreeNode *child = &t->nodes[first + k];
-                    child->n += sh->prm->prior_visits;
-                    child->w += run->rates[k] * sh->prm->prior_visits;
-                    child->prior = run->rates[k];
-                }
-                /* children.sort(key=lambda child: -child.w): stable insertion sort */
-                for (int a = 1; a < n; a++) {
-                    TreeNode moving = t->nodes[first + a];
-                    int b = a - 1;
-                    while (b >= 0 && -t->nodes[first + b].w > -moving.w) {
-                        t->nodes[first + b + 1] = t->nodes[first + b];
-                        b--;
-                    }
-                    t->nodes[first + b + 1] = moving;
-                }
-            }
-        }
-        t->nodes[node_index].primed = 1;
-    }
+    if (depth <= p->prior_depth) node->primed = 1;
     return 0;
+}
+
+/* MctsPlayer._expand whole, by one thread before the others start (the root) */
+static int expand(SearchRun *run, int32_t node_index, int to_move, int depth) {
+    int with_priors, error = SEARCH_OK;
+    int n = children_for(run, to_move, depth, run->sh->tree->count, &with_priors, &error);
+    if (n < 0) return fail(run->sh, error);
+    return attach_children(run, node_index, to_move, depth, n, with_priors);
 }
 
 static int push(SearchRun *run, int code, int c) {
     Res r;
-    if (check_play(run->work, code, c, &r)) return fail(run->sh, SEARCH_ILLEGAL);
-    if (commit(run->work, code, c, code >= 0 ? &r : NULL) < 0) return fail(run->sh, SEARCH_NO_MEMORY);
-    return 0;
+    if (check_play(run->work, code, c, &r)) return SEARCH_ILLEGAL;
+    if (commit(run->work, code, c, code >= 0 ? &r : NULL) < 0) return SEARCH_NO_MEMORY;
+    return SEARCH_OK;
 }
 
-/* Room in the path buffers for one more node. */
+/* Room in the path buffers for one more node; SEARCH_OK or SEARCH_NO_MEMORY. */
 static int path_reserve(SearchRun *run, int len) {
-    if (len + 1 < run->path_cap) return 0;
+    if (len + 1 < run->path_cap) return SEARCH_OK;
     int cap = run->path_cap ? run->path_cap * 2 : 64;
     int32_t *path = PyMem_RawRealloc(run->path, (size_t)cap * sizeof(int32_t));
     if (path) run->path = path;
@@ -189,34 +216,39 @@ static int path_reserve(SearchRun *run, int len) {
     if (codes) run->path_codes = codes;
     int32_t *colours = PyMem_RawRealloc(run->path_colours, (size_t)cap * sizeof(int32_t));
     if (colours) run->path_colours = colours;
-    if (!path || !codes || !colours) return fail(run->sh, SEARCH_NO_MEMORY);
+    if (!path || !codes || !colours) return SEARCH_NO_MEMORY;
     run->path_cap = cap;
-    return 0;
+    return SEARCH_OK;
 }
 
-/* MctsPlayer._descend: the path (node indices, root first) into run->path; returns its
- * length, -1 failed. Under the lock. Other threads' simulations in flight count as lost
- * visits (virtual loss), so threads spread over the tree; with one thread there are none
- * during a descent, and the scores are the Python search's. */
-static int descend(SearchRun *run, int32_t root, int colour) {
+/* MctsPlayer._descend, its selection: the path (node indices, root first) into run->path,
+ * the moves into it into run->path_codes and run->path_colours (the colour that made
+ * each, the node's player); returns its length, -1 failed. Under the lock, and only
+ * reads the tree and copies: the moves are played after the lock is released (replay).
+ * The simulation's virtual loss is added to the path, so the other threads spread over the
+ * tree: a child's visits count its simulations in flight as lost (with one thread there
+ * are none during a selection, and the scores are the Python search's). When the leaf is
+ * due for expansion, *expand_due is set and the leaf is marked `expanding`: no other
+ * thread expands it (one reaching it meanwhile simulates from it, as from any leaf). */
+static int select_path(SearchRun *run, int32_t root, int *expand_due) {
     SearchShared *sh = run->sh;
     Tree *t = sh->tree;
-    StateObject *s = run->work;
     const SearchParams *p = sh->prm;
-    int len = 0, to_move = colour;
+    int len = 0, error;
     int32_t node = root;
-    if (path_reserve(run, len) < 0) return -1;
+    *expand_due = 0;
+    if ((error = path_reserve(run, len))) return fail(sh, error);
     run->path[len++] = node;
     while (t->nodes[node].first_child >= 0 && t->nodes[node].nchildren > 0) {
-        TreeNode *parent = &t->nodes[node];
+        const TreeNode *parent = &t->nodes[node];
         double log_parent = log((double)(parent->n + parent->in_flight + 1));
         int32_t best = -1;
         double best_score = -1.0;
         for (int32_t k = parent->first_child; k < parent->first_child + parent->nchildren; k++) {
             const TreeNode *child = &t->nodes[k];
             double score;
-            int err = uct_score((double)(child->n + child->in_flight), child->w, (double)child->rave_n, child->rave_w, log_parent, p->uct_c,
-                                p->rave_k, p->uct_prior_visits, p->uct_prior_wins, &score);
+            int err = uct_score((double)(child->n + child->in_flight), child->w, (double)child->rave_n, child->rave_w,
+                                log_parent, p->uct_c, p->rave_k, p->uct_prior_visits, p->uct_prior_wins, &score);
             if (err) return fail(sh, SEARCH_NOT_NUMBER);
             if (score > best_score) {
                 best = k;
@@ -225,37 +257,83 @@ static int descend(SearchRun *run, int32_t root, int colour) {
         }
         if (best < 0) break;
         node = best;
-        if (path_reserve(run, len) < 0 || push(run, t->nodes[node].code, to_move) < 0) return -1;
+        if ((error = path_reserve(run, len))) return fail(sh, error);
         run->path_codes[len - 1] = t->nodes[node].code;
-        run->path_colours[len - 1] = to_move;
-        to_move = s->to_move;
+        run->path_colours[len - 1] = t->nodes[node].player;
         run->path[len++] = node;
     }
-    if (t->nodes[node].first_child < 0 && t->nodes[node].n + 1 >= p->expand_visits) {
-        if (expand(run, node, to_move, len - 1) < 0) return -1;
-        const TreeNode *leaf = &t->nodes[node];
-        if (leaf->first_child >= 0 && leaf->nchildren > 0) {
-            int32_t child = leaf->first_child;
-            if (path_reserve(run, len) < 0 || push(run, t->nodes[child].code, to_move) < 0) return -1;
-            run->path_codes[len - 1] = t->nodes[child].code;
-            run->path_colours[len - 1] = to_move;
-            run->path[len++] = child;
-        }
+    TreeNode *leaf = &t->nodes[node];
+    if (leaf->first_child < 0 && !leaf->expanding && leaf->n + 1 >= p->expand_visits) {
+        leaf->expanding = 1;
+        *expand_due = 1;
     }
     for (int k = 0; k < len; k++) t->nodes[run->path[k]].in_flight += 1;
     return len;
 }
 
+/* A simulation that failed after its selection: its virtual loss removed, the leaf no
+ * longer being expanded, the error recorded (stopping every thread). Takes the lock. */
+static void abandon(SearchRun *run, int len, int error) {
+    SearchShared *sh = run->sh;
+    pthread_mutex_lock(&sh->lock);
+    for (int k = 0; k < len; k++) sh->tree->nodes[run->path[k]].in_flight -= 1;
+    sh->tree->nodes[run->path[len - 1]].expanding = 0;
+    fail(sh, error);
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* The rest of MctsPlayer._descend, without the lock: the path's moves played on the
+ * thread's own position; then, when the leaf is due, its children made (legal moves and
+ * priors unlocked, attached under the lock) and the first one stepped into, as the Python
+ * search steps into its first child. Returns the path's new length, -1 failed (the
+ * simulation abandoned). `seen` is the pool size at the selection. */
+static int play_path(SearchRun *run, int len, int expand_due, int64_t seen) {
+    SearchShared *sh = run->sh;
+    StateObject *s = run->work;
+    int error = SEARCH_OK;
+    for (int k = 1; k < len && !error; k++) error = push(run, run->path_codes[k - 1], run->path_colours[k - 1]);
+    if (!error && expand_due) {
+        int32_t leaf = run->path[len - 1];
+        int to_move = len > 1 ? s->to_move : sh->colour, with_priors;
+        int n = children_for(run, to_move, len - 1, seen, &with_priors, &error);
+        if (n >= 0 && !(error = path_reserve(run, len))) {
+            pthread_mutex_lock(&sh->lock);
+            Tree *t = sh->tree;
+            int32_t child = -1;
+            if (seen + n > t->max_nodes) sh->pool_full = 1; /* cannot fit: as attach_children would find */
+            else if (attach_children(run, leaf, to_move, len - 1, n, with_priors) < 0) error = sh->error;
+            t->nodes[leaf].expanding = 0;
+            if (!error && t->nodes[leaf].first_child >= 0 && t->nodes[leaf].nchildren > 0) {
+                child = t->nodes[leaf].first_child;
+                t->nodes[child].in_flight += 1;
+                run->path_codes[len - 1] = t->nodes[child].code;
+                run->path_colours[len - 1] = to_move;
+                run->path[len++] = child;
+            }
+            pthread_mutex_unlock(&sh->lock);
+            if (child >= 0) error = push(run, run->path_codes[len - 2], to_move);
+        }
+    }
+    if (error) {
+        abandon(run, len, error);
+        return -1;
+    }
+    return len;
+}
+
 /* MctsPlayer._backup: the result along the path, AMAF statistics of the siblings; the
- * path's virtual loss removed. Under the lock. */
+ * path's virtual loss removed. The playout's points are gathered before the lock is
+ * taken; the rest is under the lock. */
 static void backup(SearchRun *run, int len, double white_result, Py_ssize_t start) {
-    Tree *t = run->sh->tree;
+    SearchShared *sh = run->sh;
     StateObject *s = run->work;
     W played[2][MAXW];
     memset(played, 0, sizeof(played));
     for (Py_ssize_t k = start; k < s->nstack; k++)
         if (s->stack[k].code >= 0) SETB(played[s->stack[k].colour], s->stack[k].code);
     double rewards[2] = {white_result, 1.0 - white_result};
+    pthread_mutex_lock(&sh->lock);
+    Tree *t = sh->tree;
     for (int k = len - 1; k >= 0; k--) {
         TreeNode *node = &t->nodes[run->path[k]];
         node->in_flight -= 1;
@@ -275,6 +353,8 @@ static void backup(SearchRun *run, int len, double white_result, Py_ssize_t star
         }
         if (node->point >= 0) SETB(played[node->player], node->point);
     }
+    sh->done++;
+    pthread_mutex_unlock(&sh->lock);
 }
 
 /* time.perf_counter() on Linux: CLOCK_MONOTONIC in seconds */
@@ -311,9 +391,9 @@ static int decided(const Tree *t, int32_t root, long done, long playouts, double
 
 /* MctsPlayer._prime: a reused tree gets the priors a fresh search would have given it --
  * the nodes within prior_depth of the root that were expanded deeper down (so without
- * priors) get them now (added to their visits, not sorted). `len` moves lead from the
- * root to node; 0 or -1 failed. */
-static int prime(SearchRun *run, int32_t node_index, int to_move, int depth, int len) {
+ * priors) get them now (added to their visits, not sorted). The thread's position is
+ * node's (the moves to it played); 0 or -1 failed. Before the threads start. */
+static int prime(SearchRun *run, int32_t node_index, int to_move, int depth) {
     SearchShared *sh = run->sh;
     Tree *t = sh->tree;
     StateObject *s = run->work;
@@ -325,13 +405,11 @@ static int prime(SearchRun *run, int32_t node_index, int to_move, int depth, int
             for (int k = 0; k < n; k++) run->codes[k] = t->nodes[first + k].code;
             int err = prior_rates(s, to_move, run->codes, n, sh->priors, run->rates);
             if (err) return fail(sh, err == PRIOR_ILLEGAL ? SEARCH_ILLEGAL : SEARCH_NO_MEMORY);
-            {
-                for (int k = 0; k < n; k++) {
-                    TreeNode *child = &t->nodes[first + k];
-                    child->n += p->prior_visits;
-                    child->w += run->rates[k] * p->prior_visits;
-                    child->prior = run->rates[k];
-                }
+            for (int k = 0; k < n; k++) {
+                TreeNode *child = &t->nodes[first + k];
+                child->n += p->prior_visits;
+                child->w += run->rates[k] * p->prior_visits;
+                child->prior = run->rates[k];
             }
         }
         t->nodes[node_index].primed = 1;
@@ -340,10 +418,9 @@ static int prime(SearchRun *run, int32_t node_index, int to_move, int depth, int
     for (int k = 0; k < n; k++) {
         int32_t child = first + k;
         if (t->nodes[child].first_child < 0 || t->nodes[child].nchildren == 0) continue;
-        if (path_reserve(run, len + 1) < 0 || push(run, t->nodes[child].code, to_move) < 0) return -1;
-        run->path_codes[len] = t->nodes[child].code;
-        run->path_colours[len] = to_move;
-        int err = prime(run, child, s->to_move, depth + 1, len + 1);
+        int error = push(run, t->nodes[child].code, to_move);
+        if (error) return fail(sh, error);
+        int err = prime(run, child, s->to_move, depth + 1);
         undo(s);
         if (err < 0) return -1;
     }
@@ -408,9 +485,11 @@ int tree_advance(Tree *t, int32_t *root, int code, int colour) {
 }
 
 /* One search thread: simulations until the budget, the deadline, the decision or an
- * error stops them all. The tree is touched only under the lock (descent with expansion
- * and priors, backup); the playout and its evaluation, most of a simulation, run unlocked
- * on the thread's own position. */
+ * error stops them all. Each simulation takes the lock three times, each briefly: to
+ * claim it and select its path (select_path: reading the tree, no rules work), to attach
+ * the leaf's children when it expands one (play_path; the legal moves and priors are
+ * computed before, unlocked) and to back up. Replaying the path, the playout and its
+ * evaluation, most of a simulation, run unlocked on the thread's own position. */
 static void run_simulations(SearchRun *run) {
     SearchShared *sh = run->sh;
     StateObject *s = run->work;
@@ -427,23 +506,22 @@ static void run_simulations(SearchRun *run) {
             break;
         }
         sh->claimed++;
-        int len = descend(run, sh->root, sh->colour);
+        int expand_due;
+        int len = select_path(run, sh->root, &expand_due);
+        int64_t seen = sh->tree->count;
         pthread_mutex_unlock(&sh->lock);
+        if (len < 0) break;
+        len = play_path(run, len, expand_due, seen);
         if (len < 0) break;
         Py_ssize_t start = s->nstack;
         uint64_t seed = getrandbits64(run->mt);
         double result = simulate(s, seed, p->playout_moves, p->komi, p->territory_scoring, p->evaluator, p->eval);
-        pthread_mutex_lock(&sh->lock);
         if (result < -1.5) {
-            for (int k = 0; k < len; k++) sh->tree->nodes[run->path[k]].in_flight -= 1;
-            fail(sh, SEARCH_NO_MEMORY);
-        } else {
-            backup(run, len, result, start);
-            sh->done++;
+            abandon(run, len, SEARCH_NO_MEMORY);
+            break;
         }
-        pthread_mutex_unlock(&sh->lock);
+        backup(run, len, result, start);
         while (s->nstack > base) undo(s);
-        if (result < -1.5) break;
     }
     while (s->nstack > base) undo(s);
 }
@@ -461,7 +539,7 @@ long tree_search(SearchShared *sh, SearchRun *runs, int threads) {
     /* the root's children (or a reused tree's priors) first, by thread 0 with the player's
      * generator, as the Python search does */
     int err = t->nodes[sh->root].first_child < 0 ? expand(first, sh->root, sh->colour, 0)
-                                                 : prime(first, sh->root, sh->colour, 0, 0);
+                                                 : prime(first, sh->root, sh->colour, 0);
     if (err < 0) {
         rules_without_gil = 0;
         return -1;
