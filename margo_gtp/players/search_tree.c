@@ -321,19 +321,21 @@ static int play_path(SearchRun *run, int len, int expand_due, int64_t seen) {
     return len;
 }
 
-/* MctsPlayer._backup: the result along the path, AMAF statistics of the siblings; the
- * path's virtual loss removed. The playout's points are gathered before the lock is
- * taken; the rest is under the lock. */
-static void backup(SearchRun *run, int len, double white_result, Py_ssize_t start) {
-    SearchShared *sh = run->sh;
-    StateObject *s = run->work;
-    W played[2][MAXW];
-    memset(played, 0, sizeof(played));
+/* The points the playout played after stack entry `start`, per colour (the AMAF keys of
+ * MctsPlayer._backup's board.played_points_since): gathered from the thread's own
+ * position, without the lock. */
+static void playout_points(const StateObject *s, Py_ssize_t start, W played[2][MAXW]) {
+    memset(played, 0, 2 * MAXW * sizeof(W));
     for (Py_ssize_t k = start; k < s->nstack; k++)
         if (s->stack[k].code >= 0) SETB(played[s->stack[k].colour], s->stack[k].code);
-    double rewards[2] = {white_result, 1.0 - white_result};
-    pthread_mutex_lock(&sh->lock);
+}
+
+/* MctsPlayer._backup: the result along the path, AMAF statistics of the siblings; the
+ * path's virtual loss removed. Under the lock. */
+static void backup(SearchRun *run, int len, double white_result, W played[2][MAXW]) {
+    SearchShared *sh = run->sh;
     Tree *t = sh->tree;
+    double rewards[2] = {white_result, 1.0 - white_result};
     for (int k = len - 1; k >= 0; k--) {
         TreeNode *node = &t->nodes[run->path[k]];
         node->in_flight -= 1;
@@ -354,7 +356,6 @@ static void backup(SearchRun *run, int len, double white_result, Py_ssize_t star
         if (node->point >= 0) SETB(played[node->player], node->point);
     }
     sh->done++;
-    pthread_mutex_unlock(&sh->lock);
 }
 
 /* time.perf_counter() on Linux: CLOCK_MONOTONIC in seconds */
@@ -484,30 +485,45 @@ int tree_advance(Tree *t, int32_t *root, int code, int colour) {
     return 1;
 }
 
+/* True when no more simulation may start: the budget is claimed, the deadline passed,
+ * the move is decided (checked every decided_every claims), or a thread stopped the
+ * search (an error). Under the lock. */
+static int search_over(SearchShared *sh, double now) {
+    const SearchParams *p = sh->prm;
+    return sh->stop || (sh->playouts >= 0 && sh->claimed >= sh->playouts) ||
+           (sh->has_deadline && now >= sh->deadline) ||
+           (sh->claimed && sh->claimed % p->decided_every == 0 && p->early_stop &&
+            decided(sh->tree, sh->root, sh->claimed, sh->playouts, sh->start, now, sh->has_deadline, sh->deadline));
+}
+
 /* One search thread: simulations until the budget, the deadline, the decision or an
- * error stops them all. Each simulation takes the lock three times, each briefly: to
- * claim it and select its path (select_path: reading the tree, no rules work), to attach
- * the leaf's children when it expands one (play_path; the legal moves and priors are
- * computed before, unlocked) and to back up. Replaying the path, the playout and its
- * evaluation, most of a simulation, run unlocked on the thread's own position. */
+ * error stops them all. A simulation takes the lock twice, each time briefly: once to
+ * back up the previous simulation, claim this one and select its path (select_path:
+ * reading the tree, no rules work), once to attach the leaf's children when it expands
+ * one (play_path; the legal moves and priors are computed before, unlocked). Replaying
+ * the path, the playout and its evaluation, and gathering the playout's points, most of
+ * a simulation, run unlocked on the thread's own position. For one thread the order of
+ * the steps is the Python search's: back up, check the budget, select, expand, play out. */
 static void run_simulations(SearchRun *run) {
     SearchShared *sh = run->sh;
     StateObject *s = run->work;
     const SearchParams *p = sh->prm;
     Py_ssize_t base = s->nstack;
+    int len = 0; /* the path of the simulation to back up (0: none) */
+    double result = 0.0;
+    W played[2][MAXW];
     for (;;) {
         double now = sh->has_deadline ? perf_counter() : 0.0;
         pthread_mutex_lock(&sh->lock);
-        if (sh->stop || (sh->playouts >= 0 && sh->claimed >= sh->playouts) || (sh->has_deadline && now >= sh->deadline) ||
-            (sh->claimed && sh->claimed % p->decided_every == 0 && p->early_stop &&
-             decided(sh->tree, sh->root, sh->claimed, sh->playouts, sh->start, now, sh->has_deadline, sh->deadline))) {
+        if (len) backup(run, len, result, played);
+        if (search_over(sh, now)) {
             sh->stop = 1;
             pthread_mutex_unlock(&sh->lock);
             break;
         }
         sh->claimed++;
         int expand_due;
-        int len = select_path(run, sh->root, &expand_due);
+        len = select_path(run, sh->root, &expand_due);
         int64_t seen = sh->tree->count;
         pthread_mutex_unlock(&sh->lock);
         if (len < 0) break;
@@ -515,12 +531,12 @@ static void run_simulations(SearchRun *run) {
         if (len < 0) break;
         Py_ssize_t start = s->nstack;
         uint64_t seed = getrandbits64(run->mt);
-        double result = simulate(s, seed, p->playout_moves, p->komi, p->territory_scoring, p->evaluator, p->eval);
+        result = simulate(s, seed, p->playout_moves, p->komi, p->territory_scoring, p->evaluator, p->eval);
         if (result < -1.5) {
             abandon(run, len, SEARCH_NO_MEMORY);
             break;
         }
-        backup(run, len, result, start);
+        playout_points(s, start, played);
         while (s->nstack > base) undo(s);
     }
     while (s->nstack > base) undo(s);
