@@ -98,6 +98,31 @@ static int legal_codes(StateObject *s, int c, int32_t *codes) {
     return n;
 }
 
+/* The tree lock. Its critical sections are short (a selection, a backup: about a microsecond
+ * or two), much shorter than a thread's sleep and wake-up through the kernel, so a thread
+ * that finds it taken first retries for a while (LOCK_SPINS tries, each a few tens of
+ * nanoseconds), and only then sleeps on it; a holder preempted on a busy machine then
+ * costs the waiter a short spin, not its time slice. */
+#define LOCK_SPINS 256
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static void tree_lock(SearchShared *sh) {
+    for (int k = 0; k < LOCK_SPINS; k++) {
+        if (pthread_mutex_trylock(&sh->lock) == 0) return;
+        cpu_relax();
+    }
+    pthread_mutex_lock(&sh->lock);
+}
+
+static void tree_unlock(SearchShared *sh) { pthread_mutex_unlock(&sh->lock); }
+
 /* The first error of the search stops every thread (under the lock). */
 static int fail(SearchShared *sh, int error) {
     if (!sh->error) sh->error = error;
@@ -275,11 +300,11 @@ static int select_path(SearchRun *run, int32_t root, int *expand_due) {
  * longer being expanded, the error recorded (stopping every thread). Takes the lock. */
 static void abandon(SearchRun *run, int len, int error) {
     SearchShared *sh = run->sh;
-    pthread_mutex_lock(&sh->lock);
+    tree_lock(sh);
     for (int k = 0; k < len; k++) sh->tree->nodes[run->path[k]].in_flight -= 1;
     sh->tree->nodes[run->path[len - 1]].expanding = 0;
     fail(sh, error);
-    pthread_mutex_unlock(&sh->lock);
+    tree_unlock(sh);
 }
 
 /* The rest of MctsPlayer._descend, without the lock: the path's moves played on the
@@ -297,7 +322,7 @@ static int play_path(SearchRun *run, int len, int expand_due, int64_t seen) {
         int to_move = len > 1 ? s->to_move : sh->colour, with_priors;
         int n = children_for(run, to_move, len - 1, seen, &with_priors, &error);
         if (n >= 0 && !(error = path_reserve(run, len))) {
-            pthread_mutex_lock(&sh->lock);
+            tree_lock(sh);
             Tree *t = sh->tree;
             int32_t child = -1;
             if (seen + n > t->max_nodes) sh->pool_full = 1; /* cannot fit: as attach_children would find */
@@ -310,7 +335,7 @@ static int play_path(SearchRun *run, int len, int expand_due, int64_t seen) {
                 run->path_colours[len - 1] = to_move;
                 run->path[len++] = child;
             }
-            pthread_mutex_unlock(&sh->lock);
+            tree_unlock(sh);
             if (child >= 0) error = push(run, run->path_codes[len - 2], to_move);
         }
     }
@@ -514,18 +539,18 @@ static void run_simulations(SearchRun *run) {
     W played[2][MAXW];
     for (;;) {
         double now = sh->has_deadline ? perf_counter() : 0.0;
-        pthread_mutex_lock(&sh->lock);
+        tree_lock(sh);
         if (len) backup(run, len, result, played);
         if (search_over(sh, now)) {
             sh->stop = 1;
-            pthread_mutex_unlock(&sh->lock);
+            tree_unlock(sh);
             break;
         }
         sh->claimed++;
         int expand_due;
         len = select_path(run, sh->root, &expand_due);
         int64_t seen = sh->tree->count;
-        pthread_mutex_unlock(&sh->lock);
+        tree_unlock(sh);
         if (len < 0) break;
         len = play_path(run, len, expand_due, seen);
         if (len < 0) break;
