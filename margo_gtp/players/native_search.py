@@ -1,12 +1,14 @@
 """The native MCTS search behind :mod:`.mcts` and :mod:`.playout_policy` (PEP 399 style).
 
-``margo_gtp.players._search`` (``_search.c`` with ``search_eval.c``, ``search_policy.c`` and
-``search_uct.c``) holds C ports of the search's hot steps: the leaf evaluation with its
-seeded playout (:func:`simulate`), the heavy playout policy (:func:`heavy_playout`) and the
-UCT+RAVE selection (:func:`uct_select_for`). They work on the C state of a board on the
-native rules core (:func:`margo_gtp.engine.core.native_state`); the Python functions they
-mirror stay the readable reference and the fallback, and give the same answers (tests in
-tests/test_native_core.py).
+``margo_gtp.players._search`` (``_search.c`` with ``search_eval.c``, ``search_policy.c``,
+``search_uct.c``, ``search_prior.c`` and ``search_tree.c``) holds C ports of the search's
+hot steps: the leaf evaluation with its seeded playout (:func:`simulate`), the heavy
+playout policy (:func:`heavy_playout`), the UCT+RAVE selection (:func:`uct_select_for`),
+the heuristic priors (:func:`prior_rates`), and the whole tree search on one or more
+threads (:func:`search`). They work on the C state of a board on the native rules core
+(:func:`margo_gtp.engine.core.native_state`); the Python functions they mirror stay the
+readable reference and the fallback, and give the same answers (tests in
+tests/test_native_core.py, test_native_search.py and test_search_prior.py).
 
 Each function here answers None when the C path cannot run (the extension was not built,
 or the board is on the Python core), and the caller then runs the Python code.

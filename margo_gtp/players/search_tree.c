@@ -12,18 +12,38 @@
  * node). Where the Python search copies the board for each simulation, this one undoes
  * its moves: undo is exact, so the positions are the same.
  *
- * The priors come from the heuristic player (Python): at an expansion within prior_depth
- * of the root, the glue's prior callback gives the children's prior win rates; the
- * arithmetic on them (virtual visits, the stable sort) is done here as _give_priors does.
+ * The priors are the heuristic player's (MctsPlayer._prior_rates), computed here by
+ * prior_rates (search_prior.c) at an expansion within prior_depth of the root, on the
+ * expanding thread's own position; the arithmetic on them (virtual visits, the stable
+ * sort) is done as _give_priors does. No Python code runs during a search.
  *
  * Threads (mcts:threads=N): N threads search the one tree with the GIL released, each
  * with its own copy of the position, its own generator (thread 0 the player's, so one
  * thread draws exactly as the Python search) and its own scratch. One mutex guards the
- * tree: a thread holds it to descend (selection, expansion, the priors callback, which
- * takes the GIL) and to back up, not during the playout and its evaluation, most of a
- * simulation. Simulations in flight count as lost visits of the nodes on their path
- * (virtual loss, in_flight), so the threads spread over the tree; backup removes it.
- * The lock order is tree lock, then GIL: no thread waits for the tree while holding the GIL.
+ * tree, held only to read or change it, never for rules work:
+ *
+ *   lock    back up the thread's previous simulation (its playout's points were gathered
+ *           unlocked); check the budget, the deadline, the early stop; claim a simulation;
+ *           select its path (select_path: node indices, and the moves with their colours
+ *           copied out) and add its virtual loss; mark the leaf `expanding` if it is due
+ *   unlock  replay the moves on the thread's position (check_play + commit); for a leaf
+ *           due: its legal moves and their priors
+ *   lock    (an expansion only) attach the children: the pool grown if there is room,
+ *           the moves shuffled by the thread's generator, priors and sort; step into the
+ *           first child
+ *   unlock  play that move, the playout and its evaluation, gather the playout's points,
+ *           undo: most of a simulation
+ *
+ * A leaf marked `expanding` is expanded by its thread only; another thread reaching it
+ * meanwhile simulates from it as from any leaf, so no expansion is made twice or thrown
+ * away. The pool may move when it grows (realloc), so no pointer into it is kept across an
+ * unlock: between locks a thread holds node indices and copied moves only. Simulations in
+ * flight count as lost visits of the nodes on their path (virtual loss, in_flight), so the
+ * threads spread over the tree; backup removes it, as does a simulation that fails
+ * (abandon). The critical sections take a microsecond or two, so a thread that finds the
+ * lock taken spins on it briefly before it sleeps (tree_lock). With one thread the steps
+ * come in the Python search's order (back up, check, select, expand, play out) and the
+ * generator draws the same numbers, so the tree is the Python one node for node.
  *
  * Memory is bounded: the pool never holds more than max_nodes nodes; an expansion that
  * would pass the cap is not made (the leaf stays a leaf), and the search goes on.
