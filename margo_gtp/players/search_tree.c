@@ -316,13 +316,14 @@ static int select_path(SearchRun *run, int32_t root, int *expand_due) {
     return len;
 }
 
-/* A simulation that failed after its selection: its virtual loss removed, the leaf no
- * longer being expanded, the error recorded (stopping every thread). Takes the lock. */
-static void abandon(SearchRun *run, int len, int error) {
+/* A simulation that failed after its selection: its virtual loss removed, the leaf it
+ * marked `expanding` (marked >= 0) unmarked, the error recorded (stopping every thread).
+ * Takes the lock. */
+static void abandon(SearchRun *run, int len, int error, int32_t marked) {
     SearchShared *sh = run->sh;
     tree_lock(sh);
     for (int k = 0; k < len; k++) sh->tree->nodes[run->path[k]].in_flight -= 1;
-    sh->tree->nodes[run->path[len - 1]].expanding = 0;
+    if (marked >= 0) sh->tree->nodes[marked].expanding = 0;
     fail(sh, error);
     tree_unlock(sh);
 }
@@ -336,6 +337,7 @@ static int play_path(SearchRun *run, int len, int expand_due, int64_t seen) {
     SearchShared *sh = run->sh;
     StateObject *s = run->work;
     int error = SEARCH_OK;
+    int32_t marked = expand_due ? run->path[len - 1] : -1; /* the leaf this thread expands */
     for (int k = 1; k < len && !error; k++) error = push(run, run->path_codes[k - 1], run->path_colours[k - 1]);
     if (!error && expand_due) {
         int32_t leaf = run->path[len - 1];
@@ -348,6 +350,7 @@ static int play_path(SearchRun *run, int len, int expand_due, int64_t seen) {
             if (seen + n > t->max_nodes) sh->pool_full = 1; /* cannot fit: as attach_children would find */
             else if (attach_children(run, leaf, to_move, len - 1, n, with_priors) < 0) error = sh->error;
             t->nodes[leaf].expanding = 0;
+            marked = -1;
             if (!error && t->nodes[leaf].first_child >= 0 && t->nodes[leaf].nchildren > 0) {
                 child = t->nodes[leaf].first_child;
                 t->nodes[child].in_flight += 1;
@@ -360,7 +363,7 @@ static int play_path(SearchRun *run, int len, int expand_due, int64_t seen) {
         }
     }
     if (error) {
-        abandon(run, len, error);
+        abandon(run, len, error, marked);
         return -1;
     }
     return len;
@@ -578,7 +581,7 @@ static void run_simulations(SearchRun *run) {
         uint64_t seed = getrandbits64(run->mt);
         result = simulate(s, seed, p->playout_moves, p->komi, p->territory_scoring, p->evaluator, p->eval);
         if (result < -1.5) {
-            abandon(run, len, SEARCH_NO_MEMORY);
+            abandon(run, len, SEARCH_NO_MEMORY, -1);
             break;
         }
         playout_points(s, start, played);
