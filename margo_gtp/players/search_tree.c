@@ -125,13 +125,16 @@ static int legal_codes(StateObject *s, int c, int32_t *codes) {
  * costs the waiter a short spin, not its time slice. */
 #define LOCK_SPINS 256
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
+/* a spin-wait hint to the CPU (x86 PAUSE, ARM YIELD), through the intrinsics every
+ * compiler has (the GCC builtin would need an MSVC twin in msvc_builtins.h) */
+#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
+#include <immintrin.h>
+#define cpu_relax() _mm_pause()
+#elif defined(__aarch64__) && !defined(_MSC_VER)
+#define cpu_relax() __asm__ __volatile__("yield")
+#else
+#define cpu_relax() ((void)0)
 #endif
-}
 
 static void tree_lock(SearchShared *sh) {
     for (int k = 0; k < LOCK_SPINS; k++) {
