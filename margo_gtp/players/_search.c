@@ -478,6 +478,49 @@ done:
     return result;
 }
 
+/* pattern_features(state, colour, codes) -> bytes: the learned patterns' features
+ * (search_patterns.c) of the moves `codes` (point indices) for colour, PATTERN_GROUPS native
+ * int32 values per move (numpy.frombuffer reads them; patterns.features is the reference). */
+static PyObject *search_pattern_features(PyObject *module, PyObject *args) {
+    PyObject *so, *seq;
+    int colour;
+    if (!PyArg_ParseTuple(args, "OiO", &so, &colour, &seq)) return NULL;
+    StateObject *s = as_state(so);
+    if (!s) return NULL;
+    if (colour != 0 && colour != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
+    PyObject *fast = PySequence_Fast(seq, "codes must be a sequence of point indices");
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    int32_t *codes = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * PATTERN_GROUPS * (Py_ssize_t)sizeof(int32_t));
+    if (!codes || !out) {
+        PyMem_RawFree(codes);
+        Py_XDECREF(out);
+        Py_DECREF(fast);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, k));
+        if (code == -1 && PyErr_Occurred()) {
+            PyMem_RawFree(codes);
+            Py_DECREF(out);
+            Py_DECREF(fast);
+            return NULL;
+        }
+        codes[k] = code < 0 || code >= s->count ? -1 : (int32_t)code; /* -1: not a point */
+    }
+    Py_DECREF(fast);
+    int status = pattern_features(s, colour, codes, (int)n, (int32_t *)PyBytes_AS_STRING(out));
+    PyMem_RawFree(codes);
+    if (status != PATTERN_OK) {
+        Py_DECREF(out);
+        if (status == PATTERN_NOT_A_POINT) return PyErr_Format(PyExc_ValueError, "a pass or swap has no pattern features");
+        if (status == PATTERN_ILLEGAL) return PyErr_Format(PyExc_ValueError, "pattern features of an illegal move");
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    return out;
+}
+
 static PyMethodDef search_functions[] = {
     {"uct_select", (PyCFunction)(void (*)(void))search_uct_select, METH_FASTCALL,
      "uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins) -> best child or None"},
@@ -487,6 +530,8 @@ static PyMethodDef search_functions[] = {
      "heavy_playout(state, mt_state, max_moves, tactics) -> (played, mt_state)"},
     {"prior_rates", (PyCFunction)search_prior_rates, METH_VARARGS,
      "prior_rates(state, to_move, codes, priors, komi) -> [rate]: the heuristic prior win rates of the moves"},
+    {"pattern_features", (PyCFunction)search_pattern_features, METH_VARARGS,
+     "pattern_features(state, colour, codes) -> bytes: PATTERN_GROUPS int32 per move"},
     {"tree_search", (PyCFunction)search_tree_search, METH_VARARGS,
      "tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None, whole=True, tree=None, "
      "helpers=()) -> (simulations, mt_state, nodes, full)"},
@@ -518,6 +563,7 @@ PyMODINIT_FUNC PyInit__search(void) {
     PyObject *m = PyModule_Create(&search_module);
     if (m && PyModule_AddIntConstant(m, "NODE_BYTES", (long)sizeof(TreeNode)) < 0) Py_CLEAR(m);
     if (m && PyModule_AddIntConstant(m, "MAX_THREADS", MAX_SEARCH_THREADS) < 0) Py_CLEAR(m);
+    if (m && PyModule_AddIntConstant(m, "PATTERN_GROUPS", PATTERN_GROUPS) < 0) Py_CLEAR(m);
     if (m && PyModule_AddObjectRef(m, "Tree", (PyObject *)&TreeType) < 0) Py_CLEAR(m);
     return m;
 }

@@ -100,6 +100,17 @@ def heavy_playout(board: Board, rng: random.Random, max_moves: int, tactics: flo
     return played
 
 
+def pattern_features(board: Board, colour: Colour, codes: list[int]) -> bytes | None:
+    """The learned patterns' features (``patterns.features``, ported in ``search_patterns.c``)
+    of the placements ``codes`` (point indices) for ``colour``: ``_search.PATTERN_GROUPS``
+    native int32 values per move, as bytes (``numpy.frombuffer`` or ``memoryview.cast("i")``
+    read them). None off the C path. ValueError for a pass, a swap or an illegal move."""
+    state = native_state(board)
+    if _search is None or state is None:
+        return None
+    return _search.pattern_features(state, int(colour), codes)
+
+
 def move_of(board: Board, code: int) -> Move:
     """The move of a C move code: a point index, -1 pass, -2 swap."""
     if code == -1:

@@ -7,6 +7,7 @@
  *   search_uct.c     mcts._child_score                              -> uct_score
  *   search_prior.c   MctsPlayer._prior_rates (HeuristicPlayer.evaluate) -> prior_rates
  *   search_tree.c    MctsPlayer.search (_descend, _expand, _backup)  -> tree_search
+ *   search_patterns.c patterns.features                            -> pattern_features
  */
 #ifndef MARGO_SEARCH_CORE_H
 #define MARGO_SEARCH_CORE_H
@@ -122,5 +123,12 @@ int tree_advance(Tree *t, int32_t *root, int code, int colour);
  * sh->playouts simulations or sh->deadline. Simulations backed up; sh->error says if the
  * search failed (no Python exception is set). */
 long tree_search(SearchShared *sh, SearchRun *runs, int threads);
+
+/* search_patterns.c: the learned patterns' features (patterns.features) of the n moves
+ * `codes` for `colour`, PATTERN_GROUPS values per move into out. The position is played and
+ * undone, so it is unchanged. No Python exception is set (it may run without the GIL). */
+#define PATTERN_GROUPS 14
+enum { PATTERN_OK = 0, PATTERN_NO_MEMORY = -1, PATTERN_NOT_A_POINT = -2, PATTERN_ILLEGAL = -3 };
+int pattern_features(StateObject *s, int colour, const int32_t *codes, int n, int32_t *out);
 
 #endif /* MARGO_SEARCH_CORE_H */

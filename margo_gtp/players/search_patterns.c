@@ -1,0 +1,204 @@
+/* The features of a candidate move for the learned move patterns: the C port of
+ * margo_gtp/players/patterns.py's features() (the readable reference; its docstring
+ * describes every group). The same values for the same position, move by move
+ * (tests/test_patterns.py compares them on random positions). */
+#include "search_core.h"
+
+/* The 8 neighbours of the 3x3 shape and the 2x2 supports, in digit order (patterns.py). */
+static const int NEIGHBOUR_DX[8] = {-1, 0, 1, -1, 1, -1, 0, 1};
+static const int NEIGHBOUR_DY[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
+static const int SUPPORT_DX[4] = {0, 1, 0, 1};
+static const int SUPPORT_DY[4] = {0, 0, 1, 1};
+enum { SHAPE_EMPTY = 0, SHAPE_UNSUPPORTED = 1, SHAPE_OWN = 2, SHAPE_ENEMY = 3, SHAPE_OFF = 4 };
+#define MAX_DISTANCE 10
+
+/* A symmetry of the square applied to the offset (a, b) from its centre (patterns.SYMMETRIES). */
+static void symmetry(int k, int a, int b, int *outa, int *outb) {
+    switch (k) {
+    case 0: *outa = a; *outb = b; break;
+    case 1: *outa = -a; *outb = b; break;
+    case 2: *outa = a; *outb = -b; break;
+    case 3: *outa = -a; *outb = -b; break;
+    case 4: *outa = b; *outb = a; break;
+    case 5: *outa = -b; *outb = a; break;
+    case 6: *outa = b; *outb = -a; break;
+    default: *outa = -b; *outb = -a; break;
+    }
+}
+
+/* For each symmetry, where digit k goes (patterns._permutations); offsets doubled and
+ * taken from the centre (cx2, cy2). */
+static void permutations(int n, const int *dx, const int *dy, int cx2, int cy2, int perm[8][8]) {
+    for (int t = 0; t < 8; t++)
+        for (int k = 0; k < n; k++) {
+            int a, b;
+            symmetry(t, 2 * dx[k] - cx2, 2 * dy[k] - cy2, &a, &b);
+            for (int j = 0; j < n; j++)
+                if (2 * dx[j] - cx2 == a && 2 * dy[j] - cy2 == b) perm[t][k] = j;
+        }
+}
+
+/* patterns.canonical: the smallest code over the symmetries. */
+static int canonical(const int *digits, int n, int base, int perm[8][8]) {
+    int best = -1;
+    for (int t = 0; t < 8; t++) {
+        int code = 0;
+        for (int k = 0; k < n; k++) {
+            int weight = 1;
+            for (int e = 0; e < perm[t][k]; e++) weight *= base;
+            code += digits[k] * weight;
+        }
+        if (best < 0 || code < best) best = code;
+    }
+    return best;
+}
+
+typedef struct {
+    int size, offset[20];
+} Layout;
+
+/* The point index of (x, y, l), or -1 off the level (geometry.py's order: level, row, column). */
+static int at(const Layout *g, int x, int y, int l) {
+    if (l < 0 || l >= g->size) return -1;
+    int side = g->size - l;
+    if (x < 0 || y < 0 || x >= side || y >= side) return -1;
+    return g->offset[l] + y * side + x;
+}
+
+static void coordinates(const Layout *g, int i, int *x, int *y, int *l) {
+    int level = 0;
+    while (level + 1 < g->size && g->offset[level + 1] <= i) level++;
+    int side = g->size - level, rest = i - g->offset[level];
+    *x = rest % side;
+    *y = rest / side;
+    *l = level;
+}
+
+static int atari_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+    W *out = ctx;
+    if (popcount_bits(freedoms, s->nw) == 1)
+        for (int w = 0; w < s->nw; w++) out[w] |= group[w];
+    return 0;
+}
+
+/* patterns._atari_balls */
+static int atari_balls(StateObject *s, int colour, W *out) {
+    memset(out, 0, s->nw * sizeof(W));
+    return each_group(s, colour, atari_cb, out);
+}
+
+static int distance_bucket(const Layout *g, int i, int j) {
+    if (j < 0) return 0;
+    int xi, yi, li, xj, yj, lj;
+    coordinates(g, i, &xi, &yi, &li);
+    coordinates(g, j, &xj, &yj, &lj);
+    int dx = abs((2 * xi + li) - (2 * xj + lj)), dy = abs((2 * yi + li) - (2 * yj + lj)), dl = abs(li - lj);
+    int d = (dx + dy + (dx > dy ? dx : dy) + 2 * dl) / 2;
+    return d < MAX_DISTANCE ? d : MAX_DISTANCE;
+}
+
+static int shape_state(const StateObject *s, int j, const W *own, const W *enemy, const W *occupied) {
+    if (j < 0) return SHAPE_OFF;
+    if (TEST(own, j)) return SHAPE_OWN;
+    if (TEST(enemy, j)) return SHAPE_ENEMY;
+    const Pt *p = &s->geo->pts[j];
+    for (int k = 0; k < p->nsup; k++)
+        if (!TEST(occupied, p->sup[k])) return SHAPE_UNSUPPORTED;
+    return SHAPE_EMPTY;
+}
+
+int pattern_features(StateObject *s, int colour, const int32_t *codes, int n, int32_t *out) {
+    static const int capture_buckets[6] = {0, 1, 2, 3, 3, 3};
+    const GeoObject *geo = s->geo;
+    int nw = s->nw, c = colour, e = colour ^ 1;
+    Layout g = {geo->size, {0}};
+    for (int l = 1; l < geo->size && l < 20; l++) g.offset[l] = g.offset[l - 1] + (geo->size - l + 1) * (geo->size - l + 1);
+    int shape_perm[8][8], support_perm[8][8];
+    permutations(8, NEIGHBOUR_DX, NEIGHBOUR_DY, 0, 0, shape_perm);
+    permutations(4, SUPPORT_DX, SUPPORT_DY, 1, 1, support_perm);
+    W own[MAXW], enemy[MAXW], occupied[MAXW], own_atari[MAXW], enemy_atari[MAXW];
+    for (int w = 0; w < nw; w++) {
+        own[w] = BITS(s, c)[w];
+        enemy[w] = BITS(s, e)[w];
+        occupied[w] = own[w] | enemy[w];
+    }
+    if (atari_balls(s, c, own_atari) < 0 || atari_balls(s, e, enemy_atari) < 0) return PATTERN_NO_MEMORY;
+    int last = -1, last2 = -1;
+    if (s->nstack >= 1) last = s->stack[s->nstack - 1].code;
+    if (s->nstack >= 2) last2 = s->stack[s->nstack - 2].code;
+    for (int m = 0; m < n; m++) {
+        int i = codes[m];
+        int32_t *f = out + (size_t)m * PATTERN_GROUPS;
+        if (i < 0 || i >= s->count) return PATTERN_NOT_A_POINT;
+        const Pt *p = &geo->pts[i];
+        int x, y, l;
+        coordinates(&g, i, &x, &y, &l);
+        int digits[8];
+        for (int k = 0; k < 8; k++)
+            digits[k] = shape_state(s, at(&g, x + NEIGHBOUR_DX[k], y + NEIGHBOUR_DY[k], l), own, enemy, occupied);
+        f[0] = canonical(digits, 8, 5, shape_perm);
+        f[1] = 0;
+        if (l) {
+            for (int k = 0; k < 4; k++) {
+                int j = at(&g, x + SUPPORT_DX[k], y + SUPPORT_DY[k], l - 1);
+                digits[k] = j < 0 ? 0 : TEST(own, j) ? 1 : TEST(enemy, j) ? 2 : 0;
+            }
+            f[1] = 1 + canonical(digits, 4, 3, support_perm);
+        }
+        int buried = p->buries;
+        f[2] = buried < 0 ? 0 : TEST(own, buried) ? 1 : TEST(enemy, buried) ? 2 : 3;
+        int opens = 0;
+        for (int k = 0; k < p->nrest; k++) {
+            const Pt *above = &geo->pts[p->rest[k]];
+            int before = 1, after = 1;
+            for (int q = 0; q < above->nsup; q++) {
+                int j = above->sup[q];
+                if (!TEST(occupied, j)) {
+                    before = 0;
+                    if (j != i) after = 0;
+                }
+            }
+            opens += after && !before;
+        }
+        f[3] = opens;
+        f[4] = l < 3 ? l : 3;
+        int side = geo->size - l, edge = x;
+        if (y < edge) edge = y;
+        if (side - 1 - x < edge) edge = side - 1 - x;
+        if (side - 1 - y < edge) edge = side - 1 - y;
+        f[5] = edge < 3 ? edge : 3;
+        int cut = 0, connect = 0;
+        for (int k = 0; k < p->nunder; k++) {
+            int a = p->ua[k], b = p->ub[k], o = p->uo[k];
+            if (TEST(enemy, a) && TEST(enemy, b) && TEST(own, o)) cut = 1;
+            else if (TEST(own, a) && TEST(own, b) && TEST(enemy, o)) connect = 1;
+        }
+        /* The tactics: play the move and look (patterns._point_features). */
+        Res r;
+        if (check_play(s, i, c, &r)) return PATTERN_ILLEGAL;
+        long captured = s->cap[c];
+        if (commit(s, i, c, &r) < 0) return PATTERN_NO_MEMORY;
+        long taken = s->cap[c] - captured;
+        W group[MAXW], freedoms[MAXW], own_atari_after[MAXW], enemy_atari_after[MAXW];
+        int self_atari = group_at(s, c, i, group, freedoms) == 1;
+        if (atari_balls(s, c, own_atari_after) < 0 || atari_balls(s, e, enemy_atari_after) < 0) {
+            undo(s);
+            return PATTERN_NO_MEMORY;
+        }
+        int escape = 0, atari = 0;
+        for (int w = 0; w < nw; w++) {
+            if (own_atari[w] & BITS(s, c)[w] & ~own_atari_after[w]) escape = 1;
+            if (enemy_atari_after[w] & ~enemy_atari[w]) atari = 1;
+        }
+        undo(s);
+        f[6] = taken < 6 ? capture_buckets[taken] : 4;
+        f[7] = self_atari;
+        f[8] = escape;
+        f[9] = atari;
+        f[10] = cut;
+        f[11] = connect;
+        f[12] = distance_bucket(&g, i, last);
+        f[13] = distance_bucket(&g, i, last2);
+    }
+    return 0;
+}
