@@ -41,7 +41,7 @@ NAME = f"margo_gtp-{VERSION}"
 
 # What the base install must bring, and the extras a user chooses from (docs/packaging.md).
 BASE_DEPENDENCIES = {"typer", "rich", "sgfmill"}
-EXTRAS = {"web", "cluster", "plot", "review", "test"}
+EXTRAS = {"web", "cluster", "plot", "review", "test", "train"}
 # Modules that need an extra, and the one distribution whose absence they must report.
 EXTRA_MODULES = {"margo_gtp.web.app": "starlette",
                  "margo_adapters.cluster": "ray"}
@@ -140,6 +140,7 @@ def test_extras_and_the_base_install():
     assert {requirement_name(r) for r in extras["cluster"]} == {"ray"}
     assert {requirement_name(r) for r in extras["plot"]} == {"matplotlib"}
     assert {requirement_name(r) for r in extras["review"]} == {"matplotlib"}
+    assert {requirement_name(r) for r in extras["train"]} == {"numpy"}
     assert "pexpect" in {requirement_name(r) for r in extras["test"]}
     # scripts/setup (and so CI) installs every extra
     setup = (ROOT / "scripts" / "setup").read_text(encoding="utf-8")
@@ -318,6 +319,8 @@ def test_the_wheel_carries_the_packages_and_the_compiled_core(built):
     modules = {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp").rglob("*.py")}
     modules |= {"margo_adapters/" + str(p.relative_to(ROOT / "adapters")) for p in (ROOT / "adapters").rglob("*.py")}
     static = {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "web" / "static").iterdir()}
+    static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data").glob("*.json")}
+    assert "margo_gtp/players/data/patterns-v1.json" in static  # the shipped pattern weights
     python_tag = f"cp{sys.version_info.major}{sys.version_info.minor}"  # one wheel per version: not abi3
     platform_tag = sysconfig.get_platform().replace("-", "_").replace(".", "_")
     assert built["wheel"].name == f"{NAME}-{python_tag}-{python_tag}-{platform_tag}.whl"

@@ -94,6 +94,9 @@ PRIOR_HEURISTIC_VISITS = 10   # virtual visits of a heuristic prior
 PRIOR_TEMPERATURE = 4.0       # heuristic score gap (a capture is 10) that divides the prior by e
 PRIOR_LOW = 0.1               # prior win rate of the worst-looking moves ...
 PRIOR_HIGH = 0.9              # ... and of the heuristic's favourite
+PATTERNS = False              # learned move patterns in the priors (mcts:patterns=on; off until an SPRT
+                              # says they help, docs/patterns.md)
+PATTERN_MIX = 0.5             # with patterns: prior = (1 - mix) * heuristic prior + mix * pattern prior
 RESIGN_THRESHOLD = 0.0        # resign when the best move's win rate is below this (0 = never, the
                               # default: on 9x9 against heuristic, 7 of 48 games that mcts won had
                               # 3 moves in a row below 0.5% first, one of them 33 moves in a row;
@@ -411,6 +414,9 @@ class MctsPlayer:
         prior_depth: int = PRIOR_DEPTH,
         prior_visits: int = PRIOR_HEURISTIC_VISITS,
         prior_temp: float = PRIOR_TEMPERATURE,
+        patterns: bool = PATTERNS,
+        pattern_mix: float = PATTERN_MIX,
+        pattern_weights: str | None = None,
         resign: float = RESIGN_THRESHOLD,
         resign_min_visits: int = RESIGN_MIN_VISITS,
         resign_moves: int = RESIGN_MOVES,
@@ -429,7 +435,8 @@ class MctsPlayer:
             "seconds": seconds, "playouts": playouts, "uct_c": uct_c, "rave_k": rave_k,
             "playout_moves": playout_moves, "evaluator": evaluator, "playout_policy": playout_policy,
             "heavy_tactics": heavy_tactics, "ladder_depth": ladder_depth, "expand_visits": expand_visits,
-            "prior_depth": prior_depth, "prior_visits": prior_visits, "prior_temp": prior_temp, "resign": resign,
+            "prior_depth": prior_depth, "prior_visits": prior_visits, "prior_temp": prior_temp,
+            "patterns": patterns, "pattern_mix": pattern_mix, "pattern_weights": pattern_weights, "resign": resign,
             "resign_min_visits": resign_min_visits, "resign_moves": resign_moves, "reuse": reuse,
             "early_stop": early_stop, "core": core, "threads": threads, "max_nodes": max_nodes,
         }
@@ -456,6 +463,15 @@ class MctsPlayer:
         self.prior_depth = prior_depth
         self.prior_visits = prior_visits
         self.prior_temp = prior_temp
+        # The learned move patterns (docs/patterns.md): their weights are read now, so a
+        # missing or broken file stops the player being built (PatternWeightsError, one line).
+        self.pattern_mix = pattern_mix
+        self.patterns = None
+        if patterns:
+            from margo_gtp.players.patterns import SHIPPED_WEIGHTS, load_weights
+
+            self.patterns = load_weights(pattern_weights or SHIPPED_WEIGHTS)
+        self._pattern_size_warned: set[int] = set()  # board sizes already warned about
         self.resign = resign
         self.resign_min_visits = resign_min_visits
         self.resign_moves = max(1, resign_moves)
@@ -829,6 +845,43 @@ class MctsPlayer:
         return True
 
     def _prior_rates(self, board: Board, moves: list[Move], to_move: int) -> list[float]:
+        """The prior win rate of each move: the heuristic's (:meth:`_heuristic_rates`), or
+        with patterns on, ``(1 - pattern_mix) * heuristic + pattern_mix * pattern`` rate
+        (:func:`.patterns.pattern_rates`, in the same ``PRIOR_LOW``..``PRIOR_HIGH`` band; a
+        pass or swap, which has no pattern, keeps its heuristic rate). ``board`` is unchanged."""
+        weights = self._patterns_for(board)
+        if weights is None:
+            return self._heuristic_rates(board, moves, to_move)
+        from margo_gtp.players.patterns import features_of, pattern_rates
+
+        mix = self.pattern_mix
+        placements = [k for k, move in enumerate(moves) if move.point is not None]
+        need_heuristic = mix < 1 or len(placements) < len(moves)
+        heuristic = self._heuristic_rates(board, moves, to_move) if need_heuristic else [0.0] * len(moves)
+        if not placements:
+            return heuristic
+        found = pattern_rates(weights, features_of(board, [moves[k] for k in placements], Colour(to_move)),
+                              PRIOR_LOW, PRIOR_HIGH)
+        rates = list(heuristic)
+        for k, rate in zip(placements, found):
+            rates[k] = (1 - mix) * heuristic[k] + mix * rate
+        return rates
+
+    def _patterns_for(self, board: Board):
+        """The pattern weights to use on ``board``: None with patterns off, or when they were
+        not trained on its size (then the heuristic priors alone, and one warning line on
+        stderr per size: the size is known only once a game starts, and GTP may change it)."""
+        weights = self.patterns
+        if weights is None or board.size in weights.board_sizes:
+            return weights
+        if board.size not in self._pattern_size_warned:
+            self._pattern_size_warned.add(board.size)
+            trained = ", ".join(f"{size}x{size}" for size in weights.board_sizes)
+            print(f"mcts: pattern weights {weights.path} were trained on {trained}, not {board.size}x{board.size}: "
+                  "heuristic priors only", file=sys.stderr, flush=True)
+        return None
+
+    def _heuristic_rates(self, board: Board, moves: list[Move], to_move: int) -> list[float]:
         """The heuristic prior win rate of each move: ``PRIOR_HIGH`` for the heuristic
         player's favourite, falling by a factor e per ``prior_temp`` of score towards
         ``PRIOR_LOW``. ``board`` is unchanged."""

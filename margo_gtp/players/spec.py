@@ -94,6 +94,13 @@ def _policy(value: str, key: str) -> str:
     return read_choice(value, key, tuple(POLICIES))
 
 
+def _weights_path(value: str, key: str) -> str:
+    """A pattern weights file (read when the player is built: see make_mcts)."""
+    if not value.strip():
+        raise OptionError(key, value, "a file name")
+    return value
+
+
 def _core(value: str, key: str) -> str:
     core = read_choice(value, key, tuple(CORES))
     if core == "native" and not native_available():
@@ -118,6 +125,9 @@ OPTIONS: dict[str, tuple[str, Reader]] = {
     "prior_depth": ("prior_depth", _depth),
     "prior_visits": ("prior_visits", _count),
     "prior_temp": ("prior_temp", _positive),
+    "patterns": ("patterns", read_switch),
+    "pattern_mix": ("pattern_mix", _probability),
+    "pattern_weights": ("pattern_weights", _weights_path),
     "resign": ("resign", _probability),
     "resign_visits": ("resign_min_visits", _count),
     "resign_moves": ("resign_moves", _count),
@@ -155,4 +165,10 @@ def make_mcts(options: dict[str, str], seed: int | None) -> MctsPlayer:
     keywords = read_mcts_options(options)
     if "threads" not in keywords and seed is None:
         keywords["threads"] = min(MAX_THREADS, available_cores())
-    return MctsPlayer(random.Random(seed), **keywords)  # type: ignore[arg-type]
+    from margo_gtp.players import PlayerSpecError
+    from margo_gtp.players.patterns import PatternWeightsError
+
+    try:
+        return MctsPlayer(random.Random(seed), **keywords)  # type: ignore[arg-type]
+    except PatternWeightsError as error:  # patterns=on with a weights file it cannot use: refused
+        raise PlayerSpecError(f"player option patterns=on: {error}") from None
