@@ -29,7 +29,7 @@ from margo_gtp.players import PlayerSpecError, make_player, native_search
 from margo_gtp.players.mcts import PRIOR_HIGH, PRIOR_LOW, MctsPlayer
 from margo_gtp.players.patterns import (
     FEATURE_SET, GROUPS, SHIPPED_WEIGHTS, SYMMETRIES, PatternWeightsError, features, features_of, load_weights,
-    pattern_rates, weights_document,
+    log_strengths, pattern_rates, weights_document,
 )
 
 needs_search = pytest.mark.skipif(not (core.native_available() and native_search.available()),
@@ -295,6 +295,25 @@ def test_the_priors_are_the_stated_mix(tmp_path, mix):
                  for values in features(board, moves)]
     assert max(found) == PRIOR_HIGH
     assert found == [PRIOR_LOW + (PRIOR_HIGH - PRIOR_LOW) * math.exp(s - max(strengths)) for s in strengths]
+
+
+@needs_search
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), size=st.sampled_from([5, 7, 9]), plies=st.integers(0, 120))
+def test_the_c_log_strengths_are_the_python_sums(seed, size, plies):
+    from margo_gtp.players import _search
+
+    assert _search.PATTERN_TABLE_SIZE == sum(count for _, count in GROUPS)
+    assert _search.PATTERN_GROUPS == len(GROUPS)
+    weights = load_weights()
+    board = core.board_on_core(random_position(seed, size, plies), "native")
+    moves = placements(board)
+    index = board.geometry.index
+    found = native_search.pattern_log_strengths(board, board.to_move, [index[m.point] for m in moves],
+                                                weights.dense_table)
+    python_board = core.board_on_core(board, "python")
+    assert found == [weights.log_strength(values) for values in features(python_board, moves)]
+    assert log_strengths(weights, python_board, moves, board.to_move) == found
 
 
 @needs_search

@@ -521,6 +521,63 @@ static PyObject *search_pattern_features(PyObject *module, PyObject *args) {
     return out;
 }
 
+/* pattern_log_strengths(state, colour, codes, table) -> list of floats: the log strength of
+ * each move (search_patterns.c) from `table`, a buffer of PATTERN_TABLE_SIZE native doubles
+ * (patterns.PatternWeights.dense_table). */
+static PyObject *search_pattern_log_strengths(PyObject *module, PyObject *args) {
+    PyObject *so, *seq;
+    int colour;
+    Py_buffer table;
+    if (!PyArg_ParseTuple(args, "OiOy*", &so, &colour, &seq, &table)) return NULL;
+    PyObject *result = NULL, *fast = NULL;
+    int32_t *codes = NULL;
+    double *out = NULL;
+    StateObject *s = as_state(so);
+    if (!s) goto done;
+    if (colour != 0 && colour != 1) {
+        PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
+        goto done;
+    }
+    if (table.len != (Py_ssize_t)(PATTERN_TABLE_SIZE * sizeof(double))) {
+        PyErr_Format(PyExc_ValueError, "table must hold %d doubles", PATTERN_TABLE_SIZE);
+        goto done;
+    }
+    if (!(fast = PySequence_Fast(seq, "codes must be a sequence of point indices"))) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    codes = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    out = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!codes || !out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, k));
+        if (code == -1 && PyErr_Occurred()) goto done;
+        codes[k] = code < 0 || code >= s->count ? -1 : (int32_t)code;
+    }
+    int status = pattern_log_strengths(s, colour, codes, (int)n, (const double *)table.buf, out);
+    if (status == PATTERN_NOT_A_POINT) PyErr_Format(PyExc_ValueError, "a pass or swap has no pattern features");
+    else if (status == PATTERN_ILLEGAL) PyErr_Format(PyExc_ValueError, "pattern features of an illegal move");
+    else if (status != PATTERN_OK) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+    } else if ((result = PyList_New(n))) {
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyObject *value = PyFloat_FromDouble(out[k]);
+            if (!value) {
+                Py_CLEAR(result);
+                break;
+            }
+            PyList_SET_ITEM(result, k, value);
+        }
+    }
+done:
+    PyBuffer_Release(&table);
+    Py_XDECREF(fast);
+    PyMem_RawFree(codes);
+    PyMem_RawFree(out);
+    return result;
+}
+
 static PyMethodDef search_functions[] = {
     {"uct_select", (PyCFunction)(void (*)(void))search_uct_select, METH_FASTCALL,
      "uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins) -> best child or None"},
@@ -532,6 +589,8 @@ static PyMethodDef search_functions[] = {
      "prior_rates(state, to_move, codes, priors, komi) -> [rate]: the heuristic prior win rates of the moves"},
     {"pattern_features", (PyCFunction)search_pattern_features, METH_VARARGS,
      "pattern_features(state, colour, codes) -> bytes: PATTERN_GROUPS int32 per move"},
+    {"pattern_log_strengths", (PyCFunction)search_pattern_log_strengths, METH_VARARGS,
+     "pattern_log_strengths(state, colour, codes, table) -> the log strength of each move"},
     {"tree_search", (PyCFunction)search_tree_search, METH_VARARGS,
      "tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None, whole=True, tree=None, "
      "helpers=()) -> (simulations, mt_state, nodes, full)"},
@@ -564,6 +623,7 @@ PyMODINIT_FUNC PyInit__search(void) {
     if (m && PyModule_AddIntConstant(m, "NODE_BYTES", (long)sizeof(TreeNode)) < 0) Py_CLEAR(m);
     if (m && PyModule_AddIntConstant(m, "MAX_THREADS", MAX_SEARCH_THREADS) < 0) Py_CLEAR(m);
     if (m && PyModule_AddIntConstant(m, "PATTERN_GROUPS", PATTERN_GROUPS) < 0) Py_CLEAR(m);
+    if (m && PyModule_AddIntConstant(m, "PATTERN_TABLE_SIZE", PATTERN_TABLE_SIZE) < 0) Py_CLEAR(m);
     if (m && PyModule_AddObjectRef(m, "Tree", (PyObject *)&TreeType) < 0) Py_CLEAR(m);
     return m;
 }

@@ -852,7 +852,7 @@ class MctsPlayer:
         weights = self._patterns_for(board)
         if weights is None:
             return self._heuristic_rates(board, moves, to_move)
-        from margo_gtp.players.patterns import features_of, pattern_rates
+        from margo_gtp.players.patterns import log_strengths, rates_of
 
         mix = self.pattern_mix
         placements = [k for k, move in enumerate(moves) if move.point is not None]
@@ -860,8 +860,8 @@ class MctsPlayer:
         heuristic = self._heuristic_rates(board, moves, to_move) if need_heuristic else [0.0] * len(moves)
         if not placements:
             return heuristic
-        found = pattern_rates(weights, features_of(board, [moves[k] for k in placements], Colour(to_move)),
-                              PRIOR_LOW, PRIOR_HIGH)
+        found = rates_of(log_strengths(weights, board, [moves[k] for k in placements], Colour(to_move)),
+                         PRIOR_LOW, PRIOR_HIGH)
         rates = list(heuristic)
         for k, rate in zip(placements, found):
             rates[k] = (1 - mix) * heuristic[k] + mix * rate

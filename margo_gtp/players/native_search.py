@@ -111,6 +111,16 @@ def pattern_features(board: Board, colour: Colour, codes: list[int]) -> bytes | 
     return _search.pattern_features(state, int(colour), codes)
 
 
+def pattern_log_strengths(board: Board, colour: Colour, codes: list[int], table: bytes) -> list[float] | None:
+    """``PatternWeights.log_strength`` of the features of each placement ``codes`` for
+    ``colour``, computed in C from ``table`` (``PatternWeights.dense_table``): the same
+    floats. None off the C path."""
+    state = native_state(board)
+    if _search is None or state is None:
+        return None
+    return _search.pattern_log_strengths(state, int(colour), codes, table)
+
+
 def move_of(board: Board, code: int) -> Move:
     """The move of a C move code: a point index, -1 pass, -2 swap."""
     if code == -1:

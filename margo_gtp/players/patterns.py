@@ -67,8 +67,10 @@ __all__ = [
     "features",
     "features_of",
     "load_weights",
+    "log_strengths",
     "move_features",
     "pattern_rates",
+    "rates_of",
 ]
 
 #: The version of the feature set: a weights file trained on another one is refused.
@@ -286,6 +288,20 @@ class PatternWeights:
     header: dict
     path: str = ""
 
+    @functools.cached_property
+    def dense_table(self) -> bytes:
+        """The log gammas as one table of native doubles, the groups one after the other
+        (0.0 for a value not listed): what the C search reads (``pattern_log_strengths``)."""
+        import array
+
+        table = array.array("d", bytes(8 * sum(count for _, count in GROUPS)))
+        offset = 0
+        for (_, count), logs in zip(GROUPS, self.log_gammas):
+            for value, log_gamma in logs.items():
+                table[offset + value] = log_gamma
+            offset += count
+        return table.tobytes()
+
     def log_strength(self, feature_tuple: Sequence[int]) -> float:
         """The log of a move's strength: the sum of its features' log gammas."""
         return sum(table.get(value, 0.0) for table, value in zip(self.log_gammas, feature_tuple))
@@ -361,9 +377,26 @@ def pattern_rates(weights: PatternWeights, feature_tuples: Sequence[Sequence[int
     """Prior win rates from the model's strengths, as the heuristic prior makes them from its
     scores: ``high`` for the strongest move, ``low + (high - low) * strength / strongest``
     for the others."""
-    logs = [weights.log_strength(values) for values in feature_tuples]
+    return rates_of([weights.log_strength(values) for values in feature_tuples], low, high)
+
+
+def rates_of(logs: Sequence[float], low: float, high: float) -> list[float]:
+    """:func:`pattern_rates` from the moves' log strengths."""
     top = max(logs)
     return [low + (high - low) * math.exp(value - top) for value in logs]
+
+
+def log_strengths(weights: PatternWeights, board: Board, moves: Sequence[Move], colour: Colour) -> list[float]:
+    """The log strength of each placement in ``moves``: computed by the C search from
+    :attr:`PatternWeights.dense_table` when it can run, else from :func:`features`; the same floats."""
+    from margo_gtp.players import native_search
+
+    index = board.geometry.index
+    found = native_search.pattern_log_strengths(board, colour, [index[move.point] for move in moves],
+                                                weights.dense_table)
+    if found is None:
+        return [weights.log_strength(values) for values in features(board, moves, colour)]
+    return found
 
 
 def digest(data: bytes) -> str:
