@@ -166,5 +166,7 @@ def test_bad_numbers_are_refused_by_the_command_line(tmp_path):
     done = run("--held-out", "1", "--out", str(tmp_path / "w.json"))
     assert done.returncode == 2
     assert done.stderr.endswith("train-patterns: error: argument --held-out: must be at least 0 and below 1: '1'\n")
+    done = run("--cluster", "auto", "--from", str(tmp_path), "--out", str(tmp_path / "w.json"))
+    assert done.returncode == 2 and done.stderr.endswith("train-patterns: error: --cluster plays games, --from reads them: give one\n")
     done = run("--player", "mcts:nope=1", "--out", str(tmp_path / "w.json"))
     assert done.returncode == 2 and "train-patterns: error: --player: unknown option for player 'mcts': 'nope'" in done.stderr
