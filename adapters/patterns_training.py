@@ -38,7 +38,8 @@ from margo_gtp.players.patterns import GROUPS, features
 from margo_adapters.selfplay import play_game
 
 __all__ = [
-    "Samples", "TrainingError", "extract", "fit_mm", "hit_rates", "play_games", "read_games", "split_games",
+    "Samples", "TrainingError", "extract", "fit_mm", "hit_rates", "mixed_scores", "play_games", "read_games",
+    "split_games",
 ]
 
 
@@ -275,6 +276,17 @@ def hit_rates(scores, starts, chosen, ks: Iterable[int] = (1, 5)) -> dict[int, f
     better = np.bincount(position, weights=(scores > chosen_score), minlength=len(starts))
     equal = np.bincount(position, weights=(scores == chosen_score), minlength=len(starts))
     return {k: float(np.clip((k - better) / equal, 0.0, 1.0).mean()) if len(starts) else 0.0 for k in ks}
+
+
+def mixed_scores(log_gammas, feature_rows, starts, heuristic, mix: float, low: float, high: float):
+    """The priors the search gives with ``pattern_mix=mix``: ``(1 - mix) * heuristic + mix *
+    (low + (high - low) * strength / strongest)`` per candidate (``patterns.pattern_rates``)."""
+    import numpy as np
+
+    logs = log_strengths(log_gammas, feature_rows)
+    position = _positions_of(starts, len(logs))
+    top = np.maximum.reduceat(logs, starts)
+    return (1 - mix) * heuristic + mix * (low + (high - low) * np.exp(logs - top[position]))
 
 
 def gamma_tables(log_gammas, feature_rows) -> list[dict[int, float]]:

@@ -6,7 +6,8 @@
 * Property: a position and its image under any of the board's 8 symmetries, with the
   colours swapped (the twin game starts with the other colour), give every move the feature
   tuple of its image move.
-* Exact features of hand-made positions: a capture, an escape, a self-atari, a cut.
+* Exact features of hand-made positions: a capture, an escape, a self-atari, symmetric
+  corners, distances.
 * The weights file: the shipped one loads; a missing, truncated, foreign or mismatched one
   is one line (exact texts), refused at start-up; a board size it was not trained on falls
   back to the heuristic priors with one warning line.
@@ -112,10 +113,12 @@ def test_a_capture_in_the_corner():
     # Black a1 has one freedom (b1 is White's): White a2 takes it.
     board = setup_board(5, ["b1"], ["a1"], Colour.WHITE)
     found = named(features(board, [Move.from_gtp("a2", 5)])[0])
-    assert {k: found[k] for k in ("captures", "self_atari", "escape", "atari", "level", "edge", "last", "last2",
-                                  "support", "buries", "opens", "cut", "connect")} == {
-        "captures": 1, "self_atari": 0, "escape": 0, "atari": 0, "level": 0, "edge": 0, "last": 0, "last2": 0,
-        "support": 0, "buries": 0, "opens": 0, "cut": 0, "connect": 0}
+    assert {k: v for k, v in found.items() if k != "shape"} == {
+        "captures": 1, "own_atari": 0, "escape": 0, "atari": 0, "level": 0, "edge": 0, "last": 0, "last2": 0,
+        "support": 0, "buries": 0, "opens": 0, "cut": 0, "connect": 0,
+        "links": 0,     # a2 and b1 are diagonal: two own groups where there was one
+        "splits": 0,    # the enemy lost its one group (clipped at 0)
+        "freedoms": 11}  # own freedoms 2 -> 6 (a2: a1 a3 b2; b1: a1 c1 b2), enemy 1 -> 0: +5, stored + 6
     # b2 takes nothing, and a1 was in atari already: no new atari either
     other = named(features(board, [Move.from_gtp("b2", 5)])[0])
     assert (other["captures"], other["atari"], other["opens"], other["edge"]) == (0, 0, 0, 1)
@@ -125,11 +128,11 @@ def test_an_escape_and_a_self_atari():
     # White a1 is in atari (b1 Black, a2 empty): a2 escapes, a1-a2 then has a3 and b2.
     board = setup_board(5, ["a1"], ["b1"], Colour.WHITE)
     escape = named(features(board, [Move.from_gtp("a2", 5)])[0])
-    assert (escape["escape"], escape["self_atari"], escape["captures"]) == (1, 0, 0)
+    assert (escape["escape"], escape["own_atari"], escape["captures"], escape["links"]) == (1, 0, 0, 1)
     # White a2 between Black a3 and b2 has a1 only: a self-atari.
     board = setup_board(5, [], ["a3", "b2", "b1"], Colour.WHITE)
     self_atari = named(features(board, [Move.from_gtp("a2", 5)])[0])
-    assert (self_atari["self_atari"], self_atari["escape"], self_atari["atari"]) == (1, 0, 0)
+    assert (self_atari["own_atari"], self_atari["escape"], self_atari["atari"]) == (1, 0, 0)
 
 
 def test_the_shape_is_the_same_for_mirrored_corner_moves():
@@ -170,7 +173,7 @@ def test_the_shipped_weights_load_and_say_how_they_were_made():
     assert header["board_sizes"] == [9] and header["games"] >= 20
     assert header["command"].startswith("scripts/train-patterns ")
     assert header["data_digest"].startswith("sha256:") and len(header["data_digest"]) == 7 + 64
-    assert set(header["held_out"]) == {"positions", "patterns", "heuristic_priors"}
+    assert set(header["held_out"]) == {"positions", "patterns", "heuristic_priors", "mixed"}
     assert weights.path == str(SHIPPED_WEIGHTS)
     assert len(weights.log_gammas) == len(GROUPS) and weights.log_gammas[0]
 

@@ -99,10 +99,11 @@ def test_the_script_trains_on_the_games_it_plays_and_on_the_same_games_read_back
     done = run(*args, "--games-dir", str(games), "--out", str(out))
     assert (done.returncode, done.stderr) == (0, "")
     lines = done.stdout.splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 4
     assert lines[0].startswith("games: 4 (3 for the fit, 1 held out); positions: ")
     assert lines[1].startswith("held-out move prediction: patterns top-1 ") and "heuristic priors top-1 " in lines[1]
-    assert lines[2].startswith(f"wrote {out} (") and " gammas) in " in lines[2]
+    assert lines[2].startswith("mixed priors: pattern_mix=0.25 top-1 ") and "; pattern_mix=0.75 top-1 " in lines[2]
+    assert lines[3].startswith(f"wrote {out} (") and " gammas) in " in lines[3]
     records = sorted(games.glob("*.sgf"))
     assert [p.name for p in records] == [f"game-{k:04d}.sgf" for k in range(4)]
     digest = hashlib.sha256()
@@ -113,6 +114,8 @@ def test_the_script_trains_on_the_games_it_plays_and_on_the_same_games_read_back
     assert (header["seed"], header["games"], header["held_out_games"], header["board_sizes"]) == (3, 4, 1, [5])
     assert header["data_digest"] == "sha256:" + digest.hexdigest()
     assert header["source"] == f"self-play of random, written to {games}"
+    assert set(header["held_out"]) == {"positions", "patterns", "heuristic_priors", "mixed"}
+    assert set(header["held_out"]["mixed"]) == {"0.25", "0.5", "0.75"}
     # every record is a legal 5x5 game of random players
     for path in records:
         record = sgf.loads(path.read_text(encoding="utf-8"))
@@ -170,3 +173,29 @@ def test_bad_numbers_are_refused_by_the_command_line(tmp_path):
     assert done.returncode == 2 and done.stderr.endswith("train-patterns: error: --cluster plays games, --from reads them: give one\n")
     done = run("--player", "mcts:nope=1", "--out", str(tmp_path / "w.json"))
     assert done.returncode == 2 and "train-patterns: error: --player: unknown option for player 'mcts': 'nope'" in done.stderr
+
+
+def test_the_reported_mix_is_the_search_s_prior(tmp_path):
+    """mixed_scores, what the report measures for pattern_mix, gives the priors
+    MctsPlayer._prior_rates gives with patterns on (to rounding: numpy's exp)."""
+    import random
+
+    from margo_adapters.patterns_training import mixed_scores
+    from margo_gtp.players.mcts import PRIOR_HIGH, PRIOR_LOW, MctsPlayer
+    from margo_gtp.players.patterns import features
+
+    board = Board(Rules(size=9))
+    rng = random.Random(5)
+    for _ in range(40):
+        board.push(rng.choice(board.legal_moves()))
+    moves = board.legal_moves()
+    player = MctsPlayer(random.Random(1), patterns=True, pattern_mix=0.3)
+    weights = player.patterns
+    log_gammas = [np.zeros(count) for _, count in GROUPS]
+    for table, logs in zip(log_gammas, weights.log_gammas):
+        for value, log_gamma in logs.items():
+            table[value] = log_gamma
+    rows = np.array(features(board, moves), dtype=np.int32)
+    heuristic = np.array(MctsPlayer(random.Random(1))._prior_rates(board, moves, int(board.to_move)))
+    found = mixed_scores(log_gammas, rows, np.array([0]), heuristic, 0.3, PRIOR_LOW, PRIOR_HIGH)
+    assert list(found) == pytest.approx(player._prior_rates(board, moves, int(board.to_move)), rel=1e-12, abs=0)

@@ -96,7 +96,8 @@ PRIOR_LOW = 0.1               # prior win rate of the worst-looking moves ...
 PRIOR_HIGH = 0.9              # ... and of the heuristic's favourite
 PATTERNS = False              # learned move patterns in the priors (mcts:patterns=on; off until an SPRT
                               # says they help, docs/patterns.md)
-PATTERN_MIX = 0.5             # with patterns: prior = (1 - mix) * heuristic prior + mix * pattern prior
+PATTERN_MIX = 0.25            # with patterns: prior = (1 - mix) * heuristic prior + mix * pattern prior
+                              # (0.25 predicted held-out self-play moves best, docs/patterns.md)
 RESIGN_THRESHOLD = 0.0        # resign when the best move's win rate is below this (0 = never, the
                               # default: on 9x9 against heuristic, 7 of 48 games that mcts won had
                               # 3 moves in a row below 0.5% first, one of them 33 moves in a row;

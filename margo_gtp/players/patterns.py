@@ -22,13 +22,21 @@ group          values  what it says of a move at ``(x, y, l)``
 ``level``      4       ``min(l, 3)``
 ``edge``       4       distance to the edge of its level, ``min(d, 3)``
 ``captures``   5       balls it captures: 0, 1, 2, 3-5, 6 or more
-``self_atari`` 2       1 when its own group is left with exactly one freedom
-``escape``     2       1 when an own ball in atari before is in no group in atari after
-``atari``      2       1 when an enemy group that was not in atari is after
+``own_atari``  7       own balls in atari after the move that were not before (the
+                       placed ball included: a self-atari), ``min(n, 6)``
+``escape``     7       own balls in atari before that are on the board and in no group
+                       in atari after, ``min(n, 6)``
+``atari``      7       enemy balls in atari after that were not before, ``min(n, 6)``
 ``cut``        2       1 when it crosses an enemy contact whose other crossing is own
-                       (R10: the cut), including a contact made cut by this ball
+                       (R10: it makes the cut)
 ``connect``    2       1 when it crosses an own contact whose other crossing is enemy
                        (it stops the cut)
+``links``      4       own groups before - own groups after + 1 (the groups it joins,
+                       e.g. by climbing onto a pyramid point), clipped to 0..3
+``splits``     4       enemy groups after - enemy groups before, clipped to 0..3
+``freedoms``   13      the change of own freedoms minus the change of enemy freedoms
+                       (summed over groups, as the heuristic counts them), clipped to
+                       -6..6, plus 6
 ``last``       11      distance to the last move (0: none, or a pass or swap)
 ``last2``      11      distance to the move before it (0: none, or a pass or swap)
 =============  ======  ==============================================================
@@ -80,8 +88,8 @@ FORMAT = "margo-patterns"
 #: (name, number of values) of each feature group, in the order of a feature tuple.
 GROUPS: tuple[tuple[str, int], ...] = (
     ("shape", 5**8), ("support", 82), ("buries", 4), ("opens", 5), ("level", 4), ("edge", 4),
-    ("captures", 5), ("self_atari", 2), ("escape", 2), ("atari", 2), ("cut", 2), ("connect", 2),
-    ("last", 11), ("last2", 11),
+    ("captures", 5), ("own_atari", 7), ("escape", 7), ("atari", 7), ("cut", 2), ("connect", 2),
+    ("links", 4), ("splits", 4), ("freedoms", 13), ("last", 11), ("last2", 11),
 )
 #: The weights file the package ships (docs/patterns.md says how it was trained).
 SHIPPED_WEIGHTS = Path(__file__).resolve().parent / "data" / "patterns-v1.json"
@@ -100,6 +108,8 @@ SYMMETRIES = (
 EMPTY, UNSUPPORTED, OWN, ENEMY, OFF = range(5)  # the states of a shape point
 CAPTURE_BUCKETS = (0, 1, 2, 3, 3, 3)  # balls captured -> value (6 or more: 4)
 MAX_DISTANCE = 10
+MAX_BALLS = 6      # own_atari, escape, atari: balls counted up to this
+MAX_FREEDOMS = 6   # freedoms: the change clipped to -6..6
 
 
 def _permutations(offsets: tuple[tuple[int, int], ...], centre2: tuple[int, int]) -> tuple[tuple[int, ...], ...]:
@@ -147,13 +157,17 @@ def distance_bucket(a: tuple[int, int, int], b: tuple[int, int, int]) -> int:
     return min((dx + dy + max(dx, dy) + 2 * dl) // 2, MAX_DISTANCE)
 
 
-def _atari_balls(board: Board, colour: Colour) -> int:
-    """The balls of ``colour``'s groups that have exactly one freedom."""
-    balls = 0
-    for group, freedoms in board.group_freedoms(colour):
-        if freedoms.bit_count() == 1:
-            balls |= group
-    return balls
+def _summary(board: Board, colour: Colour) -> tuple[int, int, int]:
+    """``colour``'s groups: their number, their freedoms summed over groups, and the balls
+    of the groups that have exactly one freedom."""
+    groups = freedoms = atari = 0
+    for group, liberties in board.group_freedoms(colour):
+        count = liberties.bit_count()
+        groups += 1
+        freedoms += count
+        if count == 1:
+            atari |= group
+    return groups, freedoms, atari
 
 
 def _last_points(board: Board) -> tuple[int, int]:
@@ -179,14 +193,14 @@ def features(board: Board, moves: Sequence[Move], colour: Colour | None = None) 
     work = board.copy()
     own, enemy = board.ball_mask(own_colour), board.ball_mask(enemy_colour)
     occupied = own | enemy
-    own_atari, enemy_atari = _atari_balls(board, own_colour), _atari_balls(board, enemy_colour)
+    own_before, enemy_before = _summary(board, own_colour), _summary(board, enemy_colour)
     last, last2 = _last_points(board)
     out = []
     for move in moves:
         if move.point is None:
             raise ValueError(f"a {move.kind} has no pattern features")
         i = geometry.index[move.point]
-        out.append(_point_features(work, geometry, tables, i, c, own, enemy, occupied, own_atari, enemy_atari,
+        out.append(_point_features(work, geometry, tables, i, c, own, enemy, occupied, own_before, enemy_before,
                                    last, last2))
     return out
 
@@ -224,7 +238,8 @@ def _state(i: int, own: int, enemy: int, occupied: int, support: Sequence[int]) 
 
 
 def _point_features(work: Board, geometry, tables: _Tables, i: int, c: int, own: int, enemy: int, occupied: int,
-                    own_atari: int, enemy_atari: int, last: int, last2: int) -> tuple[int, ...]:
+                    own_before: tuple[int, int, int], enemy_before: tuple[int, int, int], last: int,
+                    last2: int) -> tuple[int, ...]:
     level = geometry.level[i]
     shape = canonical([_state(j, own, enemy, occupied, geometry.support) for j in tables.neighbours[i]], 5,
                       SHAPE_PERMUTATIONS)
@@ -256,18 +271,21 @@ def _point_features(work: Board, geometry, tables: _Tables, i: int, c: int, own:
     work.push(Move(geometry.points[i]), own_colour)
     try:
         taken = work.captured[own_colour] - captured
-        group = work.group_at(i)
-        self_atari = int(group is not None and group[1].bit_count() == 1)
-        own_after = work.ball_mask(own_colour)
-        own_atari_after = _atari_balls(work, own_colour)
-        escape = int(bool(own_atari & own_after & ~own_atari_after))
-        atari = int(bool(_atari_balls(work, enemy_colour) & ~enemy_atari))
+        own_balls = work.ball_mask(own_colour)
+        own_after, enemy_after = _summary(work, own_colour), _summary(work, enemy_colour)
     finally:
         work.pop()
     captures = CAPTURE_BUCKETS[taken] if taken < len(CAPTURE_BUCKETS) else 4
+    own_atari = min((own_after[2] & ~own_before[2]).bit_count(), MAX_BALLS)
+    escape = min((own_before[2] & own_balls & ~own_after[2]).bit_count(), MAX_BALLS)
+    atari = min((enemy_after[2] & ~enemy_before[2]).bit_count(), MAX_BALLS)
+    links = min(max(own_before[0] - own_after[0] + 1, 0), 3)
+    splits = min(max(enemy_after[0] - enemy_before[0], 0), 3)
+    change = (own_after[1] - own_before[1]) - (enemy_after[1] - enemy_before[1])
     here = tables.plane[i]
-    return (shape, support, buries, opens, min(level, 3), tables.edge[i], captures, self_atari, escape, atari,
-            cut, connect, distance_bucket(here, tables.plane[last]) if last >= 0 else 0,
+    return (shape, support, buries, opens, min(level, 3), tables.edge[i], captures, own_atari, escape, atari,
+            cut, connect, links, splits, min(max(change, -MAX_FREEDOMS), MAX_FREEDOMS) + MAX_FREEDOMS,
+            distance_bucket(here, tables.plane[last]) if last >= 0 else 0,
             distance_bucket(here, tables.plane[last2]) if last2 >= 0 else 0)
 
 

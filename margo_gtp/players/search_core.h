@@ -127,13 +127,13 @@ long tree_search(SearchShared *sh, SearchRun *runs, int threads);
 /* search_patterns.c: the learned patterns' features (patterns.features) of the n moves
  * `codes` for `colour`, PATTERN_GROUPS values per move into out. The position is played and
  * undone, so it is unchanged. No Python exception is set (it may run without the GIL). */
-#define PATTERN_GROUPS 14
+#define PATTERN_GROUPS 17
 enum { PATTERN_OK = 0, PATTERN_NO_MEMORY = -1, PATTERN_NOT_A_POINT = -2, PATTERN_ILLEGAL = -3 };
 int pattern_features(StateObject *s, int colour, const int32_t *codes, int n, int32_t *out);
 /* The log strength (the sum of the features' log gammas) of each move, from the dense table
  * of PATTERN_TABLE_SIZE log gammas (the groups one after the other, pattern_group_sizes):
  * what the priors mix in (patterns.pattern_rates). Same return values. */
-#define PATTERN_TABLE_SIZE 390761 /* the sum of pattern_group_sizes */
+#define PATTERN_TABLE_SIZE 390797 /* the sum of pattern_group_sizes */
 extern const int pattern_group_sizes[PATTERN_GROUPS];
 int pattern_log_strengths(StateObject *s, int colour, const int32_t *codes, int n, const double *table,
                           double *out);

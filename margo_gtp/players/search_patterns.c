@@ -11,6 +11,8 @@ static const int SUPPORT_DX[4] = {0, 1, 0, 1};
 static const int SUPPORT_DY[4] = {0, 0, 1, 1};
 enum { SHAPE_EMPTY = 0, SHAPE_UNSUPPORTED = 1, SHAPE_OWN = 2, SHAPE_ENEMY = 3, SHAPE_OFF = 4 };
 #define MAX_DISTANCE 10
+#define MAX_BALLS 6    /* own_atari, escape, atari: balls counted up to this */
+#define MAX_FREEDOMS 6 /* freedoms: the change clipped to -6..6 */
 
 /* A symmetry of the square applied to the offset (a, b) from its centre (patterns.SYMMETRIES). */
 static void symmetry(int k, int a, int b, int *outa, int *outb) {
@@ -74,17 +76,31 @@ static void coordinates(const Layout *g, int i, int *x, int *y, int *l) {
     *l = level;
 }
 
-static int atari_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
-    W *out = ctx;
-    if (popcount_bits(freedoms, s->nw) == 1)
-        for (int w = 0; w < s->nw; w++) out[w] |= group[w];
+/* patterns._summary: a colour's groups, their freedoms summed over groups, and the balls
+ * of its groups with exactly one freedom. */
+typedef struct {
+    int groups, freedoms;
+    W atari[MAXW];
+} Summary;
+
+static int summary_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+    Summary *out = ctx;
+    int count = popcount_bits(freedoms, s->nw);
+    out->groups++;
+    out->freedoms += count;
+    if (count == 1)
+        for (int w = 0; w < s->nw; w++) out->atari[w] |= group[w];
     return 0;
 }
 
-/* patterns._atari_balls */
-static int atari_balls(StateObject *s, int colour, W *out) {
-    memset(out, 0, s->nw * sizeof(W));
-    return each_group(s, colour, atari_cb, out);
+static int summarize(StateObject *s, int colour, Summary *out) {
+    out->groups = out->freedoms = 0;
+    memset(out->atari, 0, s->nw * sizeof(W));
+    return each_group(s, colour, summary_cb, out);
+}
+
+static int clip(int value, int low, int high) {
+    return value < low ? low : value > high ? high : value;
 }
 
 static int distance_bucket(const Layout *g, int i, int j) {
@@ -116,13 +132,14 @@ int pattern_features(StateObject *s, int colour, const int32_t *codes, int n, in
     int shape_perm[8][8], support_perm[8][8];
     permutations(8, NEIGHBOUR_DX, NEIGHBOUR_DY, 0, 0, shape_perm);
     permutations(4, SUPPORT_DX, SUPPORT_DY, 1, 1, support_perm);
-    W own[MAXW], enemy[MAXW], occupied[MAXW], own_atari[MAXW], enemy_atari[MAXW];
+    W own[MAXW], enemy[MAXW], occupied[MAXW];
+    Summary own_before, enemy_before, own_after, enemy_after;
     for (int w = 0; w < nw; w++) {
         own[w] = BITS(s, c)[w];
         enemy[w] = BITS(s, e)[w];
         occupied[w] = own[w] | enemy[w];
     }
-    if (atari_balls(s, c, own_atari) < 0 || atari_balls(s, e, enemy_atari) < 0) return PATTERN_NO_MEMORY;
+    if (summarize(s, c, &own_before) < 0 || summarize(s, e, &enemy_before) < 0) return PATTERN_NO_MEMORY;
     int last = -1, last2 = -1;
     if (s->nstack >= 1) last = s->stack[s->nstack - 1].code;
     if (s->nstack >= 2) last2 = s->stack[s->nstack - 2].code;
@@ -179,33 +196,36 @@ int pattern_features(StateObject *s, int colour, const int32_t *codes, int n, in
         long captured = s->cap[c];
         if (commit(s, i, c, &r) < 0) return PATTERN_NO_MEMORY;
         long taken = s->cap[c] - captured;
-        W group[MAXW], freedoms[MAXW], own_atari_after[MAXW], enemy_atari_after[MAXW];
-        int self_atari = group_at(s, c, i, group, freedoms) == 1;
-        if (atari_balls(s, c, own_atari_after) < 0 || atari_balls(s, e, enemy_atari_after) < 0) {
+        if (summarize(s, c, &own_after) < 0 || summarize(s, e, &enemy_after) < 0) {
             undo(s);
             return PATTERN_NO_MEMORY;
         }
-        int escape = 0, atari = 0;
+        int own_atari = 0, escape = 0, atari = 0;
         for (int w = 0; w < nw; w++) {
-            if (own_atari[w] & BITS(s, c)[w] & ~own_atari_after[w]) escape = 1;
-            if (enemy_atari_after[w] & ~enemy_atari[w]) atari = 1;
+            own_atari += __builtin_popcountll(own_after.atari[w] & ~own_before.atari[w]);
+            escape += __builtin_popcountll(own_before.atari[w] & BITS(s, c)[w] & ~own_after.atari[w]);
+            atari += __builtin_popcountll(enemy_after.atari[w] & ~enemy_before.atari[w]);
         }
         undo(s);
+        int change = (own_after.freedoms - own_before.freedoms) - (enemy_after.freedoms - enemy_before.freedoms);
         f[6] = taken < 6 ? capture_buckets[taken] : 4;
-        f[7] = self_atari;
-        f[8] = escape;
-        f[9] = atari;
+        f[7] = clip(own_atari, 0, MAX_BALLS);
+        f[8] = clip(escape, 0, MAX_BALLS);
+        f[9] = clip(atari, 0, MAX_BALLS);
         f[10] = cut;
         f[11] = connect;
-        f[12] = distance_bucket(&g, i, last);
-        f[13] = distance_bucket(&g, i, last2);
+        f[12] = clip(own_before.groups - own_after.groups + 1, 0, 3);
+        f[13] = clip(enemy_after.groups - enemy_before.groups, 0, 3);
+        f[14] = clip(change, -MAX_FREEDOMS, MAX_FREEDOMS) + MAX_FREEDOMS;
+        f[15] = distance_bucket(&g, i, last);
+        f[16] = distance_bucket(&g, i, last2);
     }
     return 0;
 }
 
 /* The number of values of each feature group (patterns.GROUPS), in order: a dense table of
  * log gammas holds the groups one after the other. */
-const int pattern_group_sizes[PATTERN_GROUPS] = {390625, 82, 4, 5, 4, 4, 5, 2, 2, 2, 2, 2, 11, 11};
+const int pattern_group_sizes[PATTERN_GROUPS] = {390625, 82, 4, 5, 4, 4, 5, 7, 7, 7, 2, 2, 4, 4, 13, 11, 11};
 
 /* PatternWeights.log_strength of each move: the sum, group by group from 0.0, of the log
  * gammas of its features in the dense table (PATTERN_TABLE_SIZE doubles; 0.0 where a value
