@@ -329,3 +329,15 @@ def test_the_c_tree_is_the_python_tree_with_patterns_on(seed):
     assert c_tree == python_tree
     off_python, _ = both_searches(board, 200, seed=seed)
     assert off_python[1] != python_tree[1]  # the patterns changed the priors
+
+
+def test_the_priors_are_the_same_on_both_rules_cores(tmp_path):
+    """Without the C search (a board on the Python core) the Python features give the
+    same priors, float for float."""
+    board = random_position(21, 9, 50)
+    moves = board.legal_moves()
+    rates = []
+    for name in ("python", "native") if core.native_available() else ("python",):
+        player = MctsPlayer(random.Random(1), patterns=True, pattern_mix=0.6)
+        rates.append(player._prior_rates(core.board_on_core(board, name), moves, int(board.to_move)))
+    assert rates[0] == rates[-1] and len(set(rates[0])) > 3
