@@ -341,3 +341,30 @@ def test_the_priors_are_the_same_on_both_rules_cores(tmp_path):
         player = MctsPlayer(random.Random(1), patterns=True, pattern_mix=0.6)
         rates.append(player._prior_rates(core.board_on_core(board, name), moves, int(board.to_move)))
     assert rates[0] == rates[-1] and len(set(rates[0])) > 3
+
+
+@needs_search
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), plies=st.integers(0, 200), mix=st.sampled_from([0.0, 0.25, 0.6, 1.0]),
+       allow_pass=st.booleans(), other_colour=st.booleans())
+def test_the_c_tree_s_priors_mix_the_patterns_as_python_does(seed, plies, mix, allow_pass, other_colour):
+    """search_prior.c's prior_rates given the pattern table (what the C tree gives its new
+    nodes) equals MctsPlayer._prior_rates with patterns on, float for float; a pass keeps
+    its heuristic rate."""
+    rules = Rules(size=9).with_options({"allow_pass": "on" if allow_pass else "off"})
+    board = core.board_on_core(random_position(seed, 9, plies, rules), "native")
+    colour = Colour(int(board.to_move) ^ other_colour)
+    moves = board.legal_moves(colour)
+    if not moves:
+        return
+    player = MctsPlayer(random.Random(0), patterns=True, pattern_mix=mix)
+    priors = player._c_tree_priors(board)
+    assert len(priors) == 14 and priors[12] is player.patterns.dense_table
+    assert native_search.prior_rates(board, moves, int(colour), priors) == player._prior_rates(board, moves,
+                                                                                               int(colour))
+
+
+def test_the_c_tree_gets_no_patterns_on_a_size_they_were_not_trained_on(capsys):
+    player = MctsPlayer(random.Random(0), patterns=True)
+    assert len(player._c_tree_priors(Board(Rules(size=7)))) == 12
+    assert capsys.readouterr().err.endswith("were trained on 9x9, not 7x7: heuristic priors only\n")

@@ -130,14 +130,32 @@ static PyObject *search_uct_select(PyObject *module, PyObject *const *args, Py_s
  * own_groups, enemy_groups, freedoms, centre, centre_moves, decisive, low, high, temp) as
  * MctsPlayer._c_tree_priors gives it, into pp (komi apart: it is the rules'). */
 static int parse_priors(PyObject *t, double komi, PriorParams *pp) {
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 12 ||
-        !PyArg_ParseTuple(t, "dddddddldddd", &pp->captures, &pp->own_in_atari, &pp->enemy_in_atari, &pp->own_groups,
-                          &pp->enemy_groups, &pp->freedoms, &pp->centre, &pp->centre_moves, &pp->decisive, &pp->low,
-                          &pp->high, &pp->temp)) {
+    /* ... then, optionally, the patterns: their dense table of log gammas (bytes of
+     * PATTERN_TABLE_SIZE doubles, PatternWeights.dense_table, or None) and pattern_mix. The
+     * table is the tuple's: it lives as long as the call that parsed it. */
+    PyObject *table = Py_None;
+    pp->pattern_mix = 0.0;
+    Py_ssize_t size = PyTuple_Check(t) ? PyTuple_GET_SIZE(t) : -1;
+    int ok = (size == 12 && PyArg_ParseTuple(t, "dddddddldddd", &pp->captures, &pp->own_in_atari,
+                                             &pp->enemy_in_atari, &pp->own_groups, &pp->enemy_groups, &pp->freedoms,
+                                             &pp->centre, &pp->centre_moves, &pp->decisive, &pp->low, &pp->high,
+                                             &pp->temp)) ||
+             (size == 14 && PyArg_ParseTuple(t, "dddddddlddddOd", &pp->captures, &pp->own_in_atari,
+                                             &pp->enemy_in_atari, &pp->own_groups, &pp->enemy_groups, &pp->freedoms,
+                                             &pp->centre, &pp->centre_moves, &pp->decisive, &pp->low, &pp->high,
+                                             &pp->temp, &table, &pp->pattern_mix));
+    if (!ok) {
         PyErr_Clear();
         PyErr_SetString(PyExc_TypeError, "priors must be None or a tuple of 12 numbers");
         return -1;
     }
+    if (table != Py_None &&
+        (!PyBytes_Check(table) || PyBytes_GET_SIZE(table) != (Py_ssize_t)(PATTERN_TABLE_SIZE * sizeof(double)))) {
+        PyErr_Format(PyExc_TypeError, "the priors' pattern table must be None or bytes of %d doubles",
+                     PATTERN_TABLE_SIZE);
+        return -1;
+    }
+    pp->patterns = table == Py_None ? NULL : (const double *)PyBytes_AS_STRING(table);
     pp->komi = komi;
     return 0;
 }

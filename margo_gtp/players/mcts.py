@@ -694,15 +694,21 @@ class MctsPlayer:
                 rules.scoring == "territory", _NATIVE_EVALUATORS[self.evaluator], rules.komi,
                 _native_params(self.ladder_depth))
 
-    def _c_tree_priors(self) -> tuple:
+    def _c_tree_priors(self, board: Board | None = None) -> tuple:
         """What the C tree needs to give :meth:`_prior_rates`'s priors itself (in
         ``search_prior.c``, on the search threads): the heuristic player's weights, then
-        ``PRIOR_LOW``, ``PRIOR_HIGH`` and ``prior_temp``."""
+        ``PRIOR_LOW``, ``PRIOR_HIGH`` and ``prior_temp``; with patterns on (and, given a
+        ``board``, trained on its size: :meth:`_patterns_for`), then their dense table of log
+        gammas and ``pattern_mix``."""
         from margo_gtp.players.heuristic import Weights
 
         w = Weights()
-        return (w.captures, w.own_in_atari, w.enemy_in_atari, w.own_groups, w.enemy_groups, w.freedoms, w.centre,
-                w.centre_moves, w.decisive, PRIOR_LOW, PRIOR_HIGH, self.prior_temp)
+        heuristic = (w.captures, w.own_in_atari, w.enemy_in_atari, w.own_groups, w.enemy_groups, w.freedoms,
+                     w.centre, w.centre_moves, w.decisive, PRIOR_LOW, PRIOR_HIGH, self.prior_temp)
+        weights = self.patterns if board is None else self._patterns_for(board)
+        if weights is None:
+            return heuristic
+        return heuristic + (weights.dense_table, self.pattern_mix)
 
     def _c_tree_search(self, board: Board, colour: Colour, playouts: int | None, deadline: float | None) -> Node:
         """:meth:`search` by the C tree, returning a view of the tree as :class:`Node` objects:
@@ -717,7 +723,7 @@ class MctsPlayer:
                 self._c_tree = native_search.new_tree(self.max_nodes)
             tree = self._c_tree
         done, n, w, children, size = native_search.search(
-            board, colour, self.rng, self._c_tree_params(board), playouts, deadline, self._c_tree_priors(),
+            board, colour, self.rng, self._c_tree_params(board), playouts, deadline, self._c_tree_priors(board),
             max_nodes=self.max_nodes, tree=tree, threads=self.threads)
         self.last_simulations, self.last_tree_nodes = done, size
         root = Node(None, int(colour) ^ 1, -1, None)

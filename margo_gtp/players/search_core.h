@@ -60,7 +60,8 @@ typedef struct {
  * low + (high - low) * exp((score - best score) / temp). This is the search's one entry
  * point for priors: the tree calls prior_rates at each expansion within prior_depth of the
  * root (and when it primes a reused tree), on the thread's own position, without the lock
- * and without the GIL. Learned pattern priors (search_patterns.c) are to be mixed in here. */
+ * and without the GIL. With patterns on, the learned pattern priors (search_patterns.c) are mixed in
+ * here, as MctsPlayer._prior_rates mixes them. */
 typedef struct {
     /* heuristic.Weights */
     double captures, own_in_atari, enemy_in_atari, own_groups, enemy_groups, freedoms, centre;
@@ -68,6 +69,10 @@ typedef struct {
     double decisive;          /* a pass that ends the game: +decisive won, -decisive not */
     double low, high, temp;   /* mcts.PRIOR_LOW, PRIOR_HIGH, MctsPlayer.prior_temp */
     double komi;              /* the rules' komi: who wins when a pass ends the game */
+    /* the learned patterns (search_patterns.c, MctsPlayer._prior_rates): NULL for none, else
+     * the dense table of log gammas, mixed in as (1 - mix) * heuristic + mix * pattern rate */
+    const double *patterns;
+    double pattern_mix;
 } PriorParams;
 
 enum { PRIOR_OK = 0, PRIOR_NO_MEMORY = -1, PRIOR_ILLEGAL = -2 };

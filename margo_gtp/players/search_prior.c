@@ -5,7 +5,9 @@
  * bit for bit (tests/test_search_prior.py compares them on random positions).
  *
  * It runs on search threads without the GIL: no Python object is touched, and the position
- * is changed (each move pushed, looked at, undone) and left as it was.
+ * is changed (each move pushed, looked at, undone) and left as it was. With patterns on
+ * (PriorParams.patterns), prior_rates mixes in the learned patterns' rates
+ * (search_patterns.c), float for float as MctsPlayer._prior_rates (tests/test_patterns.py).
  */
 #include "search_core.h"
 
@@ -89,7 +91,9 @@ static int evaluate(StateObject *s, int code, int colour, const PriorParams *pp,
     return 0;
 }
 
-int prior_rates(StateObject *s, int to_move, const int32_t *codes, int n, const PriorParams *pp, double *rates) {
+/* MctsPlayer._heuristic_rates */
+static int heuristic_rates(StateObject *s, int to_move, const int32_t *codes, int n, const PriorParams *pp,
+                           double *rates) {
     if (n <= 0) return 0;
     for (int k = 0; k < n; k++) {
         int err = evaluate(s, codes[k], to_move, pp, &rates[k]);
@@ -99,4 +103,44 @@ int prior_rates(StateObject *s, int to_move, const int32_t *codes, int n, const 
     for (int k = 1; k < n; k++) if (rates[k] > top) top = rates[k]; /* max(scores) */
     for (int k = 0; k < n; k++) rates[k] = pp->low + (pp->high - pp->low) * exp((rates[k] - top) / pp->temp);
     return 0;
+}
+
+/* MctsPlayer._prior_rates: the heuristic rates, or with patterns their mix with the pattern
+ * rates of the placements (patterns.rates_of of their log strengths), the same double
+ * operations in the same order as the Python. */
+int prior_rates(StateObject *s, int to_move, const int32_t *codes, int n, const PriorParams *pp, double *rates) {
+    if (n <= 0) return 0;
+    if (!pp->patterns) return heuristic_rates(s, to_move, codes, n, pp, rates);
+    double mix = pp->pattern_mix;
+    int placements = 0;
+    for (int k = 0; k < n; k++) placements += codes[k] >= 0;
+    if (mix < 1 || placements < n) {
+        int err = heuristic_rates(s, to_move, codes, n, pp, rates);
+        if (err) return err;
+    } else {
+        for (int k = 0; k < n; k++) rates[k] = 0.0;
+    }
+    if (!placements) return 0;
+    int32_t *points = PyMem_RawMalloc((size_t)placements * sizeof(int32_t));
+    double *logs = PyMem_RawMalloc((size_t)placements * sizeof(double));
+    if (!points || !logs) {
+        PyMem_RawFree(points);
+        PyMem_RawFree(logs);
+        rules_no_memory();
+        return PRIOR_NO_MEMORY;
+    }
+    for (int k = 0, j = 0; k < n; k++) if (codes[k] >= 0) points[j++] = codes[k];
+    int status = pattern_log_strengths(s, to_move, points, placements, pp->patterns, logs);
+    if (status == PATTERN_OK) {
+        double top = logs[0];
+        for (int j = 1; j < placements; j++) if (logs[j] > top) top = logs[j]; /* max(logs) */
+        for (int k = 0, j = 0; k < n; k++) {
+            if (codes[k] < 0) continue;
+            double rate = pp->low + (pp->high - pp->low) * exp(logs[j++] - top);
+            rates[k] = (1 - mix) * rates[k] + mix * rate;
+        }
+    }
+    PyMem_RawFree(points);
+    PyMem_RawFree(logs);
+    return status == PATTERN_OK ? PRIOR_OK : status == PATTERN_NO_MEMORY ? PRIOR_NO_MEMORY : PRIOR_ILLEGAL;
 }
