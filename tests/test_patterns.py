@@ -368,3 +368,14 @@ def test_the_c_tree_gets_no_patterns_on_a_size_they_were_not_trained_on(capsys):
     player = MctsPlayer(random.Random(0), patterns=True)
     assert len(player._c_tree_priors(Board(Rules(size=7)))) == 12
     assert capsys.readouterr().err.endswith("were trained on 9x9, not 7x7: heuristic priors only\n")
+
+
+@needs_search
+def test_two_search_threads_share_the_pattern_table():
+    """The C tree's threads read the one table of log gammas (no GIL, no copy)."""
+    from margo_gtp.players.base import Budget
+
+    board = random_position(4, 9, 20)
+    player = MctsPlayer(random.Random(3), patterns=True, threads=2, playouts=400, early_stop=False)
+    move = player.select_move(board, board.to_move, Budget())
+    assert move in board.legal_moves() and player.last_tree_nodes > 0 and player.last_simulations >= 400
