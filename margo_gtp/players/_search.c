@@ -11,6 +11,8 @@
  */
 #include "search_core.h"
 
+#include <time.h>
+
 static PyTypeObject *state_type; /* margo_gtp.engine._native.State */
 
 static StateObject *as_state(PyObject *obj) {
@@ -291,6 +293,119 @@ fail:
     return NULL;
 }
 
+/* StopFlag(): a flag that one thread sets and a running search reads before each of its
+ * simulations (SearchControl.halt), so that search ends after the simulations in flight.
+ * Calling it answers whether it is set, so it is also a stop() callable for the Python
+ * search. */
+typedef struct {
+    PyObject_HEAD
+    int value; /* read and written with __atomic builtins: search threads read it without the GIL */
+} StopFlagObject;
+
+static PyObject *StopFlag_set(StopFlagObject *o, PyObject *unused) {
+    __atomic_store_n(&o->value, 1, __ATOMIC_RELEASE);
+    Py_RETURN_NONE;
+}
+
+static PyObject *StopFlag_clear(StopFlagObject *o, PyObject *unused) {
+    __atomic_store_n(&o->value, 0, __ATOMIC_RELEASE);
+    Py_RETURN_NONE;
+}
+
+static PyObject *StopFlag_is_set(StopFlagObject *o, PyObject *unused) {
+    return PyBool_FromLong(__atomic_load_n(&o->value, __ATOMIC_ACQUIRE));
+}
+
+static PyObject *StopFlag_call(StopFlagObject *o, PyObject *args, PyObject *kwds) {
+    if (PyTuple_GET_SIZE(args) || (kwds && PyDict_Size(kwds))) return PyErr_Format(PyExc_TypeError, "StopFlag() takes no arguments");
+    return StopFlag_is_set(o, NULL);
+}
+
+static PyMethodDef StopFlag_methods[] = {
+    {"set", (PyCFunction)StopFlag_set, METH_NOARGS, "set(): stop the search that reads this flag"},
+    {"clear", (PyCFunction)StopFlag_clear, METH_NOARGS, "clear(): let the next search run"},
+    {"is_set", (PyCFunction)StopFlag_is_set, METH_NOARGS, "is_set() -> bool"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject StopFlagType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "margo_gtp.players._search.StopFlag",
+    .tp_basicsize = sizeof(StopFlagObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "StopFlag(): set() from any thread stops a running tree_search before its next simulation; "
+              "calling it answers is_set()",
+    .tp_methods = StopFlag_methods,
+    .tp_call = (ternaryfunc)StopFlag_call,
+    .tp_new = PyType_GenericNew,
+};
+
+/* The tick of a search with a stop callable (other than a StopFlag) or a progress callback:
+ * thread 0 calls it every tick_seconds (search_tree.c, interrupted). It polls stop() and,
+ * every `interval`, reads the root's children (under the tree lock, search_read) and hands
+ * them to progress(simulations, root n, root w, children, tree size); a true answer of
+ * either stops the search. It takes the GIL for the Python calls only; the exception of a
+ * failed call is kept (exc) for the thread that started the search to raise. */
+#define POLL_SECONDS 0.005 /* how often a stop callable is asked: well inside the 50 ms a GTP command may wait */
+
+typedef struct {
+    PyObject *stop;     /* polled every tick, or NULL */
+    PyObject *progress; /* or NULL */
+    double interval, next_progress;
+    PyObject *report;   /* the arguments of the next progress call, read under the lock */
+    PyObject *exc_type, *exc_value, *exc_tb; /* the exception raised (exc_type NULL: none) */
+} SearchTick;
+
+/* With the GIL: keep the exception set now (a failed tick stops the search: one at most). */
+static void tick_failed(SearchTick *tick) {
+    if (!tick->exc_type) PyErr_Fetch(&tick->exc_type, &tick->exc_value, &tick->exc_tb);
+    else PyErr_Clear();
+}
+
+static double monotonic_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int read_progress(void *ctx, const Tree *t, int32_t root, long done) {
+    SearchTick *tick = ctx;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    const TreeNode *r = &t->nodes[root];
+    tick->report = Py_BuildValue("(lLdNi)", done, (long long)r->n, r->w, root_children(t, root), t->count);
+    if (!tick->report) tick_failed(tick);
+    PyGILState_Release(gil);
+    return tick->report ? 0 : -1;
+}
+
+static int search_tick(void *ctx, SearchShared *sh) {
+    SearchTick *tick = ctx;
+    int report = tick->progress && monotonic_seconds() >= tick->next_progress;
+    if (report) {
+        if (search_read(sh, read_progress, tick) < 0) return -1;
+        tick->next_progress = monotonic_seconds() + tick->interval;
+    }
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int without_gil = rules_without_gil;
+    rules_without_gil = 0; /* Python code runs here: the rules core may set exceptions */
+    int answer = 0;
+    if (report) {
+        PyObject *r = PyObject_CallObject(tick->progress, tick->report);
+        Py_CLEAR(tick->report);
+        answer = r ? PyObject_IsTrue(r) : -1;
+        Py_XDECREF(r);
+    }
+    if (!answer && tick->stop) {
+        PyObject *r = PyObject_CallNoArgs(tick->stop);
+        answer = r ? PyObject_IsTrue(r) : -1;
+        Py_XDECREF(r);
+    }
+    if (answer < 0) tick_failed(tick);
+    rules_without_gil = without_gil;
+    PyGILState_Release(gil);
+    return answer;
+}
+
 /* Tree(max_nodes): a tree kept between searches (tree reuse), at most max_nodes nodes */
 typedef struct {
     PyObject_HEAD
@@ -374,7 +489,7 @@ static PyTypeObject TreeType = {
 };
 
 /* tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None,
- *             whole=True, tree=None, helpers=())
+ *             whole=True, tree=None, helpers=(), stop=None, progress=None, interval=0.5)
  *   -> (simulations, new mt_state, nodes, pool full), nodes being every node in preorder
  *      when `whole`, else (root n, root w, the root's children with their pv, tree size)
  * priors: None (no priors) or the heuristic prior parameters (see parse_priors);
@@ -382,24 +497,34 @@ static PyTypeObject TreeType = {
  * on (from its root, or a new one; it keeps the tree, and its own max_nodes), else a tree
  * of max_nodes made for this search and freed; helpers: the generator states
  * (random.Random.getstate()[1]) of the threads beside the calling one (len(helpers) + 1
- * threads search the one tree, with the GIL released)
+ * threads search the one tree, with the GIL released); stop: a StopFlag (read before every
+ * simulation) or another callable (asked every POLL_SECONDS by the first thread, with the
+ * GIL): set or true, the search ends after the simulations in flight; progress: called
+ * about every `interval` seconds by the first thread with (simulations, root n, root w, the
+ * root's children with their pv, tree size), a true answer stopping the search
  * params = (uct_c, rave_k, uct_prior_visits, uct_prior_wins, prior_value, expand_visits,
  *           prior_depth, prior_visits, decided_every, playout_moves, early_stop,
  *           territory_scoring, evaluator, komi, (6 evaluator tunables)) */
 #define MAX_SEARCH_THREADS 1024
 
-static PyObject *search_tree_search(PyObject *module, PyObject *args) {
+static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *kwds) {
+    static char *keywords[] = {"state", "colour", "mt_state", "params", "playouts", "max_nodes", "priors", "deadline",
+                               "whole", "tree", "helpers", "stop", "progress", "interval", NULL};
     PyObject *so, *mt_state, *priors_obj, *deadline_obj = Py_None, *tree_obj = Py_None, *helpers = NULL;
+    PyObject *stop = Py_None, *progress = Py_None;
+    double interval = 0.5;
     int colour, whole = 1;
     long playouts;
     long max_nodes;
     SearchParams prm;
-    if (!PyArg_ParseTuple(args, "OiO!(dddddlllllppid(dddddd))llO|OpOO!", &so, &colour, &PyTuple_Type, &mt_state,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiO!(dddddlllllppid(dddddd))llO|OpOO!OOd", keywords, &so, &colour,
+                          &PyTuple_Type, &mt_state,
                           &prm.uct_c, &prm.rave_k, &prm.uct_prior_visits, &prm.uct_prior_wins, &prm.prior_value,
                           &prm.expand_visits, &prm.prior_depth, &prm.prior_visits, &prm.decided_every,
                           &prm.playout_moves, &prm.early_stop, &prm.territory_scoring, &prm.evaluator, &prm.komi,
                           &prm.eval[0], &prm.eval[1], &prm.eval[2], &prm.eval[3], &prm.eval[4], &prm.eval[5],
-                          &playouts, &max_nodes, &priors_obj, &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers))
+                          &playouts, &max_nodes, &priors_obj, &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers,
+                          &stop, &progress, &interval))
         return NULL;
     double deadline = 0.0;
     if (deadline_obj != Py_None) {
@@ -417,6 +542,9 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
         return PyErr_Format(PyExc_TypeError, "tree must be a Tree or None");
     PriorParams priors;
     if (priors_obj != Py_None && parse_priors(priors_obj, prm.komi, &priors) < 0) return NULL;
+    if (stop != Py_None && !PyCallable_Check(stop)) return PyErr_Format(PyExc_TypeError, "stop must be a StopFlag, callable or None");
+    if (progress != Py_None && !PyCallable_Check(progress)) return PyErr_Format(PyExc_TypeError, "progress must be callable or None");
+    if (!(interval > 0.0 && interval < 1e9)) return PyErr_Format(PyExc_ValueError, "interval must be > 0 seconds");
     Py_ssize_t threads = 1 + (helpers ? PyTuple_GET_SIZE(helpers) : 0);
     if (threads > MAX_SEARCH_THREADS) return PyErr_Format(PyExc_ValueError, "at most %d search threads", MAX_SEARCH_THREADS);
     TreeObject *kept = tree_obj == Py_None ? NULL : (TreeObject *)tree_obj;
@@ -433,6 +561,16 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
     SearchShared sh = {tree, &prm, priors_obj == Py_None ? NULL : &priors, -1, colour, playouts,
                        deadline_obj != Py_None, deadline, 0.0};
     pthread_mutex_init(&sh.lock, NULL);
+    int is_flag = stop != Py_None && PyObject_TypeCheck(stop, &StopFlagType);
+    SearchTick tick = {stop != Py_None && !is_flag ? stop : NULL, progress != Py_None ? progress : NULL, interval,
+                       monotonic_seconds() + interval, NULL, NULL, NULL, NULL};
+    if (is_flag) sh.control.halt = &((StopFlagObject *)stop)->value;
+    if (tick.stop || tick.progress) {
+        sh.control.tick = search_tick;
+        sh.control.tick_ctx = &tick;
+        sh.control.tick_seconds = tick.stop && POLL_SECONDS < interval ? POLL_SECONDS : interval;
+        sh.control.ticker = &runs[0];
+    }
     PyObject *result = NULL;
     long done = -1;
     int ready = 1;
@@ -461,6 +599,10 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
     switch (sh.error) {
     case SEARCH_OK:
         break;
+    case SEARCH_CALLBACK:
+        PyErr_Restore(tick.exc_type, tick.exc_value, tick.exc_tb);
+        tick.exc_type = tick.exc_value = tick.exc_tb = NULL;
+        goto done;
     case SEARCH_ILLEGAL:
         PyErr_SetString(PyExc_RuntimeError, "search tree: a child's move is illegal in its position");
         goto done;
@@ -481,6 +623,10 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args) {
         Py_XDECREF(nt);
     }
 done:
+    Py_XDECREF(tick.report);
+    Py_XDECREF(tick.exc_type);
+    Py_XDECREF(tick.exc_value);
+    Py_XDECREF(tick.exc_tb);
     for (Py_ssize_t k = 0; k < threads; k++) {
         PyMem_RawFree(runs[k].codes);
         PyMem_RawFree(runs[k].rates);
@@ -609,9 +755,9 @@ static PyMethodDef search_functions[] = {
      "pattern_features(state, colour, codes) -> bytes: PATTERN_GROUPS int32 per move"},
     {"pattern_log_strengths", (PyCFunction)search_pattern_log_strengths, METH_VARARGS,
      "pattern_log_strengths(state, colour, codes, table) -> the log strength of each move"},
-    {"tree_search", (PyCFunction)search_tree_search, METH_VARARGS,
+    {"tree_search", (PyCFunction)(void (*)(void))search_tree_search, METH_VARARGS | METH_KEYWORDS,
      "tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None, whole=True, tree=None, "
-     "helpers=()) -> (simulations, mt_state, nodes, full)"},
+     "helpers=(), stop=None, progress=None, interval=0.5) -> (simulations, mt_state, nodes, full)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -636,12 +782,13 @@ PyMODINIT_FUNC PyInit__search(void) {
         return NULL;
     }
     state_type = (PyTypeObject *)type; /* kept for the life of the process, as the module is */
-    if (PyType_Ready(&TreeType) < 0) return NULL;
+    if (PyType_Ready(&TreeType) < 0 || PyType_Ready(&StopFlagType) < 0) return NULL;
     PyObject *m = PyModule_Create(&search_module);
     if (m && PyModule_AddIntConstant(m, "NODE_BYTES", (long)sizeof(TreeNode)) < 0) Py_CLEAR(m);
     if (m && PyModule_AddIntConstant(m, "MAX_THREADS", MAX_SEARCH_THREADS) < 0) Py_CLEAR(m);
     if (m && PyModule_AddIntConstant(m, "PATTERN_GROUPS", PATTERN_GROUPS) < 0) Py_CLEAR(m);
     if (m && PyModule_AddIntConstant(m, "PATTERN_TABLE_SIZE", PATTERN_TABLE_SIZE) < 0) Py_CLEAR(m);
     if (m && PyModule_AddObjectRef(m, "Tree", (PyObject *)&TreeType) < 0) Py_CLEAR(m);
+    if (m && PyModule_AddObjectRef(m, "StopFlag", (PyObject *)&StopFlagType) < 0) Py_CLEAR(m);
     return m;
 }

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 import random
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -59,6 +60,34 @@ def default_max_nodes() -> int:
 def available() -> bool:
     """True if the native search extension was built and imports."""
     return _search is not None
+
+
+class _PythonStopFlag:
+    """``_search.StopFlag`` where the extension is not built (the Python search reads it)."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def clear(self) -> None:
+        self._event.clear()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def __call__(self) -> bool:
+        return self._event.is_set()
+
+
+def new_stop_flag() -> Any:
+    """A flag to stop a search from another thread: ``set()``, ``clear()``, ``is_set()``,
+    and calling it answers ``is_set()`` (so it is a ``stop`` callable of any search). The
+    C tree reads a ``_search.StopFlag`` before every simulation without the GIL, so a
+    search stops within one simulation of ``set()``; other ``stop`` callables are asked
+    every few milliseconds (``POLL_SECONDS`` in ``_search.c``)."""
+    return _search.StopFlag() if _search is not None else _PythonStopFlag()
 
 
 def uct_select_for(board: Board) -> Callable[..., Any] | None:
@@ -160,7 +189,9 @@ def code_of(board: Board, move: Move) -> int:
 def search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int | None,
            deadline: float | None, priors: tuple | None,
            max_nodes: int | None = None, tree: Any = None,
-           threads: int = 1) -> tuple[int, int, float, list[tuple], int]:
+           threads: int = 1, stop: Callable[[], bool] | None = None,
+           progress: Callable[..., object] | None = None,
+           interval: float = 0.5) -> tuple[int, int, float, list[tuple], int]:
     """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
     ``rng`` as ``MctsPlayer.search`` does (its state goes in and comes back): until
     ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
@@ -175,12 +206,19 @@ def search(board: Board, colour: Colour, rng: random.Random, params: tuple, play
 
     ``threads`` > 1 search the one tree together with the GIL released; each thread beside
     the first gets a generator seeded by ``rng.getrandbits(64)`` (drawn before the search),
-    so only one thread leaves ``rng`` as the Python search does."""
+    so only one thread leaves ``rng`` as the Python search does.
+
+    ``stop`` (:func:`new_stop_flag`, or any callable) ends the search after the
+    simulations in flight once it is set or true. ``progress(simulations, root visits,
+    root wins, children, tree size)`` -- the children as returned -- is called about every
+    ``interval`` seconds from the search's first thread while it runs; a true answer
+    stops it."""
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
     done, internal, (n, w, children, size), _ = _search.tree_search(
         native_state(board), int(colour), internal, params, -1 if playouts is None else playouts,
-        max_nodes or default_max_nodes(), priors, deadline, False, tree, helpers)
+        max_nodes or default_max_nodes(), priors, deadline, False, tree, helpers, stop=stop, progress=progress,
+        interval=interval)
     rng.setstate((version, internal, gauss))
     return done, n, w, children, size
 

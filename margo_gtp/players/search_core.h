@@ -89,10 +89,28 @@ enum {
     SEARCH_NO_MEMORY,  /* MemoryError */
     SEARCH_ILLEGAL,    /* RuntimeError: a child's move is illegal in its position */
     SEARCH_NOT_NUMBER, /* ValueError: a child's score is not a number */
+    SEARCH_CALLBACK,   /* the tick (a stop or progress callback) raised: its exception */
 };
 
-/* What the search threads share; every field below `lock` is read and written under it. */
+typedef struct SearchShared SearchShared;
+typedef struct SearchRun SearchRun;
+
+/* The outside's say in a running search (set by the glue; all zero: none). `halt` is a flag
+ * another thread sets (the glue's StopFlag, read atomically before every simulation: the
+ * search ends after the simulations in flight). `tick` is called by thread `ticker` alone
+ * (the first), between two of its simulations, every `tick_seconds`, without the tree lock
+ * (it may read the tree by search_read); 1 stops the search, -1 fails it (SEARCH_CALLBACK). */
+typedef int (*tick_fn)(void *ctx, SearchShared *sh);
 typedef struct {
+    const int *halt;
+    tick_fn tick;
+    void *tick_ctx;
+    double tick_seconds;
+    const SearchRun *ticker;
+} SearchControl;
+
+/* What the search threads share; every field below `lock` is read and written under it. */
+struct SearchShared {
     Tree *tree;
     const SearchParams *prm;
     const PriorParams *priors; /* NULL: no priors */
@@ -106,10 +124,11 @@ typedef struct {
     int stop;                 /* the budget is spent, the move decided, or an error */
     int error;                /* SEARCH_OK or why the search failed (the first error) */
     int pool_full;            /* an expansion was refused: max_nodes reached */
-} SearchShared;
+    SearchControl control;    /* stop flag and tick (set before the search, then read only) */
+};
 
 /* One search thread: its own position, generator and scratch. */
-typedef struct {
+struct SearchRun {
     SearchShared *sh;
     StateObject *work;        /* the root position, changed during a simulation and restored */
     MT *mt;                   /* thread 0: the player's generator; others: seeded from it */
@@ -118,7 +137,7 @@ typedef struct {
     int32_t *path, *path_codes, *path_colours; /* nodes, root first; the moves into path[1..], their colours */
     int path_cap;
     pthread_t thread;
-} SearchRun;
+};
 
 int32_t tree_new_root(Tree *t, int player, double prior_value);
 void tree_free(Tree *t);
@@ -128,6 +147,9 @@ int tree_advance(Tree *t, int32_t *root, int code, int colour);
  * sh->playouts simulations or sh->deadline. Simulations backed up; sh->error says if the
  * search failed (no Python exception is set). */
 long tree_search(SearchShared *sh, SearchRun *runs, int threads);
+/* read(ctx, tree, root, simulations backed up) with the tree still (for the tick's progress
+ * reports); its answer. */
+int search_read(SearchShared *sh, int (*read)(void *ctx, const Tree *t, int32_t root, long done), void *ctx);
 
 /* search_patterns.c: the learned patterns' features (patterns.features) of the n moves
  * `codes` for `colour`, PATTERN_GROUPS values per move into out. The position is played and

@@ -547,8 +547,28 @@ static int search_over(SearchShared *sh, double now) {
             decided(sh->tree, sh->root, sh->claimed, sh->playouts, sh->start, now, sh->has_deadline, sh->deadline));
 }
 
-/* One search thread: simulations until the budget, the deadline, the decision or an
- * error stops them all. A simulation takes the lock twice, each time briefly: once to
+/* The outside's say (SearchControl), before each simulation: 1 when the stop flag is set
+ * or when the tick -- thread `ticker` only, once `next_tick` has passed -- asks to stop,
+ * -1 when the tick failed, else 0. Without the lock (the tick takes it to read the tree). */
+static int interrupted(SearchRun *run, double *next_tick) {
+    const SearchControl *c = &run->sh->control;
+    if (c->halt && __atomic_load_n(c->halt, __ATOMIC_ACQUIRE)) return 1;
+    if (!c->tick || run != c->ticker) return 0;
+    double now = perf_counter();
+    if (now < *next_tick) return 0;
+    *next_tick = now + c->tick_seconds;
+    return c->tick(c->tick_ctx, run->sh);
+}
+
+int search_read(SearchShared *sh, int (*read)(void *ctx, const Tree *t, int32_t root, long done), void *ctx) {
+    tree_lock(sh);
+    int answer = read(ctx, sh->tree, sh->root, sh->done);
+    tree_unlock(sh);
+    return answer;
+}
+
+/* One search thread: simulations until the budget, the deadline, the decision, the stop
+ * flag (or the tick) or an error stops them all. A simulation takes the lock twice, each time briefly: once to
  * back up the previous simulation, claim this one and select its path (select_path:
  * reading the tree, no rules work), once to attach the leaf's children when it expands
  * one (play_path; the legal moves and priors are computed before, unlocked). Replaying
@@ -563,11 +583,14 @@ static void run_simulations(SearchRun *run) {
     int len = 0; /* the path of the simulation to back up (0: none) */
     double result = 0.0;
     W played[2][MAXW];
+    double next_tick = sh->control.tick ? perf_counter() + sh->control.tick_seconds : 0.0;
     for (;;) {
+        int outside = interrupted(run, &next_tick);
         double now = sh->has_deadline ? perf_counter() : 0.0;
         tree_lock(sh);
         if (len) backup(run, len, result, played);
-        if (search_over(sh, now)) {
+        if (outside < 0) fail(sh, SEARCH_CALLBACK);
+        if (outside || search_over(sh, now)) {
             sh->stop = 1;
             tree_unlock(sh);
             break;
