@@ -107,6 +107,7 @@ RESIGN_MIN_VISITS = 400       # ... and the root has at least this many visits (
 RESIGN_MOVES = 3              # ... at this many of the colour's moves in a row
 EARLY_STOP = True             # stop when the most visited move can no longer be overtaken
 DECIDED_CHECK_EVERY = 8       # simulations between early-stop checks (the clock is read every one)
+PROGRESS_SECONDS = 0.1        # a stoppable search (pondering, analysis) reports progress this often
 MAX_WORKERS = 64              # root-parallel searchers (mcts:workers=N), this process included
 MAX_THREADS = 256             # search threads on the one C tree (mcts:threads=N)
 # The smallest pool cap (mcts:max_nodes): the root and one child per move of the largest
@@ -620,6 +621,7 @@ class MctsPlayer:
             return self.root
         self.root = Node(None, int(colour) ^ 1, -1, None)
         self._root_key = key
+        self._c_tree = None  # it was the tree of another position
         return self.root
 
     def search(
@@ -631,22 +633,29 @@ class MctsPlayer:
         deadline: float | None = None,
         stop: Callable[[], bool] | None = None,
         on_progress: Callable[[Node], None] | None = None,
+        interval: float = PROGRESS_SECONDS,
     ) -> Node:
         """Run simulations for ``colour`` to move in ``board`` until ``playouts`` were run,
         ``deadline`` (on :attr:`clock`) passed or ``stop()`` is true; return the root.
 
         With none of the three it runs ``DEFAULT_SECONDS``. ``on_progress(root)`` is called
-        every ``DECIDED_CHECK_EVERY`` simulations (analysis output). The clock and ``stop``
-        are read before every simulation.
+        about every ``interval`` seconds while the search runs (analysis output).
+
+        ``stop`` is read before every simulation by the Python search. The C tree reads a
+        :func:`.native_search.new_stop_flag` flag before every simulation too (a search
+        stops within one simulation of its ``set()``, whichever thread sets it) and asks
+        any other callable every few milliseconds; a stoppable C search also refreshes
+        :attr:`root` (the same :class:`Node` objects, updated) every ``interval`` seconds,
+        so another thread sees it grow as it sees the Python tree grow.
         """
         if playouts is None and deadline is None and stop is None:
             deadline = self.clock() + DEFAULT_SECONDS
         if self.core is not None:
             board = board_on_core(board, self.core)
         self.last_tree_nodes = 0
-        if stop is None and on_progress is None and self._c_tree_can_search(board):
+        if self._c_tree_can_search(board):
             # The same search in C (players/search_tree.c): the same tree, a view of it back.
-            return self._c_tree_search(board, colour, playouts, deadline)
+            return self._c_tree_search(board, colour, playouts, deadline, stop, on_progress, interval)
         if self._c_tree is not None:  # the Python search cannot go on from the C tree's view
             self._c_tree, self.root = None, None
         root = self._root_for(board, colour)
@@ -655,6 +664,7 @@ class MctsPlayer:
         else:  # a reused tree: its top was expanded deeper down, without the priors
             self._prime(root, board, int(colour), depth=0)
         start_clock = self.clock() if deadline is not None else 0.0
+        next_report = self.clock() + interval if on_progress is not None else math.inf
         done = 0
         while True:
             if playouts is not None and done >= playouts:
@@ -667,8 +677,9 @@ class MctsPlayer:
             if done and done % DECIDED_CHECK_EVERY == 0:
                 if self.early_stop and self._decided(root, done, start_clock, now, deadline, playouts):
                     break
-                if on_progress is not None:
+                if on_progress is not None and self.clock() >= next_report:
                     on_progress(root)
+                    next_report = self.clock() + interval
             self._simulate(root, board, int(colour))
             done += 1
         self.last_simulations = done
@@ -710,32 +721,62 @@ class MctsPlayer:
             return heuristic
         return heuristic + (weights.dense_table, self.pattern_mix)
 
-    def _c_tree_search(self, board: Board, colour: Colour, playouts: int | None, deadline: float | None) -> Node:
+    def _c_tree_search(self, board: Board, colour: Colour, playouts: int | None, deadline: float | None,
+                       stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], None] | None = None,
+                       interval: float = PROGRESS_SECONDS) -> Node:
         """:meth:`search` by the C tree, returning a view of the tree as :class:`Node` objects:
         the root and all its children exact, below each child only its principal variation
         (the most visited child, then its most visited child, ...): what ``select_move``,
         ``_merge`` and :meth:`analysis` read. With ``reuse`` the C tree is kept for the next
-        move (:meth:`notify` keeps the subtree of the move played), else freed."""
+        move (:meth:`notify` keeps the subtree of the move played), else freed. A stoppable
+        search (``stop`` or ``on_progress``) refreshes the view every ``interval`` seconds."""
         key = (board.zobrist_key, len(board.history), int(colour))
         tree = None
         if self.reuse:
             if self._c_tree is None or self._root_key != key:
                 self._c_tree = native_search.new_tree(self.max_nodes)
             tree = self._c_tree
+        if self._root_key != key:
+            self.root = None  # the view of another position: not to be refreshed
+        self._root_key = key
+        progress = None
+        if stop is not None or on_progress is not None:
+            def progress(done: int, n: int, w: float, children: list[tuple], size: int) -> None:
+                self.last_simulations, self.last_tree_nodes = done, size
+                root = self._refresh_view(board, colour, n, w, children)
+                if on_progress is not None:
+                    on_progress(root)
         done, n, w, children, size = native_search.search(
             board, colour, self.rng, self._c_tree_params(board), playouts, deadline, self._c_tree_priors(board),
-            max_nodes=self.max_nodes, tree=tree, threads=self.threads)
+            max_nodes=self.max_nodes, tree=tree, threads=self.threads, stop=stop, progress=progress,
+            interval=interval)
         self.last_simulations, self.last_tree_nodes = done, size
-        root = Node(None, int(colour) ^ 1, -1, None)
-        root.n, root.w, root.children = n, w, []
-        for code, child_n, child_w, rave_n, rave_w, prior, pv in children:
-            child = self._view_node(board, root, code, int(colour), child_n, child_w, rave_n, rave_w, prior)
-            root.children.append(child)
+        return self._refresh_view(board, colour, n, w, children)
+
+    def _refresh_view(self, board: Board, colour: Colour, n: int, w: float, children: list[tuple]) -> Node:
+        """The C tree's root, its ``children`` and their principal variations into
+        :attr:`root`: the Node objects of the view already there (the same root children,
+        in the same order) updated in place, so that a caller holding them sees them grow
+        (a child of :attr:`root` is the root after :meth:`notify`), else new ones."""
+        root = self.root
+        if root is None:
+            root = self.root = Node(None, int(colour) ^ 1, -1, None)
+        root.parent = None
+        root.n, root.w = n, w
+        old = root.children or []
+        if len(old) != len(children) or any(native_search.code_of(board, node.move) != entry[0]  # type: ignore[arg-type]
+                                            for node, entry in zip(old, children)):
+            old = [self._view_node(board, root, code, int(colour), 0, 0.0, 0, 0.0, PRIOR_VALUE)
+                   for code, *_ in children]
+            root.children = old
+        for child, (code, child_n, child_w, rave_n, rave_w, prior, pv) in zip(old, children):
+            child.n, child.w, child.rave_n, child.rave_w, child.prior = child_n, child_w, rave_n, rave_w, prior
+            node = child
+            node.children = None
             for entry in pv:
-                below = self._view_node(board, child, *entry)
-                child.children = [below]
-                child = below
-        self.root, self._root_key = root, key
+                below = self._view_node(board, node, *entry)
+                node.children = [below]
+                node = below
         return root
 
     @staticmethod

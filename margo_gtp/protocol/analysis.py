@@ -32,8 +32,17 @@ balls; ``ESTIMATE_PLAYOUTS`` within ``ESTIMATE_SECONDS``, or exactly the budget 
 ``margo-set_limit`` when one was set) while the game is not over; with other players the session's own answers stand
 (ball counts now, zombies as dead). A finished or resigned game is always the session's.
 
-What is enforced: colour and interval syntax (``syntax error``). What is not: a bound on
-the tree a long analysis grows (it stops adding simulations at ``MAX_ANALYSIS_VISITS``).
+The stream is one search from start to end, and its lines come from the running search:
+on the C tree (:mod:`margo_gtp.players.native_search`) its first thread hands the root's
+children over every ``interval``; the next input line stops it within a few milliseconds
+(the stop callable is asked every ``POLL_SECONDS`` of ``_search.c``, then the simulations
+in flight end).
+
+What is enforced: colour and interval syntax (``syntax error``); the tree's memory, by
+the C tree's pool cap (``mcts:max_nodes``, docs/players.md), on the C tree. What is not:
+a bound on the Python tree (the fallback, and searches the C tree cannot run) beyond
+``MAX_ANALYSIS_VISITS`` root visits, where the stream stops searching and repeats its
+last lines.
 """
 
 from __future__ import annotations
@@ -113,17 +122,24 @@ class AnalysisStream:
             while not stop_requested():
                 self.sleep(0.01)
             return
-        while not stop_requested():
-            next_report = self.clock() + self.interval
-            root = self.player._root_for(self.board, self.colour)  # noqa: SLF001 - same tree genmove uses
-            if root.n < MAX_ANALYSIS_VISITS:
-                self.player.search(self.board, self.colour, stop=lambda: stop_requested() or self.clock() >= next_report)
-            while self.clock() < next_report and not stop_requested():  # search done early (one move, decided)
-                self.sleep(0.01)
-            if stop_requested():
-                return
-            for item in self.player.analysis(self.player._root_for(self.board, self.colour)):  # noqa: SLF001
+        capped = False
+
+        def report(root: Any) -> None:
+            nonlocal capped
+            for item in self.player.analysis(root):
                 write(format_info(item))
+            capped = root.n >= MAX_ANALYSIS_VISITS
+
+        # One search for the whole stream, reporting from inside it (the C tree calls
+        # report from its first thread every interval; the Python search between simulations).
+        root = self.player.search(self.board, self.colour, stop=lambda: capped or stop_requested(),
+                                  on_progress=report, interval=self.interval)
+        while not stop_requested():  # the visit cap: the same lines, every interval, until the next input
+            next_report = self.clock() + self.interval
+            while self.clock() < next_report and not stop_requested():
+                self.sleep(0.01)
+            if not stop_requested():
+                report(root)
 
 
 class SnapshotStream:

@@ -2,9 +2,10 @@
 
 Between commands -- typically while the opponent thinks about its move -- a background
 thread searches the current position for the side to move, with no budget, until the
-next command line arrives. Then the session loop stops it (the thread checks a stop flag
-before every simulation, so it ends within one simulation) and only after that handles
-the command, so no command ever sees a search running. What the ponder search grew is
+next command line arrives. Then the session loop stops it (the search reads a stop flag
+before every simulation -- on the C tree a :func:`~margo_gtp.players.native_search.new_stop_flag`
+read without the GIL by every search thread -- so it ends with the simulations in flight)
+and only after that handles the command, so no command ever sees a search running. What the ponder search grew is
 kept in the player's tree: when the opponent's move arrives by ``play``, the player's
 ``notify`` keeps the subtree below it (tree reuse), and the next ``genmove`` starts from
 those visits instead of from nothing. If the opponent plays a move the search never
@@ -28,6 +29,8 @@ import sys
 import threading
 from typing import IO, Any
 
+from margo_gtp.players.native_search import new_stop_flag
+
 __all__ = ["Ponderer", "make_ponderer"]
 
 
@@ -46,7 +49,7 @@ class Ponderer:
         self.simulations = 0
         self.last_simulations = 0
         self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._stop = new_stop_flag()
         self._error: BaseException | None = None
 
     @property
@@ -73,7 +76,7 @@ class Ponderer:
     def _run(self, board: Any, colour: Any) -> None:
         player = self.session.player
         try:
-            player.search(board, colour, stop=self._stop.is_set)
+            player.search(board, colour, stop=self._stop)
             self.last_simulations = player.last_simulations
         except BaseException as error:  # noqa: BLE001 - reported by stop() in the main thread
             self._error = error
