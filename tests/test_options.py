@@ -166,6 +166,9 @@ CONSUMER_REFUSALS = [
         *[(f"mcts:max_nodes={text}",
            f"player option max_nodes must be a whole number from 2473 to 2147483647: '{text}'")
           for text in ["0", "100", "2472", "-5", "1e6", "2147483648"]],
+        *[(f"mcts:max_nodes={text}",
+           f"player option max_nodes must be a size from 1MB to 131072MB (or 128GB): '{text}'")
+          for text in ["0MB", "-1MB", "1.5GB", "+1MB", "1_0MB", "MB", "256mb", "129GB", "131073MB", "1000000GB"]],
         ("random:seed=1_0", "player option seed must be an integer: '1_0' in spec 'random:seed=1_0'"),
     ]],
     *[(f"--adjudicate {text}", lambda text=text: Adjudication.parse(text), ValueError, message) for text, message in [

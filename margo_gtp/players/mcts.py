@@ -449,7 +449,9 @@ class MctsPlayer:
         # fallback, and pondering or analysis with progress reports) runs one thread.
         self.threads = max(1, threads)
         # Pool cap of the C tree in nodes (None: native_search.default_max_nodes()); a full
-        # pool stops the tree growing, not the search.
+        # pool stops the tree growing, not the search. Room for the root's children at least.
+        if max_nodes is not None and not (isinstance(max_nodes, int) and MIN_MAX_NODES <= max_nodes <= 2**31 - 1):
+            raise ValueError(f"max_nodes must be a whole number from {MIN_MAX_NODES} to {2**31 - 1}: {max_nodes!r}")
         self.max_nodes = max_nodes
         self._helpers: list = []  # margo_gtp.players.parallel.Helper, started on first use
         self.seconds = seconds

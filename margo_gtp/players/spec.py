@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from margo_gtp.engine.core import CORES, native_available
 from margo_gtp.options import OptionError, read_choice, read_decimal, read_integer, read_switch
+from margo_gtp.players import native_search
 from margo_gtp.players.mcts import EVALUATORS, MAX_LADDER_DEPTH, MAX_THREADS, MAX_WORKERS, MIN_MAX_NODES, MctsPlayer
 from margo_gtp.players.playout_policy import POLICIES
 
@@ -75,11 +76,34 @@ def _threads(value: str, key: str) -> int:
     return read_integer(value, key, minimum=1, maximum=MAX_THREADS, expected=bounds, bounds=bounds)
 
 
+#: Units of a ``max_nodes`` size (binary: a MB is 2**20 bytes, as ``free -m`` and the pool count).
+SIZE_UNITS = {"MB": 1 << 20, "GB": 1 << 30}
+#: The largest ``max_nodes`` size: 2**31 - 1 nodes of the largest node the C tree may have.
+MAX_NODES_SIZE_MB = 128 * 1024
+
+
 def _max_nodes(value: str, key: str) -> int:
-    """The C tree's pool cap in nodes: room for the root's children on any board, and
-    node indices of 31 bits."""
-    bounds = f"a whole number from {MIN_MAX_NODES} to {2**31 - 1}"
-    return read_integer(value, key, minimum=MIN_MAX_NODES, maximum=2**31 - 1, expected=bounds, bounds=bounds)
+    """The C tree's pool cap: a number of nodes (``max_nodes=200000``), or a size in memory
+    (``max_nodes=256MB``, ``max_nodes=2GB``: a whole number and a unit of ``SIZE_UNITS``,
+    binary), turned into nodes of ``_search.NODE_BYTES`` bytes. One key for both, not a
+    second ``max_memory`` key, so there is one cap and never a question of which of two
+    wins. Either way room for the root's children on any board (``MIN_MAX_NODES``) and
+    node indices of 31 bits; a size from 1MB (about 16,000 nodes) to 128GB (the 2**31 - 1
+    nodes a pool can index)."""
+    unit = next((name for name in SIZE_UNITS if value.upper().endswith(name)), None)
+    if unit is None:
+        bounds = f"a whole number from {MIN_MAX_NODES} to {2**31 - 1}"
+        return read_integer(value, key, minimum=MIN_MAX_NODES, maximum=2**31 - 1, expected=bounds, bounds=bounds)
+    bounds = f"a size from 1MB to {MAX_NODES_SIZE_MB}MB (or {MAX_NODES_SIZE_MB >> 10}GB)"
+    try:
+        if not value.endswith(unit):  # units exactly as written here: "mb" is not "MB"
+            raise OptionError(key, value, bounds)
+        amount = read_integer(value[: -len(unit)], key, minimum=1,
+                              maximum=MAX_NODES_SIZE_MB * SIZE_UNITS["MB"] // SIZE_UNITS[unit])
+    except OptionError:
+        raise OptionError(key, value, bounds) from None
+    nodes = amount * SIZE_UNITS[unit] // native_search.node_bytes()
+    return max(MIN_MAX_NODES, min(2**31 - 1, nodes))
 
 
 def _ladder(value: str, key: str) -> int:
