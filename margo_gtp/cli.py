@@ -12,6 +12,7 @@ import io
 import os
 import shutil
 import sys
+import threading
 from pathlib import Path
 from typing import IO, Annotated, Optional
 
@@ -158,6 +159,12 @@ def gtp(
         if log_file is not None:
             with contextlib.suppress(OSError):
                 log_file.close()
+    if exit_code is None and any(thread.name == "gtp-reader" and thread.is_alive() for thread in threading.enumerate()):
+        # A stream (margo-analyze) started the reader thread, still blocked on stdin after
+        # quit: the interpreter's shutdown would abort on it (SIGABRT), so leave as below,
+        # after the player's own cleanup.
+        getattr(the_player, "close", lambda: None)()
+        exit_code = 0
     if exit_code is not None:
         # The output is gone: leave without the interpreter's own flush of stdout (one more
         # error) and without waiting on a reader thread still blocked on stdin (which
