@@ -446,7 +446,7 @@ class MctsPlayer:
         # Threads of the C tree's search (players/search_tree.c): one tree, virtual loss, the
         # GIL released. One thread draws exactly as the Python search (the same tree for a
         # seed); more make a valid but not reproducible search. The Python search (the
-        # fallback, and pondering or analysis with progress reports) runs one thread.
+        # fallback) runs one thread.
         self.threads = max(1, threads)
         # Pool cap of the C tree in nodes (None: native_search.default_max_nodes()); a full
         # pool stops the tree growing, not the search. Room for the root's children at least.

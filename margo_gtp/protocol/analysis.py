@@ -42,7 +42,7 @@ What is enforced: colour and interval syntax (``syntax error``); the tree's memo
 the C tree's pool cap (``mcts:max_nodes``, docs/players.md), on the C tree. What is not:
 a bound on the Python tree (the fallback, and searches the C tree cannot run) beyond
 ``MAX_ANALYSIS_VISITS`` root visits, where the stream stops searching and repeats its
-last lines.
+last lines (the C tree, bounded by its pool, searches on).
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ class AnalysisStream:
             nonlocal capped
             for item in self.player.analysis(root):
                 write(format_info(item))
-            capped = root.n >= MAX_ANALYSIS_VISITS
+            capped = root.n >= MAX_ANALYSIS_VISITS and not self.player.last_tree_nodes  # the Python tree's guard
 
         # One search for the whole stream, reporting from inside it (the C tree calls
         # report from its first thread every interval; the Python search between simulations).
