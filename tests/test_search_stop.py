@@ -37,41 +37,33 @@ def midgame(index: int = 0) -> Board:
     return core.board_on_core(midgame_positions()[index], "native")
 
 
-def raw_search(board: Board, seed: int, playouts: int, *, threads: int = 1, tree=None, priors_hook=None,
-               **control) -> tuple:
-    """``_search.tree_search`` of a fresh seeded player's search: (simulations, every node
-    in preorder, pool full); ``priors_hook()`` runs at every priors call; ``control``:
-    stop, progress, interval."""
+def raw_search(board: Board, seed: int, playouts: int, *, threads: int = 1, tree=None, **control) -> tuple:
+    """``_search.tree_search`` of a fresh seeded player's search without priors:
+    (simulations, every node in preorder, pool full); ``control``: stop, progress, interval."""
     player = MctsPlayer(random.Random(seed), reuse=False, early_stop=False)
-    rates = native_search.priors_on(board, player._prior_rates)
-
-    def priors(*args):  # noqa: ANN002, ANN202
-        if priors_hook is not None:
-            priors_hook()
-        return rates(*args)
-
     helpers = native_search.helper_states(player.rng, threads)
     done, _, nodes, full = _search.tree_search(
         native_state(board), int(board.to_move), player.rng.getstate()[1], player._c_tree_params(board), playouts,
-        1 << 24, priors, None, True, tree, helpers, **control)
+        1 << 24, None, None, True, tree, helpers, **control)
     return done, nodes, full
 
 
-def test_a_stop_flag_set_mid_simulation_ends_the_search_after_it() -> None:
-    """The flag is set inside the 6th priors call, in the middle of some simulation: that
-    simulation is backed up, no other starts, and the tree is exactly the tree of that
-    many simulations (one thread draws as the unstopped search does)."""
+def test_a_stop_flag_set_between_simulations_ends_the_search_after_the_next() -> None:
+    """The flag is set by the 3rd progress report (between two simulations of the one
+    thread): the simulation then starting runs and is backed up, no other starts, and
+    the tree is exactly the tree of that many simulations (one thread draws as the
+    unstopped search does)."""
     board = midgame(1)
     flag = native_search.new_stop_flag()
-    calls = [0]
+    reports = []
 
-    def hook() -> None:
-        calls[0] += 1
-        if calls[0] == 6:
+    def progress(done, *rest):  # noqa: ANN001, ANN002, ANN202
+        reports.append(done)
+        if len(reports) == 3:
             flag.set()
 
-    done, nodes, _ = raw_search(board, 7, 1_000_000, stop=flag, priors_hook=hook)
-    assert calls[0] == 6 and flag.is_set() and 0 < done < 1_000_000
+    done, nodes, _ = raw_search(board, 7, 1_000_000, stop=flag, progress=progress, interval=1e-3)
+    assert len(reports) == 3 and done == reports[-1] + 1
     assert nodes[0][2] == done  # the root's visits: every simulation begun was backed up
     assert raw_search(board, 7, done)[1] == nodes
 
