@@ -52,7 +52,9 @@ def test_a_stop_flag_set_between_simulations_ends_the_search_after_the_next() ->
     """The flag is set by the 3rd progress report (between two simulations of the one
     thread): the simulation then starting runs and is backed up, no other starts, and
     the tree is exactly the tree of that many simulations (one thread draws as the
-    unstopped search does)."""
+    unstopped search does). The report counts the simulations backed up: when the thread
+    backs a simulation up only at its next turn of the loop (under the lock it takes to
+    claim the next), the report misses the one just played, hence up to two."""
     board = midgame(1)
     flag = native_search.new_stop_flag()
     reports = []
@@ -63,7 +65,7 @@ def test_a_stop_flag_set_between_simulations_ends_the_search_after_the_next() ->
             flag.set()
 
     done, nodes, _ = raw_search(board, 7, 1_000_000, stop=flag, progress=progress, interval=1e-3)
-    assert len(reports) == 3 and done == reports[-1] + 1
+    assert len(reports) == 3 and reports[-1] < done <= reports[-1] + 2
     assert nodes[0][2] == done  # the root's visits: every simulation begun was backed up
     assert raw_search(board, 7, done)[1] == nodes
 
