@@ -22,7 +22,7 @@ from margo_gtp.engine import Board, Colour, Rules, core
 from margo_gtp.engine.core import native_state
 from margo_gtp.engine.positions import midgame_positions
 from margo_gtp.players import make_player, native_search
-from margo_gtp.players.mcts import MctsPlayer
+from margo_gtp.players.mcts import DECIDED_CHECK_EVERY, MctsPlayer
 from margo_gtp.protocol.analysis import AnalysisStream, parse_info
 from margo_gtp.protocol.ponder import Ponderer
 from margo_gtp.protocol.session import make_gtp_engine
@@ -281,3 +281,38 @@ def test_a_real_engine_answers_commands_sent_mid_ponder_and_mid_analysis() -> No
     finally:
         process.stdin.close()
         assert process.wait(60) == 0
+
+
+def test_the_python_stop_flag_behaves_as_the_c_one() -> None:
+    """Where the extension is not built, new_stop_flag gives a Python flag with the same
+    interface, which the Python search calls before every simulation."""
+    for flag in (native_search._PythonStopFlag(), native_search.new_stop_flag()):
+        assert (flag(), flag.is_set()) == (False, False)
+        flag.set()
+        assert (flag(), flag.is_set()) == (True, True)
+        flag.clear()
+        assert not flag()
+    flag = native_search._PythonStopFlag()
+    player = MctsPlayer(random.Random(2), c_tree=False)
+    board = Board(Rules(size=5))
+    seen = []
+
+    def on_progress(root) -> None:  # noqa: ANN001
+        seen.append(player.last_simulations)
+        flag.set()
+
+    player.search(board, board.to_move, stop=flag, on_progress=on_progress, interval=0.0)
+    assert len(seen) == 1 and player.last_simulations == DECIDED_CHECK_EVERY + 1  # the report at 8, then one more
+
+
+def test_pondering_with_the_python_search_stops_too() -> None:
+    player = MctsPlayer(random.Random(6), playouts=20, c_tree=False)
+    engine = make_gtp_engine(player, Rules(size=5))
+    ponderer = Ponderer(engine.session)
+    assert engine.respond("genmove w")[0].startswith("= ")
+    ponderer.start()
+    while player.root is None or player.root.n < 100:  # the Python tree grows live
+        threading.Event().wait(0.01)
+    ponderer.stop()
+    # the root came from genmove with at most its 20 simulations and its prior visits
+    assert not ponderer.running and ponderer.simulations >= 100 - 20 - player.prior_visits and player._c_tree is None
