@@ -316,3 +316,28 @@ def test_pondering_with_the_python_search_stops_too() -> None:
     ponderer.stop()
     # the root came from genmove with at most its 20 simulations and its prior visits
     assert not ponderer.running and ponderer.simulations >= 100 - 20 - player.prior_visits and player._c_tree is None
+
+
+def test_the_session_reader_flags_follow_the_input() -> None:
+    """The stop flags a GTP stream hands its search: a line (or the end of input) waiting,
+    a command line waiting; set by the reader thread, cleared as the lines are read."""
+    import os
+
+    from margo_gtp.protocol.gtp import _LineReader
+
+    read_fd, write_fd = os.pipe()
+    reader = _LineReader(os.fdopen(read_fd, "r", encoding="utf-8"))
+    assert not reader.line_waiting() and not reader.line_flag() and not reader.command_flag()
+    os.write(write_fd, b"name\nversion\n")
+    while not reader.line_flag():  # a condition, not a timing
+        threading.Event().wait(0.001)
+    assert reader.command_flag()
+    assert reader.readline() == "name\n"
+    assert reader.line_flag() and reader.command_flag()  # version still waits
+    assert reader.readline() == "version\n"
+    assert not reader.line_flag() and not reader.command_flag()
+    os.close(write_fd)
+    while not reader.line_flag():
+        threading.Event().wait(0.001)
+    assert not reader.command_flag()  # the end of input is a line, not a command
+    assert reader.readline() == "" and reader.line_flag() and not reader.command_flag()  # and stays visible

@@ -634,14 +634,15 @@ class MctsPlayer:
         playouts: int | None = None,
         deadline: float | None = None,
         stop: Callable[[], bool] | None = None,
-        on_progress: Callable[[Node], None] | None = None,
+        on_progress: Callable[[Node], object] | None = None,
         interval: float = PROGRESS_SECONDS,
     ) -> Node:
         """Run simulations for ``colour`` to move in ``board`` until ``playouts`` were run,
         ``deadline`` (on :attr:`clock`) passed or ``stop()`` is true; return the root.
 
         With none of the three it runs ``DEFAULT_SECONDS``. ``on_progress(root)`` is called
-        about every ``interval`` seconds while the search runs (analysis output).
+        about every ``interval`` seconds while the search runs (analysis output); a true
+        answer stops the search.
 
         ``stop`` is read before every simulation by the Python search. The C tree reads a
         :func:`.native_search.new_stop_flag` flag before every simulation too (a search
@@ -680,7 +681,8 @@ class MctsPlayer:
                 if self.early_stop and self._decided(root, done, start_clock, now, deadline, playouts):
                     break
                 if on_progress is not None and self.clock() >= next_report:
-                    on_progress(root)
+                    if on_progress(root):
+                        break
                     next_report = self.clock() + interval
             self._simulate(root, board, int(colour))
             done += 1
@@ -724,7 +726,7 @@ class MctsPlayer:
         return heuristic + (weights.dense_table, self.pattern_mix)
 
     def _c_tree_search(self, board: Board, colour: Colour, playouts: int | None, deadline: float | None,
-                       stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], None] | None = None,
+                       stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
                        interval: float = PROGRESS_SECONDS) -> Node:
         """:meth:`search` by the C tree, returning a view of the tree as :class:`Node` objects:
         the root and all its children exact, below each child only its principal variation
@@ -743,11 +745,10 @@ class MctsPlayer:
         self._root_key = key
         progress = None
         if stop is not None or on_progress is not None:
-            def progress(done: int, n: int, w: float, children: list[tuple], size: int) -> None:
+            def progress(done: int, n: int, w: float, children: list[tuple], size: int) -> object:
                 self.last_simulations, self.last_tree_nodes = done, size
                 root = self._refresh_view(board, colour, n, w, children)
-                if on_progress is not None:
-                    on_progress(root)
+                return on_progress(root) if on_progress is not None else None
         done, n, w, children, size = native_search.search(
             board, colour, self.rng, self._c_tree_params(board), playouts, deadline, self._c_tree_priors(board),
             max_nodes=self.max_nodes, tree=tree, threads=self.threads, stop=stop, progress=progress,

@@ -34,9 +34,9 @@ balls; ``ESTIMATE_PLAYOUTS`` within ``ESTIMATE_SECONDS``, or exactly the budget 
 
 The stream is one search from start to end, and its lines come from the running search:
 on the C tree (:mod:`margo_gtp.players.native_search`) its first thread hands the root's
-children over every ``interval``; the next input line stops it within a few milliseconds
-(the stop callable is asked every ``POLL_SECONDS`` of ``_search.c``, then the simulations
-in flight end).
+children over every ``interval``; the next input line stops it after the simulations in
+flight (the session's reader thread sets a stop flag that every search thread reads
+before each simulation).
 
 What is enforced: colour and interval syntax (``syntax error``); the tree's memory, by
 the C tree's pool cap (``mcts:max_nodes``, docs/players.md), on the C tree. What is not:
@@ -122,18 +122,19 @@ class AnalysisStream:
             while not stop_requested():
                 self.sleep(0.01)
             return
-        capped = False
 
-        def report(root: Any) -> None:
-            nonlocal capped
+        def report(root: Any) -> bool:
+            """Write the lines; True (stop searching) past the Python tree's guard."""
             for item in self.player.analysis(root):
                 write(format_info(item))
-            capped = root.n >= MAX_ANALYSIS_VISITS and not self.player.last_tree_nodes  # the Python tree's guard
+            return root.n >= MAX_ANALYSIS_VISITS and not self.player.last_tree_nodes
 
         # One search for the whole stream, reporting from inside it (the C tree calls
-        # report from its first thread every interval; the Python search between simulations).
-        root = self.player.search(self.board, self.colour, stop=lambda: capped or stop_requested(),
-                                  on_progress=report, interval=self.interval)
+        # report from its first thread every interval; the Python search between
+        # simulations). stop_requested is the session's flag (gtp._LineReader): the C
+        # tree reads it before every simulation.
+        root = self.player.search(self.board, self.colour, stop=stop_requested, on_progress=report,
+                                  interval=self.interval)
         while not stop_requested():  # the visit cap: the same lines, every interval, until the next input
             next_report = self.clock() + self.interval
             while self.clock() < next_report and not stop_requested():

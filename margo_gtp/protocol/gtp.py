@@ -42,6 +42,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import IO, NamedTuple, Protocol, runtime_checkable
 
+from margo_gtp.players.native_search import new_stop_flag
+
 __all__ = [
     "GtpEngine",
     "GtpError",
@@ -314,19 +316,42 @@ def _no_arguments(args: list[str]) -> None:
 class _LineReader:
     """Reads input lines; switches to a background reader thread the first time a
     stream needs to know whether another line is waiting (plain reads otherwise, so the
-    common path costs nothing)."""
+    common path costs nothing).
+
+    With the reader thread, two stop flags (:func:`~margo_gtp.players.native_search.new_stop_flag`)
+    say what is waiting -- a line or the end of input (:attr:`line_flag`), a command line
+    (:attr:`command_flag`) -- set by the reader thread as a line arrives and brought up to
+    date by :meth:`readline` (both under one lock, so neither misses a line). A stream
+    hands one to a search as its ``stop``: the C tree then reads it before every
+    simulation, without the GIL, instead of asking a callable every few milliseconds."""
 
     def __init__(self, src: IO[str]) -> None:
         self._src = src
         self._queue: queue.Queue[str] | None = None
+        self._lock = threading.Lock()
+        self.line_flag = new_stop_flag()
+        self.command_flag = new_stop_flag()
 
     def readline(self) -> str:
         if self._queue is None:
             return self._src.readline()
         line = self._queue.get()
-        if line == "":
-            self._queue.put("")  # keep EOF visible to later reads
+        with self._lock:
+            if line == "":
+                self._queue.put("")  # keep EOF visible to later reads
+            self._update_flags()
         return line
+
+    def _update_flags(self) -> None:
+        """The flags from the queue (under the lock)."""
+        assert self._queue is not None
+        with self._queue.mutex:
+            waiting = [self._queue.queue[0]] if self._queue.queue else []
+        for flag, up in ((self.line_flag, bool(waiting)), (self.command_flag, bool(waiting) and waiting[0] != "")):
+            if up:
+                flag.set()
+            else:
+                flag.clear()
 
     def line_waiting(self) -> bool:
         """True when a line, or the end of input, is waiting."""
@@ -346,8 +371,12 @@ class _LineReader:
     def _pump(self) -> None:
         assert self._queue is not None
         for line in iter(self._src.readline, ""):
-            self._queue.put(line)
-        self._queue.put("")
+            with self._lock:
+                self._queue.put(line)
+                self._update_flags()
+        with self._lock:
+            self._queue.put("")
+            self._update_flags()
 
 
 def run_gtp_session(
@@ -418,7 +447,8 @@ def _run_stream(
 
     # A stream that ends by itself (stop_at_eof False: a snapshot) keeps going at the end
     # of input and stops only for a command; an endless one stops at either.
-    stop = reader.line_waiting if getattr(stream, "stop_at_eof", True) else reader.command_waiting
+    reader.line_waiting()  # the reader thread runs from here on: the flags follow the input
+    stop = reader.line_flag if getattr(stream, "stop_at_eof", True) else reader.command_flag
     try:
         stream.run(write, stop)
     except GtpOutputClosed:
