@@ -232,6 +232,26 @@ def test_analyse_gives_win_rate_best_moves_and_pv():
             follow.push(move)
 
 
+def test_a_streamed_analysis_grows_then_stops_and_the_engine_plays_on():
+    """margo-analyze through the client: updates whose visits grow, a clean stop, and
+    the same engine answers the next command (the wire is in step again)."""
+    board = Board(Rules(size=4))
+    board.push(Move.from_gtp("B2", 4))
+    with SimpleEngine.popen([MARGO_GTP, "--player", "mcts", "--seed", "1"], timeout=30) as engine:
+        with engine.analysis(board, interval=0.05) as stream:
+            totals = []
+            for result in stream:
+                assert result.colour is Colour.BLACK
+                assert result.best_moves and all(board.is_legal(move) for move in result.best_moves)
+                totals.append(sum(c.visits for c in result.candidates))
+                if len(totals) == 3:
+                    break
+        assert stream.ended and totals == sorted(totals) and totals[0] < totals[-1]
+        assert board.is_legal(engine.play(board, Limit(playouts=20)).move)
+        limited = list(engine.analysis(board, interval=0.05, limit=Limit(playouts=200)))
+        assert limited and sum(c.visits for c in limited[-1].candidates) >= 200
+
+
 def test_analyse_without_margo_analyze_is_a_clear_engine_error():
     with SimpleEngine.popen(FAULTY, timeout=30, name="faulty") as engine:
         with pytest.raises(EngineError) as info:
