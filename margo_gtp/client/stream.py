@@ -110,7 +110,7 @@ class AnalysisStream:
     def stop(self) -> None:
         """Stop the stream and read it to its end; safe from any thread, and twice. Waits
         at most the engine's timeout (then the engine is killed and the error raised)."""
-        self._send_stop()
+        self.request_stop()
         with self._read_lock:
             while self._next_report() is not None:
                 pass  # reports after the stop line: nobody wants them now
@@ -129,7 +129,9 @@ class AnalysisStream:
 
     # -- reading ----------------------------------------------------------------------
 
-    def _send_stop(self) -> None:
+    def request_stop(self) -> None:
+        """Send the stop line and return at once (the reading thread reads the stream to
+        its end); safe from any thread, and twice. :meth:`stop` also waits for the end."""
         with self._stop_lock:
             if self._stop_sent or self._ended:
                 return
@@ -175,5 +177,5 @@ class AnalysisStream:
             visits = sum(info.visits for info in self.latest.candidates)
             if ((self.limit.seconds is not None and elapsed >= self.limit.seconds)
                     or (self.limit.playouts is not None and visits >= self.limit.playouts)):
-                self._send_stop()
+                self.request_stop()
         return self.latest
