@@ -158,7 +158,35 @@ def test_a_live_review_streams_one_entry_per_move_then_the_reviewed_sgf(client: 
     assert sgf_text == reviewed_sgf(sgf.loads(GAME), [{k: v for k, v in e.items() if k != "ownership"} for e in expected])
 
 
+def test_a_review_asked_with_progress_sends_each_position_while_it_is_searched(client: TestClient) -> None:
+    """Between the entries, the position being searched as it grows (Lizzie/KaTrain's live
+    view): each progress message is of the position after the last entry sent, its visits
+    grow within a position, and the entries are the ones a review without progress gives."""
+    replay = client.post("/api/replay", content=GAME).json()["replay"]
+    visits = 400
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "review", "replay": replay, "visits": visits, "progress": True})
+        messages = receive_review(ws)
+    entries = [m["entries"][0] for m in messages if m["entries"]]
+    assert entries == [page_entry(e) for e in live_entries(GAME, visits)]
+    reviewed, seen = 0, {}
+    for message in messages:
+        if message["entries"]:
+            reviewed = message["entries"][0]["move_number"]
+        elif "progress" in message:
+            progress = message["progress"]
+            assert set(progress) == {"turn", "visits", "best", "pv", "white"}
+            # turns 0 and 1 are searched before entry 1 (it needs both), turn k + 1 after entry k
+            assert progress["turn"] in ({0, 1} if reviewed == 0 else {reviewed + 1})
+            assert 0 < progress["visits"] <= visits + 1 and 0 <= progress["white"] <= 1
+            assert progress["pv"][0] == progress["best"]
+            seen.setdefault(progress["turn"], []).append(progress["visits"])
+    assert seen and all(counts == sorted(counts) for counts in seen.values())
+
+
 @pytest.mark.parametrize("message, error", [
+    ({"type": "review", "replay": "REPLAY", "progress": "yes"}, "invalid review progress: 'yes' (true or false)"),
     ({"type": "review", "replay": "nope", "visits": 20}, "no such replay: 'nope' (load the record again)"),
     ({"type": "review", "replay": ["x"]}, "no such replay: ['x'] (load the record again)"),
     ({"type": "review", "replay": "REPLAY", "visits": 0}, "invalid review visits: 0 (a whole number 1..1600)"),
