@@ -446,6 +446,53 @@ def test_a_live_review_fills_in_while_it_runs(web_page, live_server, tmp_path: P
     expect(page.locator("[data-role=reviewed-sgf]")).to_be_visible()
 
 
+RECORD_SEARCHES = """() => {
+  // Every state of the review line, in order: [position searched, its visits so far,
+  // moves reviewed, points on the graph].
+  window.searches = [];
+  const line = document.querySelector('[data-role=review-progress]');
+  new MutationObserver(() => {
+    if (!line.dataset.searchingTurn) return;
+    const graph = document.querySelector('[data-role=review-graph] [data-role=winrate-line]');
+    const points = graph ? graph.getAttribute('points').trim().split(/\\s+/).length : 0;
+    window.searches.push([Number(line.dataset.searchingTurn), Number(line.dataset.searchingVisits),
+                          Number(line.dataset.reviewed), points, line.textContent]);
+  }).observe(line, { attributes: true, attributeFilter: ['data-searching-visits', 'data-searching-turn'] });
+}"""
+GROWN_SEARCH = """() => window.searches.some(([turn, visits, reviewed], i) => turn >= 1 &&
+  window.searches.slice(i + 1).some(([t, v, r]) => t === turn && v > visits && r === reviewed))"""
+
+
+@pytest.mark.process
+def test_a_live_review_shows_a_position_while_it_is_searched(web_page, live_server, tmp_path: Path,  # noqa: ANN001
+                                                             monkeypatch) -> None:  # noqa: ANN001
+    """As Lizzie and KaTrain: the position being searched is drawn before its search ends
+    (its visits grow while the moves reviewed stay the same), its point on the graph next
+    to the reviewed ones. A small board's search takes well under a second here, so the
+    progress is sent more often than the page's 0.25 s to see it grow."""
+    monkeypatch.setattr(web_review, "PROGRESS_SECONDS", 0.01)
+    page = web_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(live_server.url)
+    open_sgf(page, tmp_path, GAME, "game.sgf")
+    page.evaluate(RECORD_SEARCHES)
+    page.locator("[data-role=review-visits]").select_option("800")
+    page.click("[data-action=review]")
+    page.wait_for_function(GROWN_SEARCH, timeout=60_000)
+    searches = page.evaluate("window.searches")
+    for turn, visits, reviewed, points, text in searches:
+        assert turn == reviewed + 1 or (reviewed == 0 and turn in (0, 1))   # the entry of that move is not in yet
+        assert 0 < visits <= 801
+        assert f"searching position {turn}: {visits} visits, best " in text
+        if reviewed >= 1:
+            assert points == reviewed + 1   # the reviewed moves and the one being searched
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(IMAGES / "web-review-searching.png"))
+    expect(page.locator(PROGRESS)).to_have_text("Reviewed: 10 moves at 800 visits", timeout=60_000)
+    assert page.locator(PROGRESS).get_attribute("data-searching-turn") == ""   # the search under way is gone
+    assert len(page.locator("[data-role=review-graph] [data-role=winrate-line]").get_attribute("points").split()) == 10
+
+
 @pytest.mark.process
 def test_a_dropped_connection_says_the_review_stopped(web_page, live_server, tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
     held = HeldReview(held=3)
