@@ -7,7 +7,8 @@ the package's modules, lowest first:
                 (also used by the 2-D proxy and the tests' regression runner)
     process.py  an engine child process as a transport; finding an engine program
     errors.py   EngineError and its kinds
-    engine.py   SimpleEngine (the game layer: sync, play, analyse), Limit, the results
+    engine.py   SimpleEngine (the game layer: sync, play, analyse), Limit, PlayResult
+    results.py  AnalysisInfo, AnalysisResult: what an analysis gives
     stream.py   AnalysisStream: a running margo-analyze, read report by report
 
 ``docs/client.md`` is the user's guide; :mod:`margo_gtp.client.engine` has the reading guide.

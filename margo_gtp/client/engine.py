@@ -62,6 +62,7 @@ from margo_gtp.client.errors import (
     IllegalEngineMoveError, InvalidCommandError,
 )
 from margo_gtp.client.process import EngineTransport, ProcessTransport
+from margo_gtp.client.results import AnalysisInfo, AnalysisResult, parse_candidate
 from margo_gtp.client.wire import InvalidCommandError as WireInvalidCommandError
 from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout, check_timeout
 from margo_gtp.engine import Board, Colour, Move, Point, Rules
@@ -140,40 +141,6 @@ class PlayResult:
 
     move: Move | None
     resigned: bool = False
-
-
-@dataclass(frozen=True)
-class AnalysisInfo:
-    """One candidate move of an analysis: visits, win rate (for the side analysed), the
-    prior (the heuristic prior win rate the search started from) and the principal variation starting with ``move``."""
-
-    move: Move
-    visits: int
-    winrate: float
-    prior: float
-    pv: tuple[Move, ...]
-
-
-@dataclass(frozen=True)
-class AnalysisResult:
-    """What :meth:`SimpleEngine.analyse` returns. ``candidates`` best first (the engine's
-    ``order``); ``winrate``/``pv`` are the best candidate's, ``best_moves`` the candidates'
-    moves. With no legal move for the side to move all are empty (``winrate`` None)."""
-
-    colour: Colour
-    candidates: tuple[AnalysisInfo, ...] = ()
-
-    @property
-    def winrate(self) -> float | None:
-        return self.candidates[0].winrate if self.candidates else None
-
-    @property
-    def best_moves(self) -> list[Move]:
-        return [info.move for info in self.candidates]
-
-    @property
-    def pv(self) -> list[Move]:
-        return list(self.candidates[0].pv) if self.candidates else []
 
 
 @dataclass(frozen=True)
@@ -582,8 +549,6 @@ class SimpleEngine:
         offers it with a searching player, e.g. ``--player mcts``), and
         :class:`EngineProtocolError` for an answer that is not ``info`` lines.
         """
-        from margo_gtp.client.stream import parse_candidate
-
         if "margo-analyze_snapshot" not in self.commands:
             raise EngineError(
                 f"engine {self.name!r} cannot analyse: it does not know 'margo-analyze_snapshot' "

@@ -30,33 +30,19 @@ from __future__ import annotations
 import threading
 import time
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from margo_gtp.client.errors import EngineProtocolError, EngineTimeoutError
-from margo_gtp.engine import Colour, Move
+from margo_gtp.client.results import AnalysisResult, parse_candidate
+from margo_gtp.engine import Colour
 
-if TYPE_CHECKING:
-    from margo_gtp.client.engine import AnalysisInfo, AnalysisResult, Limit, SimpleEngine
-
-__all__ = ["AnalysisStream", "MAX_REPORT_LINES", "QUIET_SECONDS", "parse_candidate"]
+__all__ = ["AnalysisStream", "MAX_REPORT_LINES", "QUIET_SECONDS"]
 
 #: A report is complete when no further line comes within this many seconds (the engine
 #: writes a report's lines together, then searches for an interval).
 QUIET_SECONDS = 0.05
 #: Most ``info`` lines one report may have (far above the moves of any board).
 MAX_REPORT_LINES = 10_000
-
-
-def parse_candidate(line: str, size: int) -> "tuple[int, AnalysisInfo]":
-    """``(order, AnalysisInfo)`` of one ``info`` line; ValueError/KeyError if malformed."""
-    from margo_gtp.client.engine import AnalysisInfo
-    from margo_gtp.protocol.analysis import parse_info
-
-    fields = parse_info(line)
-    return fields["order"], AnalysisInfo(
-        Move.from_gtp(fields["move"], size), fields["visits"], fields["winrate"], fields["prior"],
-        tuple(Move.from_gtp(word, size) for word in fields["pv"]),
-    )
 
 
 class AnalysisStream:
@@ -70,10 +56,9 @@ class AnalysisStream:
     as for any wire error). Iteration ends after the last report.
     """
 
-    def __init__(self, engine: "SimpleEngine", colour: Colour, size: int, command_id: int | None,
-                 interval: float, limit: "Limit | None", wait: float | None) -> None:
-        from margo_gtp.client.engine import AnalysisResult
-
+    def __init__(self, engine: Any, colour: Colour, size: int, command_id: int | None,
+                 interval: float, limit: Any, wait: float | None) -> None:
+        # engine: the SimpleEngine that started the stream (it owns the wire); limit: a Limit or None
         self.colour = colour
         self.interval = interval
         self.limit = limit
@@ -95,7 +80,7 @@ class AnalysisStream:
     def __iter__(self) -> "AnalysisStream":
         return self
 
-    def __next__(self) -> "AnalysisResult":
+    def __next__(self) -> AnalysisResult:
         with self._read_lock:
             result = self._next_report()
         if result is None:
@@ -138,7 +123,7 @@ class AnalysisStream:
             self._stop_sent = True
         self._engine._stream_stop_line()  # noqa: SLF001 - the engine owns the wire
 
-    def _next_report(self) -> "AnalysisResult | None":
+    def _next_report(self) -> AnalysisResult | None:
         """Read up to the end of the next report; None when the stream has ended."""
         while not self._ended:
             line = self._engine._stream_line(self._wait if not self._report else QUIET_SECONDS)  # noqa: SLF001
@@ -166,9 +151,7 @@ class AnalysisStream:
                     EngineProtocolError, f"wrote a 'margo-analyze' report longer than {MAX_REPORT_LINES} lines")
         return None
 
-    def _publish(self) -> "AnalysisResult":
-        from margo_gtp.client.engine import AnalysisResult
-
+    def _publish(self) -> AnalysisResult:
         report, self._report = sorted(self._report, key=lambda item: item[0]), []
         self.latest = AnalysisResult(self.colour, tuple(info for _, info in report))
         self.updates += 1
