@@ -252,6 +252,32 @@ def test_a_streamed_analysis_grows_then_stops_and_the_engine_plays_on():
         assert limited and sum(c.visits for c in limited[-1].candidates) >= 200
 
 
+def test_a_stream_read_in_one_thread_is_stopped_from_another():
+    """How a server uses it: a worker thread reads the stream, another thread stops it
+    (a move was played); the reader's loop ends, and the engine takes commands at once."""
+    import threading
+
+    board = Board(Rules(size=4))
+    with SimpleEngine.popen([MARGO_GTP, "--player", "mcts", "--seed", "1"], timeout=30) as engine:
+        stream = engine.analysis(board, interval=0.05)
+        first_read = threading.Event()
+        seen: list[int] = []
+
+        def read() -> None:
+            for result in stream:
+                seen.append(sum(c.visits for c in result.candidates))
+                first_read.set()
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        assert first_read.wait(30)
+        stream.stop()
+        reader.join(30)
+        assert not reader.is_alive() and stream.ended and seen
+        assert stream.latest.candidates and sum(c.visits for c in stream.latest.candidates) >= seen[0]
+        assert engine.do_command("name") == "margo-gtp"
+
+
 def test_analyse_without_margo_analyze_is_a_clear_engine_error():
     with SimpleEngine.popen(FAULTY, timeout=30, name="faulty") as engine:
         with pytest.raises(EngineError) as info:
