@@ -658,10 +658,10 @@ function receiveReview(message) {
     review.entries.push(entry);
     review.byMove[entry.move_number] = entry;
   }
-  // The search under way (position `turn`, drawn on the graph as it grows); gone once its
-  // entry came or the review ended.
+  // The search under way (position `turn`, drawn on the graph as it grows); gone once the
+  // entry that needs it came (move `turn`; move 1 for position 0) or the review ended.
   if (message.progress) review.progress = message.progress;
-  if (review.progress && (message.done || review.byMove[review.progress.turn])) review.progress = null;
+  if (review.progress && (message.done || review.byMove[Math.max(review.progress.turn, 1)])) review.progress = null;
   review.done = message.done;
   review.error = message.error || null;
   // The board shows this move's ownership and the next move's best line: redraw it when
