@@ -232,7 +232,8 @@ def test_on_progress_watches_each_search_grow_and_changes_nothing():
     rules = Rules(size=5)
     moves = [(Colour.parse(c), Move.from_gtp(v, 5)) for c, v in MOVES]
     seen: list[tuple[int, dict]] = []
-    watched = list(analyse_game(rules, moves, 120, ownership=True, on_progress=lambda turn, p: seen.append((turn, p))))
+    watched = list(analyse_game(rules, moves, 120, ownership=True, on_progress=lambda turn, p: seen.append((turn, p)),
+                                progress_interval=0))   # at every check: the searches take milliseconds
     assert watched == list(analyse_game(rules, moves, 120, ownership=True))
     assert sorted({turn for turn, _ in seen}) == [0, 1, 2, 3, 4]
     board = Board(rules)

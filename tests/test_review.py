@@ -227,7 +227,8 @@ def test_review_game_reports_the_progress_of_each_position_before_its_entry():
     record = GameRecord(rules=Rules(size=4), moves=[(Colour.WHITE, Move.from_gtp("B2:1", 4)),
                                                     (Colour.BLACK, Move.from_gtp("C3:1", 4))])
     events: list[tuple] = []
-    for entry in review_game(record, 64, ownership=True, on_progress=lambda turn, p: events.append(("progress", turn))):
+    for entry in review_game(record, 64, ownership=True, on_progress=lambda turn, p: events.append(("progress", turn)),
+                             progress_interval=0):
         events.append(("entry", entry["move_number"]))
     # the search of turn k is watched before the entry of move k (which needs it) comes
     for number in (1, 2):

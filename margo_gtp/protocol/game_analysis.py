@@ -17,12 +17,12 @@ runs (the web board's review draws it as Lizzie and KaTrain do): ``on_progress(p
 for one position, ``on_progress(turn, progress)`` for a game, where ``progress`` is
 ``{"visits": n, "winrate": w, "to_move": "W", "best": "C3:1", "pv": [...]}`` (``winrate``
 the root's value for the colour to move so far, as ``rootInfo``; ``best`` and ``pv`` the
-most visited line so far). It is called every few simulations
-(:data:`~margo_gtp.players.mcts.DECIDED_CHECK_EVERY`) through
-:meth:`MctsPlayer.search`'s ``on_progress``, from the searching thread; a caller that draws
-throttles itself. Watching does not change what the Python search does (same seed, same
-simulations); where the C tree search cannot call back yet, a watched search runs in the
-Python tree (the reference) instead.
+most visited line so far). It is called about every ``progress_interval`` seconds
+(default :data:`~margo_gtp.players.mcts.PROGRESS_SECONDS`; 0: at every check, every few
+simulations) through :meth:`MctsPlayer.search`'s ``on_progress``, from the searching
+thread, in the Python tree and in the C tree alike; what it returns is ignored (it never
+stops the search). Watching does not change the search: the same seed gives the same
+answer, watched or not.
 
 Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's):
 
@@ -58,7 +58,7 @@ from threading import Lock, Semaphore
 from typing import Any
 
 from margo_gtp.engine import Board, Colour, Move, Rules, RulesError
-from margo_gtp.players.mcts import MctsPlayer
+from margo_gtp.players.mcts import PROGRESS_SECONDS, MctsPlayer
 from margo_gtp.players.ownership import Ownership
 from margo_gtp.sgf import GameRecord, SgfError, replay
 from margo_gtp.vertex import InvalidVertexError, Point, format_vertex, gtp_order
@@ -134,7 +134,8 @@ def search_progress(root: Any, mover: Colour) -> dict[str, Any]:
 def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed: int | str = 0,
                      ownership: bool = False, max_moves: int = MAX_MOVE_INFOS,
                      seconds: float | None = None,
-                     on_progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                     on_progress: Callable[[dict[str, Any]], None] | None = None,
+                     progress_interval: float | None = None) -> dict[str, Any]:
     """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations,
     or ``seconds`` of search (then the answer depends on the machine's speed), whichever
     ends first (see the module docstring for the fields, and for ``on_progress``, which
@@ -151,8 +152,14 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     counts = Ownership(board.geometry.points) if ownership else None
     player.ownership = counts
     deadline = None if seconds is None else player.clock() + seconds
-    watch = None if on_progress is None else (lambda node: on_progress(search_progress(node, mover)))
-    root = player.search(board, mover, playouts=visits, deadline=deadline, on_progress=watch)
+    if on_progress is None:
+        root = player.search(board, mover, playouts=visits, deadline=deadline)
+    else:
+        def watch(node: Any) -> None:  # returns None: a watcher never stops the search
+            on_progress(search_progress(node, mover))
+
+        interval = PROGRESS_SECONDS if progress_interval is None else progress_interval
+        root = player.search(board, mover, playouts=visits, deadline=deadline, on_progress=watch, interval=interval)
     # KataGo's moveInfos count a move's own simulations only: the heuristic prior's
     # virtual visits (prior_visits at the prior's win rate, 0.9 for its favourite) are
     # taken out again, so a move's win rate is the mean of the simulations through it.
@@ -214,9 +221,10 @@ def _analyse_turn(task: tuple) -> dict[str, Any]:
     record, turn, visits, seed, ownership, *more = task
     seconds = more[0] if more else None
     on_progress = more[1] if len(more) > 1 else None
+    progress_interval = more[2] if len(more) > 2 else None
     watch = None if on_progress is None else (lambda progress: on_progress(turn, progress))
     result = analyse_position(_board_at(record, turn), visits, seed=f"{seed}/{turn}", ownership=ownership,
-                              seconds=seconds, on_progress=watch)
+                              seconds=seconds, on_progress=watch, progress_interval=progress_interval)
     return {"turnNumber": turn, **result}
 
 
@@ -229,7 +237,8 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
                  turns: Iterable[int] | None = None, seed: int = 0, ownership: bool = False,
                  setup: dict[Point, Colour] | None = None, setup_to_move: Colour | None = None,
                  parallel: int = 1, seconds: float | None = None,
-                 on_progress: Callable[[int, dict[str, Any]], None] | None = None) -> Iterator[dict[str, Any]]:
+                 on_progress: Callable[[int, dict[str, Any]], None] | None = None,
+                 progress_interval: float | None = None) -> Iterator[dict[str, Any]]:
     """Analyse the positions ``turns`` of a game (default: all, 0 .. len(moves)) and
     yield one analysis dict per turn (with ``turnNumber``), in the order of ``turns``.
 
@@ -249,7 +258,7 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
             raise AnalysisQueryError(f"turn {turn} is out of range 0..{len(record.moves)}")
     tasks = [(record, turn, visits, seed, ownership, seconds) for turn in wanted]
     if parallel <= 1 or len(tasks) <= 1:
-        yield from map(_analyse_turn, [(*task, on_progress) for task in tasks])
+        yield from map(_analyse_turn, [(*task, on_progress, progress_interval) for task in tasks])
         return
     with ProcessPoolExecutor(max_workers=parallel) as pool:
         yield from pool.map(_analyse_turn, tasks)

@@ -168,7 +168,8 @@ class ReviewRunner:
             try:
                 entries = review_library.review_game(record, visits, seed=0, ownership=True,
                                                      seconds=SECONDS_PER_POSITION,
-                                                     on_progress=watch if progress else None)
+                                                     on_progress=watch if progress else None,
+                                                     progress_interval=PROGRESS_SECONDS)
                 try:
                     for entry in entries:
                         put("entry", entry)

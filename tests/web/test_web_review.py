@@ -158,10 +158,13 @@ def test_a_live_review_streams_one_entry_per_move_then_the_reviewed_sgf(client: 
     assert sgf_text == reviewed_sgf(sgf.loads(GAME), [{k: v for k, v in e.items() if k != "ownership"} for e in expected])
 
 
-def test_a_review_asked_with_progress_sends_each_position_while_it_is_searched(client: TestClient) -> None:
+def test_a_review_asked_with_progress_sends_each_position_while_it_is_searched(client: TestClient,  # noqa: ANN001
+                                                                               monkeypatch) -> None:  # noqa: ANN001
     """Between the entries, the position being searched as it grows (Lizzie/KaTrain's live
     view): each progress message is of the position after the last entry sent, its visits
-    grow within a position, and the entries are the ones a review without progress gives."""
+    grow within a position, and the entries are the ones a review without progress gives.
+    These small searches take milliseconds, so progress is passed on at every check here."""
+    monkeypatch.setattr(web_review, "PROGRESS_SECONDS", 0.0)
     replay = client.post("/api/replay", content=GAME).json()["replay"]
     visits = 400
     with client.websocket_connect("/ws") as ws:
