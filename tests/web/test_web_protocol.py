@@ -175,6 +175,29 @@ def test_twenty_closed_games_leave_no_engine_process(client: TestClient) -> None
     assert children() - baseline == set()
 
 
+@pytest.mark.process
+def test_pages_that_go_while_the_analysis_streams_leave_no_engine_process(client: TestClient) -> None:
+    """The analysis engine is streaming (margo-analyze) when the page goes, or the game
+    ends by resignation, or analysis is switched off: no process is left over."""
+    baseline = children()
+    for ending in ("close", "resign", "off"):
+        with client.websocket_connect("/ws") as ws:
+            ws.receive_json()
+            new_game(ws, size=4, white="human", black="random", seconds=0.05)
+            ws.send_json({"type": "analysis", "on": True})
+            receive_until(ws, lambda m: m["type"] == "state" and m["analysis"] and m["analysis"].get("visits"))
+            if ending == "resign":
+                ws.send_json({"type": "play", "move": "resign"})
+                receive_until(ws, lambda m: m["type"] == "state" and m["over"])
+            elif ending == "off":
+                ws.send_json({"type": "analysis", "on": False})
+                receive_until(ws, lambda m: m["type"] == "state" and not m["analysis_on"])
+    deadline = time.monotonic() + 30
+    while children() - baseline and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert children() - baseline == set()
+
+
 def test_a_crashed_engine_is_reported_and_replaced(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
         ws.receive_json()
