@@ -135,7 +135,7 @@ class WebGame:
     _wakeup: asyncio.Event = field(default_factory=asyncio.Event, init=False)
     _task: asyncio.Task | None = field(default=None, init=False)
     _thinking: Colour | None = field(default=None, init=False)
-    _analyst: Any = field(default=None, init=False)    # engine process for analysis snapshots
+    _analyst: Any = field(default=None, init=False)    # engine process for the analysis (streams or snapshots)
     _analyst_name: str | None = field(default=None, init=False)
     _stream: Any = field(default=None, init=False)     # the analysis stream running now, if any
     _cannot_analyse: set = field(default_factory=set, init=False)  # engines that lack margo-analyze
