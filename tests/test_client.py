@@ -232,6 +232,52 @@ def test_analyse_gives_win_rate_best_moves_and_pv():
             follow.push(move)
 
 
+def test_a_streamed_analysis_grows_then_stops_and_the_engine_plays_on():
+    """margo-analyze through the client: updates whose visits grow, a clean stop, and
+    the same engine answers the next command (the wire is in step again)."""
+    board = Board(Rules(size=4))
+    board.push(Move.from_gtp("B2", 4))
+    with SimpleEngine.popen([MARGO_GTP, "--player", "mcts", "--seed", "1"], timeout=30) as engine:
+        with engine.analysis(board, interval=0.05) as stream:
+            totals = []
+            for result in stream:
+                assert result.colour is Colour.BLACK
+                assert result.best_moves and all(board.is_legal(move) for move in result.best_moves)
+                totals.append(sum(c.visits for c in result.candidates))
+                if len(totals) == 3:
+                    break
+        assert stream.ended and totals == sorted(totals) and totals[0] < totals[-1]
+        assert board.is_legal(engine.play(board, Limit(playouts=20)).move)
+        limited = list(engine.analysis(board, interval=0.05, limit=Limit(playouts=200)))
+        assert limited and sum(c.visits for c in limited[-1].candidates) >= 200
+
+
+def test_a_stream_read_in_one_thread_is_stopped_from_another():
+    """How a server uses it: a worker thread reads the stream, another thread stops it
+    (a move was played); the reader's loop ends, and the engine takes commands at once."""
+    import threading
+
+    board = Board(Rules(size=4))
+    with SimpleEngine.popen([MARGO_GTP, "--player", "mcts", "--seed", "1"], timeout=30) as engine:
+        stream = engine.analysis(board, interval=0.05)
+        first_read = threading.Event()
+        seen: list[int] = []
+
+        def read() -> None:
+            for result in stream:
+                seen.append(sum(c.visits for c in result.candidates))
+                first_read.set()
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        assert first_read.wait(30)
+        stream.stop()
+        reader.join(30)
+        assert not reader.is_alive() and stream.ended and seen
+        assert stream.latest.candidates and sum(c.visits for c in stream.latest.candidates) >= seen[0]
+        assert engine.do_command("name") == "margo-gtp"
+
+
 def test_analyse_without_margo_analyze_is_a_clear_engine_error():
     with SimpleEngine.popen(FAULTY, timeout=30, name="faulty") as engine:
         with pytest.raises(EngineError) as info:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import pytest
 
 from margo_gtp.client import (
-    EngineCommandError, EngineProtocolError, EngineStartError, EngineTerminatedError, EngineTimeoutError,
+    EngineCommandError, EngineError, EngineProtocolError, EngineStartError, EngineTerminatedError, EngineTimeoutError,
     IllegalEngineMoveError, InvalidCommandError, Limit, PlayResult, SimpleEngine,
 )
 from margo_gtp.client.wire import (
@@ -437,3 +437,134 @@ def test_a_limit_of_1e20_seconds_is_refused():
     assert str(info.value) == "invalid Limit seconds: 1e+20 (at most 1e+06)"
     assert Limit(seconds=1e6).gtp_args() == ["seconds=1e+06"]
 
+
+
+# -- the analysis stream (margo-analyze) on the mock -------------------------------------
+
+
+def info_line(move: str, visits: int, order: int, winrate: float = 0.5) -> bytes:
+    return f"info move {move} visits {visits} winrate {winrate:.4f} prior 0.5000 order {order} pv {move}\n".encode()
+
+
+def expect_stream_start(rules: Rules, *head: bytes, commands: bytes = b"margo-analyze") -> ScriptedTransport:
+    """A mock expecting what analysis() sends for an empty board under ``rules``:
+    ``list_commands``, the set-up (commands 2-4), then ``5 margo-analyze W 20``."""
+    return (
+        ScriptedTransport()
+        .expect("1 list_commands", b"= " + commands + b"\n\n")
+        .expect(f"2 boardsize {rules.size}", b"=\n\n").expect("3 clear_board", b"=\n\n")
+        .expect(set_rules_line(4, rules), b"=\n\n")
+        .expect("5 margo-analyze W 20", *head)
+    )
+
+
+def test_a_stream_gives_one_result_per_report_and_stops_at_a_blank_line():
+    rules = Rules(size=3)
+    mock = expect_stream_start(
+        rules, b"=5 \n", info_line("B2:1", 10, 0, 0.6), info_line("A1:1", 4, 1),
+        info_line("B2:1", 30, 0, 0.625), info_line("A1:1", 9, 1), info_line("C3:1", 2, 2),
+    )
+    engine = engine_over(mock)
+    stream = engine.analysis(Board(rules), interval=0.2)
+    first = next(stream)  # complete when the next report's order-0 line came
+    assert [(c.move.gtp(), c.visits) for c in first.candidates] == [("B2:1", 10), ("A1:1", 4)]
+    assert first.winrate == 0.6
+    second = next(stream)  # complete when nothing more came for a moment
+    assert [(c.move.gtp(), c.visits) for c in second.candidates] == [("B2:1", 30), ("A1:1", 9), ("C3:1", 2)]
+    assert stream.latest == second and stream.updates == 2
+    mock.expect("", info_line("B2:1", 41, 0), b"\n")  # the engine may write once more, then ends
+    stream.stop()
+    assert stream.ended and stream.latest.candidates[0].visits == 41
+    assert list(stream) == []
+    mock.expect("6 name", b"=6 mock\n\n")  # the wire is in step again
+    assert engine.do_command("name") == "mock"
+    mock.assert_done()
+
+
+def test_a_command_during_a_stream_stops_the_stream_first():
+    rules = Rules(size=3)
+    mock = expect_stream_start(rules, b"=5 \n", info_line("B2:1", 10, 0))
+    engine = engine_over(mock)
+    with engine.analysis(Board(rules), interval=0.2) as stream:
+        assert next(stream).candidates[0].visits == 10
+        mock.expect("", b"\n").expect("6 name", b"=6 mock\n\n")
+        assert engine.do_command("name") == "mock"
+        assert stream.ended
+    mock.assert_done()  # leaving the block sent nothing more: the stream had ended
+
+
+def test_leaving_the_block_stops_and_drains_the_stream():
+    rules = Rules(size=3)
+    mock = expect_stream_start(rules, b"=5 \n", info_line("B2:1", 10, 0))
+    with engine_over(mock).analysis(Board(rules), interval=0.2) as stream:
+        next(stream)
+        mock.expect("", info_line("B2:1", 20, 0), info_line("A1:1", 3, 1), b"\n")
+    assert stream.ended and [c.visits for c in stream.latest.candidates] == [20, 3]
+    mock.assert_done()
+
+
+def test_a_playout_limit_stops_the_stream_after_the_report_that_reaches_it():
+    rules = Rules(size=3)
+    mock = expect_stream_start(rules, b"=5 \n", info_line("B2:1", 30, 0), info_line("A1:1", 10, 1),
+                               info_line("B2:1", 70, 0), info_line("A1:1", 40, 1))
+    stream = engine_over(mock).analysis(Board(rules), interval=0.2, limit=Limit(playouts=100))
+    assert sum(c.visits for c in next(stream).candidates) == 40
+    mock.expect("", b"\n")  # sent as soon as the second report (110 visits) was read
+    assert sum(c.visits for c in next(stream).candidates) == 110
+    assert list(stream) == [] and stream.ended
+    mock.assert_done()
+
+
+def test_a_refused_margo_analyze_is_a_command_error_and_the_engine_stays_usable():
+    rules = Rules(size=3)
+    mock = expect_stream_start(rules, b"=5 \n", b"\n")
+    mock.script.pop()
+    mock.expect("5 margo-analyze W 20", b"?5 syntax error\n\n").expect("6 name", b"=6 mock\n\n")
+    engine = engine_over(mock)
+    with pytest.raises(EngineCommandError) as info:
+        engine.analysis(Board(rules), interval=0.2)
+    assert str(info.value) == "'margo-analyze W 20' failed: 'syntax error'"
+    assert engine.do_command("name") == "mock"
+    mock.assert_done()
+
+
+def test_a_bad_info_line_in_a_stream_is_a_protocol_error_and_kills_the_engine():
+    rules = Rules(size=3)
+    mock = expect_stream_start(rules, b"=5 \n", b"info move B2:1 visits many\n")
+    engine = engine_over(mock)
+    stream = engine.analysis(Board(rules), interval=0.2)
+    with pytest.raises(EngineProtocolError) as info:
+        next(stream)
+    assert str(info.value).startswith("engine 'mock' wrote a bad info line in 'margo-analyze': 'info move B2:1 visits many'")
+    assert mock.killed and not engine.is_usable
+
+
+def test_a_report_longer_than_the_cap_is_refused(monkeypatch):
+    from margo_gtp.client import stream as stream_module
+
+    monkeypatch.setattr(stream_module, "MAX_REPORT_LINES", 2)
+    rules = Rules(size=3)
+    mock = expect_stream_start(rules, b"=5 \n", info_line("A1:1", 1, 0), info_line("B2:1", 1, 1),
+                               info_line("C3:1", 1, 2))
+    engine = engine_over(mock)
+    with pytest.raises(EngineProtocolError) as info:
+        next(engine.analysis(Board(rules), interval=0.2))
+    assert str(info.value) == "engine 'mock' wrote a 'margo-analyze' report longer than 2 lines"
+    assert mock.killed
+
+
+def test_an_engine_without_margo_analyze_cannot_stream_and_nothing_else_is_sent():
+    mock = ScriptedTransport().expect("1 list_commands", b"= genmove\nmargo-analyze_snapshot\n\n")
+    with pytest.raises(EngineError) as info:
+        engine_over(mock).analysis(Board(Rules(size=3)))
+    assert str(info.value) == "engine 'mock' cannot stream analysis: it does not know 'margo-analyze'"
+    mock.assert_done()
+
+
+@pytest.mark.parametrize("interval", [-1, 601, "0.2", True, float("nan")])
+def test_a_bad_interval_is_refused_before_anything_is_sent(interval):
+    mock = ScriptedTransport()
+    with pytest.raises(ValueError) as info:
+        engine_over(mock).analysis(Board(Rules(size=3)), interval=interval)
+    assert str(info.value) == f"invalid analysis interval: {interval!r} (seconds, 0..600)"
+    assert mock.sent == []

@@ -223,3 +223,30 @@ def test_queries_answered_by_processes_are_the_answers_of_one():
     key = lambda response: (str(response["id"]), response.get("turnNumber", -1))  # noqa: E731
     assert sorted(together, key=key) == sorted(alone, key=key)
     assert [key(r) for r in alone] == [("a", 0), ("a", 2), ("a", 4), ("None", -1), ("b", 1)]
+
+
+def test_on_progress_watches_each_search_grow_and_changes_nothing():
+    """The review's streamed progress: every turn is watched while it is searched, the
+    visits grow within a turn, the best line is legal, and the answers are the ones an
+    unwatched analysis gives (ownership on: the same Python search either way)."""
+    rules = Rules(size=5)
+    moves = [(Colour.parse(c), Move.from_gtp(v, 5)) for c, v in MOVES]
+    seen: list[tuple[int, dict]] = []
+    watched = list(analyse_game(rules, moves, 120, ownership=True, on_progress=lambda turn, p: seen.append((turn, p)),
+                                progress_interval=0))   # at every check: the searches take milliseconds
+    assert watched == list(analyse_game(rules, moves, 120, ownership=True))
+    assert sorted({turn for turn, _ in seen}) == [0, 1, 2, 3, 4]
+    board = Board(rules)
+    for turn in range(5):
+        mine = [p for t, p in seen if t == turn]
+        assert [p["visits"] for p in mine] == sorted(p["visits"] for p in mine) and mine[0]["visits"] < mine[-1]["visits"]
+        assert all(p["to_move"] == board.to_move.letter and 0 <= p["winrate"] <= 1 for p in mine)
+        assert all(board.is_legal(Move.from_gtp(p["best"], 5)) and p["pv"][0] == p["best"] for p in mine)
+        if turn < 4:
+            board.push(moves[turn][1], moves[turn][0])
+
+
+def test_on_progress_with_several_processes_is_refused():
+    with pytest.raises(ValueError) as info:
+        next(analyse_game(Rules(size=5), [], 10, parallel=2, on_progress=lambda turn, progress: None))
+    assert str(info.value) == "on_progress needs parallel=1, not 2 (a search in another process cannot call back)"

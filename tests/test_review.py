@@ -219,3 +219,18 @@ def test_review_game_streams_the_entries_margo_review_writes(reviewed):
     bad = GameRecord(rules=Rules(size=5), moves=[(Colour.WHITE, Move.from_gtp("C3:1", 5))] * 2)
     with pytest.raises(ReviewError, match=r"^move 2 \(W C3:1\) is illegal"):
         next(review_game(bad, 5))
+
+
+def test_review_game_reports_the_progress_of_each_position_before_its_entry():
+    from margo_gtp.protocol.review import review_game
+
+    record = GameRecord(rules=Rules(size=4), moves=[(Colour.WHITE, Move.from_gtp("B2:1", 4)),
+                                                    (Colour.BLACK, Move.from_gtp("C3:1", 4))])
+    events: list[tuple] = []
+    for entry in review_game(record, 64, ownership=True, on_progress=lambda turn, p: events.append(("progress", turn)),
+                             progress_interval=0):
+        events.append(("entry", entry["move_number"]))
+    # the search of turn k is watched before the entry of move k (which needs it) comes
+    for number in (1, 2):
+        assert events.index(("progress", number)) < events.index(("entry", number))
+    assert events.index(("progress", 0)) < events.index(("progress", 1))

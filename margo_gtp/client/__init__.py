@@ -7,7 +7,9 @@ the package's modules, lowest first:
                 (also used by the 2-D proxy and the tests' regression runner)
     process.py  an engine child process as a transport; finding an engine program
     errors.py   EngineError and its kinds
-    engine.py   SimpleEngine (the game layer: sync, play, analyse), Limit, the results
+    engine.py   SimpleEngine (the game layer: sync, play, analyse), Limit, PlayResult
+    results.py  AnalysisInfo, AnalysisResult: what an analysis gives
+    stream.py   AnalysisStream: a running margo-analyze, read report by report
 
 ``docs/client.md`` is the user's guide; :mod:`margo_gtp.client.engine` has the reading guide.
 """
@@ -28,9 +30,10 @@ from margo_gtp.client.errors import (
     IllegalEngineMoveError, InvalidCommandError,
 )
 from margo_gtp.client.process import STDERR_LINES, find_program, program_missing
+from margo_gtp.client.stream import AnalysisStream
 
 __all__ = [
-    "AnalysisInfo", "AnalysisResult", "EngineCommandError", "EngineError", "EngineProtocolError",
+    "AnalysisInfo", "AnalysisResult", "AnalysisStream", "EngineCommandError", "EngineError", "EngineProtocolError",
     "EngineStartError", "EngineTerminatedError", "EngineTimeoutError", "IllegalEngineMoveError",
     "InvalidCommandError", "DEFAULT_TIMEOUT", "Limit", "MAX_LIMIT_SECONDS", "PlayResult", "QUIT_GRACE",
     "READ_ONLY_COMMANDS", "STDERR_LINES", "SimpleEngine", "find_program", "program_missing",

@@ -44,26 +44,32 @@ appended to that text stream or file as ``<name> <direction> <line>``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
 import shlex
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from margo_gtp.client.errors import (
     EngineCommandError, EngineError, EngineProtocolError, EngineStartError, EngineTerminatedError, EngineTimeoutError,
     IllegalEngineMoveError, InvalidCommandError,
 )
 from margo_gtp.client.process import EngineTransport, ProcessTransport
+from margo_gtp.client.results import AnalysisInfo, AnalysisResult, parse_candidate
 from margo_gtp.client.wire import InvalidCommandError as WireInvalidCommandError
 from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout, check_timeout
 from margo_gtp.engine import Board, Colour, Move, Point, Rules
 from margo_gtp.vertex import InvalidVertexError
+
+if TYPE_CHECKING:
+    from margo_gtp.client.stream import AnalysisStream
 
 __all__ = [
     "AnalysisInfo", "AnalysisResult", "DEFAULT_TIMEOUT", "Limit", "MAX_LIMIT_SECONDS", "PlayResult", "READ_ONLY_COMMANDS",
@@ -138,40 +144,6 @@ class PlayResult:
 
 
 @dataclass(frozen=True)
-class AnalysisInfo:
-    """One candidate move of an analysis: visits, win rate (for the side analysed), the
-    prior (the heuristic prior win rate the search started from) and the principal variation starting with ``move``."""
-
-    move: Move
-    visits: int
-    winrate: float
-    prior: float
-    pv: tuple[Move, ...]
-
-
-@dataclass(frozen=True)
-class AnalysisResult:
-    """What :meth:`SimpleEngine.analyse` returns. ``candidates`` best first (the engine's
-    ``order``); ``winrate``/``pv`` are the best candidate's, ``best_moves`` the candidates'
-    moves. With no legal move for the side to move all are empty (``winrate`` None)."""
-
-    colour: Colour
-    candidates: tuple[AnalysisInfo, ...] = ()
-
-    @property
-    def winrate(self) -> float | None:
-        return self.candidates[0].winrate if self.candidates else None
-
-    @property
-    def best_moves(self) -> list[Move]:
-        return [info.move for info in self.candidates]
-
-    @property
-    def pv(self) -> list[Move]:
-        return list(self.candidates[0].pv) if self.candidates else []
-
-
-@dataclass(frozen=True)
 class _Position:
     """What the client last brought the engine to: enough to prove a board extends it."""
 
@@ -224,6 +196,7 @@ class SimpleEngine:
         self._commands: frozenset[str] | None = None
         self._position: _Position | None = None
         self._limit: Limit | None = None
+        self._stream: Any = None  # the AnalysisStream running on the wire, if any
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -289,6 +262,7 @@ class SimpleEngine:
         self._commands = None
         self._position = None
         self._limit = None
+        self._stream = None
         self._log("--", f"start {shlex.join(self.argv)}")
         try:
             self._transport = ProcessTransport(
@@ -399,14 +373,31 @@ class SimpleEngine:
         return self._commands
 
     def _command(self, command: str, args: Sequence[object], timeout: float | None) -> str:
-        """One command through the wire; its wire errors become the client's."""
+        """One command through the wire; its wire errors become the client's. A running
+        :meth:`analysis` stream is stopped first (the engine would stop it anyway)."""
+        self._check_running()
+        if self._stream is not None:
+            self._stream.stop()
+            self._check_running()
+        assert self._wire is not None
+        with self._wire_errors(command):
+            answer = self._wire.command(command, args, timeout=timeout)
+        if not answer.ok:
+            raise EngineCommandError(command, [str(arg) for arg in args], answer.text, stderr=self.stderr)
+        return answer.text
+
+    def _check_running(self) -> None:
         if self._broken is not None or self._wire is None:
             raise EngineTerminatedError(
                 f"engine {self.name!r} is not running: {self._broken or 'not started'}",
                 stderr=self.stderr, returncode=self.returncode,
             )
+
+    @contextlib.contextmanager
+    def _wire_errors(self, command: str) -> Iterator[None]:
+        """The wire's errors as the client's (the engine is killed for all but a bad command)."""
         try:
-            answer = self._wire.command(command, args, timeout=timeout)
+            yield
         except WireInvalidCommandError as error:
             raise InvalidCommandError(str(error), stderr=self.stderr) from None
         except WireClosed as error:
@@ -421,9 +412,6 @@ class SimpleEngine:
             else:
                 message = f"engine {self.name!r} answered {command!r} with {error}"
             raise self._fail(EngineProtocolError, message) from None
-        if not answer.ok:
-            raise EngineCommandError(command, [str(arg) for arg in args], answer.text, stderr=self.stderr)
-        return answer.text
 
     def _terminated(self, command: str, stream: str = "output") -> EngineTerminatedError:
         """The error for a closed pipe: the exit code if the engine exits soon, else 'still
@@ -561,8 +549,6 @@ class SimpleEngine:
         offers it with a searching player, e.g. ``--player mcts``), and
         :class:`EngineProtocolError` for an answer that is not ``info`` lines.
         """
-        from margo_gtp.protocol.analysis import parse_info
-
         if "margo-analyze_snapshot" not in self.commands:
             raise EngineError(
                 f"engine {self.name!r} cannot analyse: it does not know 'margo-analyze_snapshot' "
@@ -578,15 +564,90 @@ class SimpleEngine:
             if not line.strip():
                 continue
             try:
-                fields = parse_info(line)
-                candidates.append((fields["order"], AnalysisInfo(
-                    Move.from_gtp(fields["move"], board.size), fields["visits"], fields["winrate"], fields["prior"],
-                    tuple(Move.from_gtp(word, board.size) for word in fields["pv"]),
-                )))
+                candidates.append(parse_candidate(line, board.size))
             except (ValueError, KeyError) as error:
                 raise self._fail(EngineProtocolError, f"engine {self.name!r} answered 'margo-analyze_snapshot' with a bad info line: {line!r} ({error})") from None
         candidates.sort(key=lambda item: item[0])
         return AnalysisResult(colour, tuple(info for _, info in candidates))
+
+    def analysis(self, board: Board, *, interval: float = 0.2, limit: Limit | None = None,
+                 timeout: float | None = _DEFAULT) -> "AnalysisStream":
+        """Start a streaming analysis of ``board`` for the side to move (``margo-analyze C
+        INTERVAL``) and return its :class:`~margo_gtp.client.stream.AnalysisStream`: an
+        iterator of :class:`AnalysisResult` updates, one every ``interval`` seconds (at
+        least 0.01), and a context manager that stops the stream::
+
+            with engine.analysis(board, interval=0.2) as stream:
+                for result in stream:
+                    print(result.best_moves[0].gtp(), result.candidates[0].visits)
+                    if result.candidates[0].visits > 1000:
+                        break
+
+        The stream ends at :meth:`~margo_gtp.client.stream.AnalysisStream.stop` (from any
+        thread), at ``limit`` (seconds since the start, or the candidates' visits
+        together), or before the next command sent through this engine. ``timeout``
+        bounds each wait for a line (default: the engine's timeout plus ``interval``).
+        With no legal move for the side to move the stream is stopped at once and gives
+        no update. Raises :class:`EngineError` when the engine lacks ``margo-analyze``
+        (use :meth:`analyse` then), ValueError for an interval that is not a number of
+        seconds in 0..600.
+        """
+        from margo_gtp.client.stream import AnalysisStream
+
+        if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0 <= interval <= 600:
+            raise ValueError(f"invalid analysis interval: {interval!r} (seconds, 0..600)")
+        if limit is not None and not isinstance(limit, Limit):
+            raise ValueError(f"invalid analysis limit: {limit!r} (a Limit or None)")
+        if "margo-analyze" not in self.commands:
+            raise EngineError(
+                f"engine {self.name!r} cannot stream analysis: it does not know 'margo-analyze'", stderr=self.stderr)
+        if self._stream is not None:
+            self._stream.stop()  # one stream at a time on the wire
+        colour = board.to_move
+        self.sync(board)
+        centiseconds = max(1, round(interval * 100))
+        if timeout is _DEFAULT:
+            wait = None if self.timeout is None else self.timeout + centiseconds / 100
+        else:
+            wait = check_timeout(timeout)
+        self._check_running()
+        assert self._wire is not None
+        with self._wire_errors("margo-analyze"):
+            command_id = self._wire.send("margo-analyze", (colour.letter, centiseconds))
+            deadline = None if wait is None else time.monotonic() + wait
+            head = self._wire.read_head("margo-analyze", deadline=deadline, timeout=wait)
+            self._wire.check_id(head, "margo-analyze", command_id)
+            if head.startswith("?"):  # refused: the rest is its message, and the wire is in step
+                answer = self._wire.read_rest(head, "margo-analyze", command_id, deadline=deadline, timeout=wait)
+                raise EngineCommandError("margo-analyze", [colour.letter, str(centiseconds)], answer.text,
+                                         stderr=self.stderr)
+        stream = AnalysisStream(self, colour, board.size, command_id, centiseconds / 100, limit, wait)
+        self._stream = stream
+        if not board.legal_moves(colour):
+            stream.stop()  # nothing will ever be reported
+        return stream
+
+    # The stream's access to the wire (AnalysisStream calls these; they keep the errors
+    # and the broken-engine rule of every other command).
+
+    def _stream_line(self, wait: float | None) -> str | None:
+        self._check_running()
+        assert self._wire is not None
+        with self._wire_errors("margo-analyze"):
+            return self._wire.poll_line("margo-analyze", wait)
+
+    def _stream_stop_line(self) -> None:
+        if self._wire is None or self._broken is not None:
+            return
+        with self._wire_errors("margo-analyze"):
+            self._wire.send_blank()
+
+    def _stream_ended(self, stream: Any) -> None:
+        if self._stream is stream:
+            self._stream = None
+
+    def _stream_fail(self, kind: type[EngineError], detail: str) -> Any:
+        return self._fail(kind, f"engine {self.name!r} {detail}")
 
     def analyse_game(self, board: Board, limit: Limit = Limit(), *, turns: Sequence[int] | None = None,
                      timeout: float | None = _DEFAULT) -> Iterator[tuple[int, AnalysisResult]]:

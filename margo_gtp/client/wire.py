@@ -11,7 +11,8 @@ section 1) and nothing of MarGo:
   name or an argument:
   :class:`InvalidCommandError`, nothing sent), numbers it (unless ``ids=False``) and
   writes one line;
-* :meth:`GtpWire.read_answer` reads one answer: blank lines before it are skipped, its
+* :meth:`GtpWire.read_answer` reads one answer (:meth:`GtpWire.read_head` and
+  :meth:`GtpWire.poll_line` read a streaming one, ``margo-analyze``, a line at a time): blank lines before it are skipped, its
   head starts with ``=`` or ``?`` (optionally the id), it ends at the first empty line;
   every line is preprocessed as GTP says (control characters but HT dropped, HT a
   space). A deadline bounds the whole answer, and an answer larger than
@@ -238,10 +239,31 @@ class GtpWire:
         """Read the next answer (to ``command``, sent with ``command_id``) before
         ``deadline`` (a :func:`time.monotonic` time; ``timeout`` is the figure errors quote).
         Raises :class:`WireClosed`, :class:`WireTimeout` or :class:`WireProtocolError`."""
+        head = self.read_head(command, deadline=deadline, timeout=timeout)
+        return self.read_rest(head, command, command_id, deadline=deadline, timeout=timeout)
+
+    def read_head(self, command: str = "", *, deadline: float | None = None, timeout: float | None = None) -> str:
+        """Read the head line of the next answer (``=12 text``; blank lines before it are
+        skipped): the first step of :meth:`read_answer`, taken alone when the answer is
+        a stream (``margo-analyze``) whose lines the caller reads with :meth:`poll_line`."""
         while not (head := self._next_line(command, deadline, timeout, mid_answer=False)).strip():
             pass  # blank lines between answers are tolerated
         if head[0] not in "=?":
             raise WireProtocolError(f"not a GTP answer: {head!r}", command, "garbage", line=head)
+        return head
+
+    def check_id(self, head: str, command: str, command_id: int | None) -> int | None:
+        """The id an answer ``head`` carries; :class:`WireProtocolError` when it is not ``command_id``."""
+        answer_id, _ = _split_id(head[1:])
+        if self.ids and answer_id is not None and answer_id != command_id:
+            raise WireProtocolError(f"answer with id {answer_id} to command id {command_id}", command, "id",
+                                    line=head, command_id=command_id, answer_id=answer_id)
+        return answer_id
+
+    def read_rest(self, head: str, command: str = "", command_id: int | None = None, *,
+                  deadline: float | None = None, timeout: float | None = None) -> Answer:
+        """Read the lines of an answer after its ``head`` (from :meth:`read_head`) up to
+        its empty line."""
         answer_id, _ = _split_id(head[1:])
         lines = [head]
         size = len(head)
@@ -250,10 +272,36 @@ class GtpWire:
             size += len(line) + 1
             if size > MAX_ANSWER_BYTES:
                 raise self._too_large(command)
-        if self.ids and answer_id is not None and answer_id != command_id:
-            raise WireProtocolError(f"answer with id {answer_id} to command id {command_id}", command, "id",
-                                    line=head, command_id=command_id, answer_id=answer_id)
+        self.check_id(head, command, command_id)
         return Answer(head[0] == "=", answer_id, tuple(lines))
+
+    def poll_line(self, command: str = "", timeout: float | None = None) -> str | None:
+        """The next line of output if one comes within ``timeout`` seconds (``None``: wait
+        for ever; 0: only what is already there or arrives at once), else ``None``.
+        Reads at least once, so a timeout of 0 still sees output already sent. Raises
+        :class:`WireClosed` at the end of output, :class:`WireProtocolError` for a line
+        longer than :data:`MAX_ANSWER_BYTES`. How a stream's lines are read, one at a time."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._lines:
+            if self._ended:
+                raise WireClosed(command, "output", mid_answer=True)
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            chunk = self.transport.read(_WAIT_SLICE if remaining is None else min(remaining, _WAIT_SLICE))
+            if chunk is None:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
+                continue
+            self._take(chunk, command, mid_answer=True)
+        return self._lines.popleft()
+
+    def send_blank(self) -> None:
+        """Write an empty line: GTP answers nothing to it, and a streaming command
+        (``margo-analyze``) stops at it. Raises :class:`WireClosed` when input is closed."""
+        self._log("<<", "")
+        try:
+            self.transport.write(b"\n")
+        except TransportClosed:
+            raise WireClosed("", "input") from None
 
     def _too_large(self, command: str) -> WireProtocolError:
         return WireProtocolError(f"an answer longer than {MAX_ANSWER_BYTES} bytes", command, "size")
@@ -273,6 +321,10 @@ class GtpWire:
         chunk = self.transport.read(_WAIT_SLICE if remaining is None else min(remaining, _WAIT_SLICE))
         if chunk is None:
             return  # nothing yet: _fill is called again and checks the deadline
+        self._take(chunk, command, mid_answer)
+
+    def _take(self, chunk: bytes, command: str, mid_answer: bool) -> None:
+        """Split output just read (``b''``: the end of output) into lines."""
         if not chunk:
             self._ended = True
             if not self._partial:

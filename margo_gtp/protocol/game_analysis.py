@@ -12,6 +12,18 @@ board's review mode. The interface they share:
     order, each as soon as it is known (a streaming reader shows partial results); with
     ``parallel=N`` the turns are searched by N processes.
 
+Both take an optional ``on_progress`` callback that sees the search of a position while it
+runs (the web board's review draws it as Lizzie and KaTrain do): ``on_progress(progress)``
+for one position, ``on_progress(turn, progress)`` for a game, where ``progress`` is
+``{"visits": n, "winrate": w, "to_move": "W", "best": "C3:1", "pv": [...]}`` (``winrate``
+the root's value for the colour to move so far, as ``rootInfo``; ``best`` and ``pv`` the
+most visited line so far). It is called about every ``progress_interval`` seconds
+(default :data:`~margo_gtp.players.mcts.PROGRESS_SECONDS`; 0: at every check, every few
+simulations) through :meth:`MctsPlayer.search`'s ``on_progress``, from the searching
+thread, in the Python tree and in the C tree alike; what it returns is ignored (it never
+stops the search). Watching does not change the search: the same seed gives the same
+answer, watched or not.
+
 Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's):
 
 ``moveInfos``  candidates with simulations, best first: ``move``, ``visits`` (its own
@@ -46,7 +58,7 @@ from threading import Lock, Semaphore
 from typing import Any
 
 from margo_gtp.engine import Board, Colour, Move, Rules, RulesError
-from margo_gtp.players.mcts import MctsPlayer
+from margo_gtp.players.mcts import PROGRESS_SECONDS, MctsPlayer
 from margo_gtp.players.ownership import Ownership
 from margo_gtp.sgf import GameRecord, SgfError, replay
 from margo_gtp.vertex import InvalidVertexError, Point, format_vertex, gtp_order
@@ -59,6 +71,7 @@ __all__ = [
     "analyse_game",
     "analyse_position",
     "parse_query",
+    "search_progress",
     "serve",
 ]
 
@@ -103,12 +116,30 @@ def ownership_map(ownership: Ownership) -> dict[str, list[float]]:
             for point in sorted(shares, key=gtp_order)}
 
 
+def search_progress(root: Any, mover: Colour) -> dict[str, Any]:
+    """What ``on_progress`` is given about a search under way at ``root`` (see the module
+    docstring): the visits so far, the root's value for ``mover`` and the most visited line."""
+    value = 1.0 - root.w / root.n if root.n else 0.5
+    pv: list[str] = []
+    node = root
+    while node.children and len(pv) < PV_LENGTH:
+        node = max(node.children, key=lambda child: (child.n, child.w))
+        if node.n == 0:
+            break
+        pv.append(node.move.gtp())
+    return {"visits": root.n, "winrate": _rate(value), "to_move": mover.letter,
+            "best": pv[0] if pv else None, "pv": pv}
+
+
 def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed: int | str = 0,
                      ownership: bool = False, max_moves: int = MAX_MOVE_INFOS,
-                     seconds: float | None = None) -> dict[str, Any]:
+                     seconds: float | None = None,
+                     on_progress: Callable[[dict[str, Any]], None] | None = None,
+                     progress_interval: float | None = None) -> dict[str, Any]:
     """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations,
     or ``seconds`` of search (then the answer depends on the machine's speed), whichever
-    ends first (see the module docstring for the fields). ``board`` is not changed."""
+    ends first (see the module docstring for the fields, and for ``on_progress``, which
+    sees the search while it runs). ``board`` is not changed."""
     mover = board.to_move
     if board.is_game_over() or not board.legal_moves(mover):
         result: dict[str, Any] = {"moveInfos": [], "rootInfo": _exact(board)}
@@ -121,7 +152,14 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     counts = Ownership(board.geometry.points) if ownership else None
     player.ownership = counts
     deadline = None if seconds is None else player.clock() + seconds
-    root = player.search(board, mover, playouts=visits, deadline=deadline)
+    if on_progress is None:
+        root = player.search(board, mover, playouts=visits, deadline=deadline)
+    else:
+        def watch(node: Any) -> None:  # returns None: a watcher never stops the search
+            on_progress(search_progress(node, mover))
+
+        interval = PROGRESS_SECONDS if progress_interval is None else progress_interval
+        root = player.search(board, mover, playouts=visits, deadline=deadline, on_progress=watch, interval=interval)
     # KataGo's moveInfos count a move's own simulations only: the heuristic prior's
     # virtual visits (prior_visits at the prior's win rate, 0.9 for its favourite) are
     # taken out again, so a move's win rate is the mean of the simulations through it.
@@ -182,8 +220,11 @@ def _analyse_turn(task: tuple) -> dict[str, Any]:
     ``(record, turn, visits, seed, ownership[, seconds])``."""
     record, turn, visits, seed, ownership, *more = task
     seconds = more[0] if more else None
+    on_progress = more[1] if len(more) > 1 else None
+    progress_interval = more[2] if len(more) > 2 else None
+    watch = None if on_progress is None else (lambda progress: on_progress(turn, progress))
     result = analyse_position(_board_at(record, turn), visits, seed=f"{seed}/{turn}", ownership=ownership,
-                              seconds=seconds)
+                              seconds=seconds, on_progress=watch, progress_interval=progress_interval)
     return {"turnNumber": turn, **result}
 
 
@@ -195,14 +236,20 @@ def check_moves(record: GameRecord) -> None:
 def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int | None = DEFAULT_VISITS, *,
                  turns: Iterable[int] | None = None, seed: int = 0, ownership: bool = False,
                  setup: dict[Point, Colour] | None = None, setup_to_move: Colour | None = None,
-                 parallel: int = 1, seconds: float | None = None) -> Iterator[dict[str, Any]]:
+                 parallel: int = 1, seconds: float | None = None,
+                 on_progress: Callable[[int, dict[str, Any]], None] | None = None,
+                 progress_interval: float | None = None) -> Iterator[dict[str, Any]]:
     """Analyse the positions ``turns`` of a game (default: all, 0 .. len(moves)) and
     yield one analysis dict per turn (with ``turnNumber``), in the order of ``turns``.
 
     Raises :class:`AnalysisQueryError` at once when a move is illegal or a turn out of
     range. ``parallel`` > 1 searches the turns in that many processes; the answers are
     the same as with one. ``seconds`` bounds each search by the clock too (see
-    :func:`analyse_position`); with ``visits=None`` the clock alone."""
+    :func:`analyse_position`); with ``visits=None`` the clock alone. ``on_progress(turn,
+    progress)`` watches each search as it runs (module docstring); it needs
+    ``parallel=1`` (a search in another process cannot call back), else ValueError."""
+    if on_progress is not None and parallel > 1:
+        raise ValueError(f"on_progress needs parallel=1, not {parallel!r} (a search in another process cannot call back)")
     record = GameRecord(rules=rules, setup=dict(setup or {}), setup_to_move=setup_to_move, moves=list(moves))
     check_moves(record)
     wanted = list(range(len(record.moves) + 1)) if turns is None else list(turns)
@@ -211,7 +258,7 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
             raise AnalysisQueryError(f"turn {turn} is out of range 0..{len(record.moves)}")
     tasks = [(record, turn, visits, seed, ownership, seconds) for turn in wanted]
     if parallel <= 1 or len(tasks) <= 1:
-        yield from map(_analyse_turn, tasks)
+        yield from map(_analyse_turn, [(*task, on_progress, progress_interval) for task in tasks])
         return
     with ProcessPoolExecutor(max_workers=parallel) as pool:
         yield from pool.map(_analyse_turn, tasks)

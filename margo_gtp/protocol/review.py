@@ -53,7 +53,7 @@ from __future__ import annotations
 import copy
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from sgfmill import sgf as sgfmill_sgf
@@ -161,13 +161,19 @@ def review_entries(record: GameRecord, analyses: Iterable[dict[str, Any]]) -> It
 
 
 def review_game(record: GameRecord, visits: int | None = DEFAULT_VISITS, *, seed: int = 0, ownership: bool = True,
-                parallel: int = 1, seconds: float | None = None) -> Iterator[dict[str, Any]]:
+                parallel: int = 1, seconds: float | None = None,
+                on_progress: Callable[[int, dict[str, Any]], None] | None = None,
+                progress_interval: float | None = None) -> Iterator[dict[str, Any]]:
     """Review every move of ``record``'s game with the built-in search
     (:func:`~margo_gtp.protocol.game_analysis.analyse_game`, same arguments), yielding each
-    entry as soon as it is known. Raises :class:`ReviewError` for an illegal move."""
+    entry as soon as it is known. Raises :class:`ReviewError` for an illegal move.
+    ``on_progress(turn, progress)`` watches the search of position ``turn`` (0 = before the
+    first move; the entry of move ``turn`` needs it) while it runs, about every
+    ``progress_interval`` seconds: see :mod:`~margo_gtp.protocol.game_analysis`."""
     analyses = analyse_game(record.rules, record.moves, visits, seed=seed, ownership=ownership,
                             setup=record.setup, setup_to_move=record.setup_to_move,
-                            parallel=parallel, seconds=seconds)
+                            parallel=parallel, seconds=seconds, on_progress=on_progress,
+                            progress_interval=progress_interval)
     try:
         first = next(analyses)  # the moves are checked here, before any search
     except AnalysisQueryError as error:

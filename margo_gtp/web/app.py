@@ -13,7 +13,8 @@ Websocket ``/ws`` (JSON messages; the page sends intents, the server sends whole
     {"type": "watch", "key": "0-7", "since": 12}    {"type": "watch", "key": "0-7", "live": true, "since": 12,
     {"type": "unwatch"}                               "frames": [...], "moves": [...], ...}  (on every change)
     {"type": "review", "replay": "<id>",             {"type": "review", "replay": "<id>", "visits": 50, "total": 40,
-     "visits": 50}                                    "entries": [...], "done": false}  (at the start, per move, at the end)
+     "visits": 50, "progress": true}                  "entries": [...], "done": false}  (at the start, per move, at the end;
+                                                      with "progress": true also "progress": {...} as a position is searched)
     {"type": "stop_review"}
 
 A socket follows one game at a time, at most one watched referee game and runs at most one
@@ -218,7 +219,11 @@ async def game_socket(websocket: WebSocket) -> None:
                         reviewer = None
                     if kind == "review":
                         replay = server.replays.get(message.get("replay"))
-                        reviewer = server.reviews.start(replay, review_visits(message.get("visits", 200)), send)
+                        progress = message.get("progress", False)
+                        if not isinstance(progress, bool):
+                            raise GameError(f"invalid review progress: {progress!r} (true or false)")
+                        reviewer = server.reviews.start(replay, review_visits(message.get("visits", 200)), send,
+                                                        progress=progress)
                 elif game is None:
                     raise GameError("no game: start one first")
                 elif kind == "play":

@@ -59,7 +59,9 @@ from margo_gtp.web.view import SUICIDE_OR_REPETITION, frame, which_illegal
 log = logging.getLogger(__name__)
 
 HUMAN = "human"
-ANALYSIS_SECONDS = 1.0      # thinking time of one analysis snapshot
+ANALYSIS_SECONDS = 1.0      # thinking time of one analysis snapshot (an engine without margo-analyze)
+STREAM_INTERVAL = 0.2       # seconds between the reports of a streamed analysis (margo-analyze)
+STREAM_PUSH_SECONDS = 0.25  # the pages get at most one overlay update per this many seconds
 ENGINE_START_TIMEOUT = 10.0  # seconds for an engine to start and answer its first command
 ENGINE_GAME_PAUSE = 0.2     # seconds between moves of an engine vs engine game, to watch it
 
@@ -133,8 +135,9 @@ class WebGame:
     _wakeup: asyncio.Event = field(default_factory=asyncio.Event, init=False)
     _task: asyncio.Task | None = field(default=None, init=False)
     _thinking: Colour | None = field(default=None, init=False)
-    _analyst: Any = field(default=None, init=False)    # engine process for analysis snapshots
+    _analyst: Any = field(default=None, init=False)    # engine process for the analysis (streams or snapshots)
     _analyst_name: str | None = field(default=None, init=False)
+    _stream: Any = field(default=None, init=False)     # the analysis stream running now, if any
     _cannot_analyse: set = field(default_factory=set, init=False)  # engines that lack margo-analyze
     _busy: set = field(default_factory=set, init=False)  # engines inside a blocking call now
     _processes: set = field(default_factory=set, init=False)  # every engine started and not yet quit
@@ -292,6 +295,7 @@ class WebGame:
         self.analysis_on = bool(on)
         if not on:
             self.analysis = None
+            self._stop_stream()
         await self.broadcast()
         self._wake()
 
@@ -312,6 +316,7 @@ class WebGame:
         self.times.append(seconds)
         self.message = None
         self.analysis = None
+        self._stop_stream()  # its position is the past now
         if move.is_swap:
             self.seats[Colour.WHITE], self.seats[Colour.BLACK] = self.seats[Colour.BLACK], self.seats[Colour.WHITE]
         outcome = self.board.outcome()
@@ -323,9 +328,11 @@ class WebGame:
         del self.times[ply:]
         del self.winrates[ply + 1:]
         self.analysis = None
+        self._stop_stream()
 
     def _finish(self, outcome: Outcome) -> None:
         self.outcome = outcome
+        self._stop_stream()
         if self.store is not None:
             self.store.save(self)
             self.store.end_journal(self)
@@ -402,10 +409,11 @@ class WebGame:
                     self._push(move, colour, seconds)
         await self.broadcast()
 
-    async def _call_engine(self, engine: Any, name: str, generation: int, method: str, board: Board,
-                           seconds: float) -> tuple[Any, Any, BaseException | None]:
-        """Run ``engine.<method>(board, Limit(seconds))`` in a worker thread, starting the
-        engine first when ``engine`` is None. Returns ``(engine, result, error)``; never raises.
+    async def _call_engine(self, engine: Any, name: str, generation: int, method: str | Callable[..., Any],
+                           board: Board, seconds: float) -> tuple[Any, Any, BaseException | None]:
+        """Run ``engine.<method>(board, Limit(seconds))`` (or ``method(engine, board, Limit(seconds))``)
+        in a worker thread, starting the engine first when ``engine`` is None. Returns
+        ``(engine, result, error)``; never raises.
 
         An engine started or answering after the game moved on (``generation`` changed: undo,
         a new seat, the last page gone) is quit here, so no process outlives its game.
@@ -422,7 +430,9 @@ class WebGame:
                     return engine, None, None
                 self._busy.add(engine)
                 try:
-                    return engine, getattr(engine, method)(board, client.Limit(seconds=seconds)), None
+                    limit = client.Limit(seconds=seconds)
+                    ask = method if callable(method) else getattr(engine, method)
+                    return engine, (ask(engine, board, limit) if callable(method) else ask(board, limit)), None
                 finally:
                     self._busy.discard(engine)
             except Exception as error:  # noqa: BLE001 - every engine failure is shown, never raised
@@ -454,27 +464,39 @@ class WebGame:
                 if name in self.registry.commands and name not in names[:i] and name not in self._cannot_analyse]
 
     async def _analyse(self) -> None:
-        """One analysis snapshot of the position for the side to move (margo-analyze)."""
+        """The analysis of the position for the side to move: streamed (``margo-analyze``,
+        the overlay updated as the search grows, :meth:`_follow`) when the engine has it,
+        else one snapshot (``margo-analyze_snapshot``)."""
         generation = self._generation
         ply = len(self.board.move_stack)
         to_move = self.board.to_move
         failure = "no engine here can analyse (margo-analyze_snapshot)"
         for name in self._analysis_candidates():
             engine = self._analyst if name == self._analyst_name else None
-            engine, result, error = await self._call_engine(engine, name, generation, "analyse", self.board.copy(),
-                                                            ANALYSIS_SECONDS)
+            engine, result, error = await self._call_engine(engine, name, generation, _start_analysis,
+                                                            self.board.copy(), ANALYSIS_SECONDS)
             if generation != self._generation:
+                if result is not None and _is_stream(result):
+                    result.request_stop()  # a stream started as the game moved on (the engine is being retired)
                 return  # the engine was retired by _call_engine
-            if error is None:
+            if error is None and _is_stream(result):
+                if engine is not self._analyst:
+                    await self._retire(self._analyst)
+                self._analyst, self._analyst_name = engine, name  # kept for the next position too
+                error = await self._follow(engine, result, generation, ply, to_move)
+                if error is None and result.updates == 0 and ply == len(self.board.move_stack) \
+                        and generation == self._generation and self.analysis_on:
+                    self._show_analysis(result.latest, ply, to_move)  # no legal move: nothing to report
+                    await self.broadcast()
+                if error is None or generation != self._generation:
+                    return
+            elif error is None:
                 if engine is not self._analyst:
                     await self._retire(self._analyst)
                 self._analyst, self._analyst_name = engine, name  # kept for the next position too
                 if ply != len(self.board.move_stack):
                     return  # a move was played meanwhile: this analysis is of the past
-                self.analysis = analysis_view(result.candidates, to_move)
-                while len(self.winrates) <= ply:
-                    self.winrates.append(None)
-                self.winrates[ply] = self.analysis["white_winrate"]
+                self._show_analysis(result, ply, to_move)
                 await self.broadcast()
                 return
             if engine is self._analyst:
@@ -485,6 +507,65 @@ class WebGame:
             failure = engine_failure_text(name, error)
         self.analysis = {"error": failure}
         await self.broadcast()
+
+    def _show_analysis(self, result: Any, ply: int, to_move: Colour) -> None:
+        self.analysis = analysis_view(result.candidates, to_move)
+        self.analysis["ply"] = ply
+        while len(self.winrates) <= ply:
+            self.winrates.append(None)
+        self.winrates[ply] = self.analysis["white_winrate"]
+
+    async def _follow(self, engine: Any, stream: Any, generation: int, ply: int,
+                      to_move: Colour) -> BaseException | None:
+        """Read ``stream`` (a :class:`margo_gtp.client.AnalysisStream`) in a worker thread
+        until it ends, and show its newest report to the pages at most every
+        :data:`STREAM_PUSH_SECONDS`. The stream is stopped (:meth:`_stop_stream`) when a move
+        is played or taken back, the game ends, analysis is switched off or the last page
+        goes; an update is shown only while the game is still at the stream's position,
+        so no report of an old position overwrites the overlay of the new one. Returns the
+        engine's error, if any (the engine has then been killed by the client)."""
+
+        def read() -> BaseException | None:
+            self._busy.add(engine)
+            try:
+                for _ in stream:
+                    pass  # stream.latest holds the newest report; this thread only keeps the wire read
+                return None
+            except Exception as error:  # noqa: BLE001 - shown by the caller, as any engine failure
+                return error
+            finally:
+                self._busy.discard(engine)
+
+        self._stream = stream
+        reader = asyncio.get_running_loop().run_in_executor(ENGINE_THREADS, read)
+        shown = 0
+        try:
+            while True:
+                await asyncio.wait({reader}, timeout=STREAM_PUSH_SECONDS)
+                current = (generation == self._generation and ply == len(self.board.move_stack)
+                           and self.analysis_on and self.outcome is None)
+                if not current:
+                    stream.request_stop()
+                elif stream.updates != shown:
+                    shown = stream.updates
+                    self._show_analysis(stream.latest, ply, to_move)
+                    await self.broadcast()
+                if reader.done():
+                    return reader.result()
+        finally:
+            if self._stream is stream:
+                self._stream = None
+            if not reader.done():  # the game task was cancelled: the thread reads on to the end
+                stream.request_stop()
+
+    def _stop_stream(self) -> None:
+        """Stop the running analysis stream now, without waiting (its reading thread drains it)."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            try:
+                stream.request_stop()
+            except Exception:  # noqa: BLE001 - a dead engine's stream is over anyway
+                log.debug("stopping an analysis stream failed", exc_info=True)
 
     async def stop_engines(self) -> None:
         """Quit every engine process of this game (they restart when needed)."""
@@ -498,6 +579,7 @@ class WebGame:
         """
         self._generation += 1
         self._thinking = None
+        self._stop_stream()
         for seat in self.seats.values():
             seat.engine = None
         self._analyst, self._analyst_name = None, None
@@ -542,6 +624,19 @@ class WebGame:
         return self.record().sgf_text()
 
 
+def _is_stream(result: Any) -> bool:
+    """True for a streamed analysis (an AnalysisStream), False for a snapshot (an AnalysisResult)."""
+    return hasattr(result, "request_stop")
+
+
+def _start_analysis(engine: Any, board: Board, limit: Any) -> Any:
+    """A streamed analysis of ``board`` when the engine has ``margo-analyze``, else one
+    snapshot of ``limit`` (``margo-analyze_snapshot``)."""
+    if engine.known_command("margo-analyze"):
+        return engine.analysis(board, interval=STREAM_INTERVAL)
+    return engine.analyse(board, limit)
+
+
 def _padded(values: list[Any], length: int) -> list[Any]:
     return values[:length] + [None] * (length - len(values))
 
@@ -584,13 +679,16 @@ def describe_outcome(outcome: Outcome) -> str:
 
 def analysis_view(candidates: Sequence[Any], to_move: Colour) -> dict[str, Any]:
     """The analysis the page overlays, from :class:`margo_gtp.client.AnalysisInfo` items
-    (best first): top moves with visits and win rates for the side to move, and White's win
-    rate for the graph."""
+    (best first): top moves with visits and win rates for the side to move, White's win
+    rate for the graph, and ``visits``, all the candidates' together (how far the search
+    has gone: it grows while a stream runs). :meth:`WebGame._show_analysis` adds ``ply``,
+    the position analysed."""
     items = [{"move": info.move.gtp(), "visits": int(info.visits), "winrate": float(info.winrate)}
              for info in candidates if info.move is not None and not info.move.is_pass]
     best = items[0]["winrate"] if items else None
     white = None if best is None else (best if to_move is Colour.WHITE else 1.0 - best)
-    return {"to_move": to_move.letter, "moves": items[:8], "winrate": best, "white_winrate": white}
+    visits = sum(int(info.visits) for info in candidates)
+    return {"to_move": to_move.letter, "moves": items[:8], "winrate": best, "white_winrate": white, "visits": visits}
 
 
 class GameStore:

@@ -17,7 +17,10 @@ Where a review comes from:
   ``SBKV``) opened as a replay carries it: :func:`recorded_review`;
 - a review run here (:class:`ReviewRunner`): :func:`~margo_gtp.protocol.review.review_game`
   in a worker thread, each entry sent to the page as soon as it is known, so the graph,
-  the mistakes and the board's best line fill in while the search goes on.
+  the mistakes and the board's best line fill in while the search goes on; between entries
+  the position being searched is sent as it grows (:func:`progress_entry`, at most every
+  :data:`PROGRESS_SECONDS`), so its point on the graph moves as the search runs, as
+  Lizzie and KaTrain show it.
 
 Bounds: at most :data:`MAX_REVIEWS` reviews run on a server at once (another request is
 refused, it does not wait), a game of at most :data:`MAX_REVIEW_MOVES` moves, at most
@@ -31,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -51,6 +55,8 @@ MAX_REVIEW_VISITS = 1600
 SECONDS_PER_POSITION = 5.0
 #: Ownership shares closer to even than this are not sent (nothing to draw there).
 OWNERSHIP_SHOWN = 0.1
+#: A search under way is sent to the page at most this often (seconds), as it grows.
+PROGRESS_SECONDS = 0.25
 
 
 def page_entry(entry: dict[str, Any]) -> dict[str, Any]:
@@ -68,6 +74,17 @@ def page_entry(entry: dict[str, Any]) -> dict[str, Any]:
                 owners[vertex] = lean
         shown["ownership"] = owners
     return shown
+
+
+def progress_entry(turn: int, progress: dict[str, Any]) -> dict[str, Any]:
+    """A search under way (``on_progress`` of :func:`~margo_gtp.protocol.review.review_game`)
+    in the page's form: ``{"turn": 3, "visits": 120, "best": "B3:1", "pv": [...], "white":
+    0.47}``, ``white`` White's win rate of position ``turn`` so far (the graph's point of
+    move ``turn``, until its entry replaces it)."""
+    rate = progress["winrate"]
+    white = rate if progress["to_move"] == "W" else 1.0 - rate
+    return {"turn": turn, "visits": progress["visits"], "best": progress["best"], "pv": list(progress["pv"]),
+            "white": round(white, 4)}
 
 
 def recorded_review(record: Any) -> dict[str, Any] | None:
@@ -109,12 +126,14 @@ class ReviewRunner:
         with self._lock:
             self.running -= 1
 
-    def start(self, replay: Any, visits: int, send: Callable[[dict[str, Any]], Awaitable[None]]) -> asyncio.Task:
+    def start(self, replay: Any, visits: int, send: Callable[[dict[str, Any]], Awaitable[None]], *,
+              progress: bool = False) -> asyncio.Task:
         """Start reviewing ``replay`` (a :class:`~margo_gtp.web.replay.Replay`) at ``visits``;
         GameError at once, before any work, for a game that cannot be reviewed or when no
         slot is free. The task sends ``{"type": "review", ...}`` messages: one at the
-        start, one per entry as it comes, one at the end (``done``, with ``error`` when it
-        failed). Cancelling the task stops the review after the position being searched.
+        start, one per entry as it comes, when ``progress`` is asked one with ``progress``
+        (:func:`progress_entry`) at most every :data:`PROGRESS_SECONDS` while a position
+        is searched, one at the end (``done``, with ``error`` when it failed). Cancelling the task stops the review after the position being searched.
         The entries (without ownership) are kept on the replay, ``review_entries``."""
         record = replay.record
         if not record.moves:
@@ -126,16 +145,31 @@ class ReviewRunner:
                             "legal move), which its replay skips")
         self._take_slot()
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()   # at most one item per move: bounded
+        # Bounded: at most one entry per move, and at most one progress item waiting.
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        progress_waiting = threading.Event()
         stop = threading.Event()
 
         def put(kind: str, value: Any) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
 
+        last_progress = [float("-inf")]
+
+        def watch(turn: int, found: dict[str, Any]) -> None:
+            # Called every few simulations in this thread: passed on at most every
+            # PROGRESS_SECONDS, so the queue and the socket see a bounded rate.
+            now = time.monotonic()
+            if now - last_progress[0] >= PROGRESS_SECONDS and not stop.is_set() and not progress_waiting.is_set():
+                last_progress[0] = now
+                progress_waiting.set()
+                put("progress", progress_entry(turn, found))
+
         def work() -> None:
             try:
                 entries = review_library.review_game(record, visits, seed=0, ownership=True,
-                                                     seconds=SECONDS_PER_POSITION)
+                                                     seconds=SECONDS_PER_POSITION,
+                                                     on_progress=watch if progress else None,
+                                                     progress_interval=PROGRESS_SECONDS)
                 try:
                     for entry in entries:
                         put("entry", entry)
@@ -160,6 +194,9 @@ class ReviewRunner:
                 if kind == "entry":
                     replay.review_entries.append({k: v for k, v in value.items() if k != "ownership"})
                     await send({**base, "entries": [page_entry(value)], "done": False})
+                elif kind == "progress":
+                    progress_waiting.clear()
+                    await send({**base, "entries": [], "done": False, "progress": value})
                 else:
                     await send({**base, "entries": [], "done": True, **({"error": value} if kind == "error" else {})})
                     return

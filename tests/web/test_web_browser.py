@@ -206,6 +206,53 @@ def test_the_analysis_overlay_shows_top_moves(web_page: Page, live_server) -> No
     screenshot(page, "analysis")
 
 
+RECORD_OVERLAY = """() => {
+  // Every overlay the page shows, in order: [ply analysed, visits, the overlay's visit labels].
+  window.shownAnalyses = [];
+  const text = document.querySelector('[data-role=analysis-text]');
+  new MutationObserver(() => {
+    if (!text.dataset.visits) return;
+    const labels = [...document.querySelectorAll('[data-analysis] .visits')].map((e) => Number(e.textContent));
+    window.shownAnalyses.push([Number(text.dataset.ply), Number(text.dataset.visits), labels]);
+  }).observe(text, { attributes: true, attributeFilter: ['data-visits', 'data-ply'] });
+}"""
+VISITS_ABOVE = ("([ply, v]) => { const t = document.querySelector('[data-role=analysis-text]');"
+                " return t.dataset.ply === String(ply) && Number(t.dataset.visits) > v; }")
+
+
+def test_the_analysis_overlay_streams_and_a_move_stops_it(web_page: Page, live_server) -> None:
+    """The overlay follows the running search (margo-analyze): two updates of one position
+    with growing visits before a move; after the move the next position's overlay comes
+    and no update of the old position is ever shown after it."""
+    page = web_page
+    page.goto(f"{live_server.url}/?size=4&engine=random&human=white&seconds=0.05")
+    wait_for_turn_or_end(page)
+    page.evaluate(RECORD_OVERLAY)
+    page.check("[data-role=analysis-toggle]")
+    text = page.locator("[data-role=analysis-text]")
+    expect(text).to_have_attribute("data-visits", re.compile(r"^\d+$"), timeout=20_000)
+    expect(text).to_have_attribute("data-ply", "0")
+    first = int(text.get_attribute("data-visits"))
+    page.wait_for_function(VISITS_ABOVE, arg=[0, first])   # a second, bigger update of the same position
+    expect(text).to_contain_text("visits")
+    before = page.evaluate("window.shownAnalyses")
+    assert len({visits for ply, visits, _ in before if ply == 0}) >= 2
+    vertex = page.locator("[data-target][data-legal=true]").first.evaluate("e => e.closest('[data-vertex]').dataset.vertex")
+    page.click(f"g[data-vertex='{vertex}']")
+    expect(text).to_have_attribute("data-ply", "2", timeout=20_000)   # the engine replied, the next position shows
+    now = int(text.get_attribute("data-visits"))
+    page.wait_for_function(VISITS_ABOVE, arg=[2, now])   # and grows in its turn
+    shown = page.evaluate("window.shownAnalyses")
+    plies = [ply for ply, _, _ in shown]
+    assert plies[: plies.index(2)] == [0] * plies.index(2)
+    assert set(plies[plies.index(2):]) == {2}   # nothing of the old position after the new one came
+    old = [visits for ply, visits, _ in shown if ply == 0]
+    assert old == sorted(old)
+    labels = [sum(numbers) for ply, _, numbers in shown if ply == 0]
+    assert labels[-1] > labels[0]   # the numbers on the board grew with the search
+    screenshot(page, "analysis-streamed")
+
+
 def test_the_new_game_form_starts_human_vs_human_with_its_rules(web_page: Page, live_server) -> None:
     page = web_page
     page.goto(live_server.url)

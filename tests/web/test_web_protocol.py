@@ -175,6 +175,29 @@ def test_twenty_closed_games_leave_no_engine_process(client: TestClient) -> None
     assert children() - baseline == set()
 
 
+@pytest.mark.process
+def test_pages_that_go_while_the_analysis_streams_leave_no_engine_process(client: TestClient) -> None:
+    """The analysis engine is streaming (margo-analyze) when the page goes, or the game
+    ends by resignation, or analysis is switched off: no process is left over."""
+    baseline = children()
+    for ending in ("close", "resign", "off"):
+        with client.websocket_connect("/ws") as ws:
+            ws.receive_json()
+            new_game(ws, size=4, white="human", black="random", seconds=0.05)
+            ws.send_json({"type": "analysis", "on": True})
+            receive_until(ws, lambda m: m["type"] == "state" and m["analysis"] and m["analysis"].get("visits"))
+            if ending == "resign":
+                ws.send_json({"type": "play", "move": "resign"})
+                receive_until(ws, lambda m: m["type"] == "state" and m["over"])
+            elif ending == "off":
+                ws.send_json({"type": "analysis", "on": False})
+                receive_until(ws, lambda m: m["type"] == "state" and not m["analysis_on"])
+    deadline = time.monotonic() + 30
+    while children() - baseline and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert children() - baseline == set()
+
+
 def test_a_crashed_engine_is_reported_and_replaced(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
         ws.receive_json()
@@ -558,3 +581,53 @@ def test_a_watched_live_game_is_pushed_until_its_record_replaces_it(client: Test
         assert ws.receive_json() == {"type": "error", "message": "no such game: '7-1'"}
         ws.send_json({"type": "watch", "key": "0-1", "since": "x"})
         assert ws.receive_json() == {"type": "error", "message": "invalid watch request: key '0-1', since 'x'"}
+
+
+def test_the_analysis_is_streamed_and_a_move_stops_it(client: TestClient) -> None:
+    """margo-analyze through the page's socket: two updates of one position whose visits
+    grow, then a move; once the next position's analysis came, no update of an older
+    position follows it, and one analysis engine serves both positions."""
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        game = new_game(ws, size=4, white="human", black="random", seconds=0.05)["game"]
+        ws.send_json({"type": "analysis", "on": True})
+        first = receive_until(ws, lambda m: m["type"] == "state" and m["analysis"] and m["analysis"].get("visits"))
+        assert first["analysis"]["ply"] == 0
+        grown = receive_until(ws, lambda m: m["type"] == "state" and m["analysis"]
+                              and m["analysis"]["visits"] > first["analysis"]["visits"])
+        assert grown["analysis"]["ply"] == 0 and grown["winrates"] == [grown["analysis"]["white_winrate"]]
+        ws.send_json({"type": "play", "move": next(t["v"] for t in grown["frame"]["targets"] if t["legal"])})
+        receive_until(ws, lambda m: m["type"] == "state" and m["analysis"] and m["analysis"].get("ply") == 2)
+        for _ in range(3):  # the new position's updates, and nothing of the old one among them
+            state = receive_until(ws, lambda m: m["type"] == "state" and m["analysis"])
+            assert state["analysis"]["ply"] == 2 and len(state["moves"]) == 2
+        ws.send_json({"type": "analysis", "on": False})
+        receive_until(ws, lambda m: m["type"] == "state" and not m["analysis_on"])
+        server_game = client.app.state.server.games[game]
+        assert len(server_game._processes) == 2   # the random engine and one analysis engine
+
+
+def test_an_engine_without_margo_analyze_gives_a_snapshot() -> None:
+    from margo_gtp.web.game import STREAM_INTERVAL, _start_analysis
+
+    class SnapshotOnly:
+        def __init__(self) -> None:
+            self.asked: list[tuple] = []
+
+        def known_command(self, command: str) -> bool:
+            return command == "margo-analyze_snapshot"
+
+        def analyse(self, board, limit):  # noqa: ANN001, ANN201
+            self.asked.append(("analyse", limit))
+            return "snapshot"
+
+        def analysis(self, board, interval):  # noqa: ANN001, ANN201
+            self.asked.append(("analysis", interval))
+            return "stream"
+
+    engine = SnapshotOnly()
+    assert _start_analysis(engine, Board(Rules(size=3)), "limit") == "snapshot"
+    assert engine.asked == [("analyse", "limit")]
+    engine.known_command = lambda command: True  # type: ignore[method-assign]
+    assert _start_analysis(engine, Board(Rules(size=3)), "limit") == "stream"
+    assert engine.asked[-1] == ("analysis", STREAM_INTERVAL)

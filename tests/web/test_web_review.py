@@ -158,7 +158,38 @@ def test_a_live_review_streams_one_entry_per_move_then_the_reviewed_sgf(client: 
     assert sgf_text == reviewed_sgf(sgf.loads(GAME), [{k: v for k, v in e.items() if k != "ownership"} for e in expected])
 
 
+def test_a_review_asked_with_progress_sends_each_position_while_it_is_searched(client: TestClient,  # noqa: ANN001
+                                                                               monkeypatch) -> None:  # noqa: ANN001
+    """Between the entries, the position being searched as it grows (Lizzie/KaTrain's live
+    view): each progress message is of the position after the last entry sent, its visits
+    grow within a position, and the entries are the ones a review without progress gives.
+    These small searches take milliseconds, so progress is passed on at every check here."""
+    monkeypatch.setattr(web_review, "PROGRESS_SECONDS", 0.0)
+    replay = client.post("/api/replay", content=GAME).json()["replay"]
+    visits = 400
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "review", "replay": replay, "visits": visits, "progress": True})
+        messages = receive_review(ws)
+    entries = [m["entries"][0] for m in messages if m["entries"]]
+    assert entries == [page_entry(e) for e in live_entries(GAME, visits)]
+    reviewed, seen = 0, {}
+    for message in messages:
+        if message["entries"]:
+            reviewed = message["entries"][0]["move_number"]
+        elif "progress" in message:
+            progress = message["progress"]
+            assert set(progress) == {"turn", "visits", "best", "pv", "white"}
+            # turns 0 and 1 are searched before entry 1 (it needs both), turn k + 1 after entry k
+            assert progress["turn"] in ({0, 1} if reviewed == 0 else {reviewed + 1})
+            assert 0 < progress["visits"] <= visits + 1 and 0 <= progress["white"] <= 1
+            assert progress["pv"][0] == progress["best"]
+            seen.setdefault(progress["turn"], []).append(progress["visits"])
+    assert seen and all(counts == sorted(counts) for counts in seen.values())
+
+
 @pytest.mark.parametrize("message, error", [
+    ({"type": "review", "replay": "REPLAY", "progress": "yes"}, "invalid review progress: 'yes' (true or false)"),
     ({"type": "review", "replay": "nope", "visits": 20}, "no such replay: 'nope' (load the record again)"),
     ({"type": "review", "replay": ["x"]}, "no such replay: ['x'] (load the record again)"),
     ({"type": "review", "replay": "REPLAY", "visits": 0}, "invalid review visits: 0 (a whole number 1..1600)"),
@@ -416,6 +447,53 @@ def test_a_live_review_fills_in_while_it_runs(web_page, live_server, tmp_path: P
     judged = [e for e in expected if e["judgement"] in ("blunder", "mistake", "inaccuracy")]
     expect(page.locator("[data-mistake]")).to_have_count(len(judged))
     expect(page.locator("[data-role=reviewed-sgf]")).to_be_visible()
+
+
+RECORD_SEARCHES = """() => {
+  // Every state of the review line, in order: [position searched, its visits so far,
+  // moves reviewed, points on the graph].
+  window.searches = [];
+  const line = document.querySelector('[data-role=review-progress]');
+  new MutationObserver(() => {
+    if (!line.dataset.searchingTurn) return;
+    const graph = document.querySelector('[data-role=review-graph] [data-role=winrate-line]');
+    const points = graph ? graph.getAttribute('points').trim().split(/\\s+/).length : 0;
+    window.searches.push([Number(line.dataset.searchingTurn), Number(line.dataset.searchingVisits),
+                          Number(line.dataset.reviewed), points, line.textContent]);
+  }).observe(line, { attributes: true, attributeFilter: ['data-searching-visits', 'data-searching-turn'] });
+}"""
+GROWN_SEARCH = """() => window.searches.some(([turn, visits, reviewed], i) => turn >= 1 &&
+  window.searches.slice(i + 1).some(([t, v, r]) => t === turn && v > visits && r === reviewed))"""
+
+
+@pytest.mark.process
+def test_a_live_review_shows_a_position_while_it_is_searched(web_page, live_server, tmp_path: Path,  # noqa: ANN001
+                                                             monkeypatch) -> None:  # noqa: ANN001
+    """As Lizzie and KaTrain: the position being searched is drawn before its search ends
+    (its visits grow while the moves reviewed stay the same), its point on the graph next
+    to the reviewed ones. A small board's search takes well under a second here, so the
+    progress is sent more often than the page's 0.25 s to see it grow."""
+    monkeypatch.setattr(web_review, "PROGRESS_SECONDS", 0.01)
+    page = web_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(live_server.url)
+    open_sgf(page, tmp_path, GAME, "game.sgf")
+    page.evaluate(RECORD_SEARCHES)
+    page.locator("[data-role=review-visits]").select_option("800")
+    page.click("[data-action=review]")
+    page.wait_for_function(GROWN_SEARCH, timeout=60_000)
+    searches = page.evaluate("window.searches")
+    for turn, visits, reviewed, points, text in searches:
+        assert turn == reviewed + 1 or (reviewed == 0 and turn in (0, 1))   # the entry of that move is not in yet
+        assert 0 < visits <= 801
+        assert f"searching position {turn}: {visits} visits, best " in text
+        if reviewed >= 1:
+            assert points == reviewed + 1   # the reviewed moves and the one being searched
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(IMAGES / "web-review-searching.png"))
+    expect(page.locator(PROGRESS)).to_have_text("Reviewed: 10 moves at 800 visits", timeout=60_000)
+    assert page.locator(PROGRESS).get_attribute("data-searching-turn") == ""   # the search under way is gone
+    assert len(page.locator("[data-role=review-graph] [data-role=winrate-line]").get_attribute("points").split()) == 10
 
 
 @pytest.mark.process

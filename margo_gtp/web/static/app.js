@@ -271,7 +271,12 @@ function renderPlay() {
   if (game.analysis_on) {
     const a = game.analysis;
     ui.analysisText.textContent = !a ? "analysing…" : a.error ? a.error :
-      `${COLOUR_NAME[a.to_move]} win rate ${(a.winrate * 100).toFixed(1)}%; best ${a.moves.length ? a.moves[0].move : "-"}`;
+      `${COLOUR_NAME[a.to_move]} win rate ${(a.winrate * 100).toFixed(1)}%; best ${a.moves.length ? a.moves[0].move : "-"}` +
+      (a.visits ? `; ${a.visits} visits` : "");
+    // What the overlay shows, for tests and tools: the position analysed and the search's
+    // size (it grows while the server streams the analysis).
+    ui.analysisText.dataset.ply = a && !a.error && a.ply !== undefined ? a.ply : "";
+    ui.analysisText.dataset.visits = a && !a.error && a.visits ? a.visits : "";
     renderWinrates(ui.winrateGraph, game.winrates, lookBack ? lookBack.index : frame.ply);
   }
   if (!lookBack) renderInfo(frame, game.moves, frame.ply);
@@ -627,7 +632,7 @@ function startReview() {
   const visits = Number(ui.reviewVisits.value);
   stopReview();
   replay.review = { source: "live", asked: true, done: false, total: pliesOf(replay), visits, entries: [], byMove: [] };
-  if (!send({ type: "review", replay: replay.replay, visits })) {
+  if (!send({ type: "review", replay: replay.replay, visits, progress: true })) {
     replay.review = { ...replay.review, asked: false, done: true, error: "not connected to the server: try again in a moment" };
   }
   renderReview();
@@ -653,6 +658,10 @@ function receiveReview(message) {
     review.entries.push(entry);
     review.byMove[entry.move_number] = entry;
   }
+  // The search under way (position `turn`, drawn on the graph as it grows); gone once the
+  // entry that needs it came (move `turn`; move 1 for position 0) or the review ended.
+  if (message.progress) review.progress = message.progress;
+  if (review.progress && (message.done || review.byMove[Math.max(review.progress.turn, 1)])) review.progress = null;
   review.done = message.done;
   review.error = message.error || null;
   // The board shows this move's ownership and the next move's best line: redraw it when
@@ -710,13 +719,20 @@ function renderReview() {
     ui.reviewProgress.textContent = `Review read from the SGF (${review.entries.length} of ${review.total} moves)`;
   } else {
     const done = review.entries.length;
-    ui.reviewProgress.textContent = running ? `Reviewing at ${review.visits} visits: ${done} of ${review.total} moves…` :
+    const p = running && review.progress;
+    ui.reviewProgress.textContent = running ? `Reviewing at ${review.visits} visits: ${done} of ${review.total} moves…` +
+      (p ? ` searching position ${p.turn}: ${p.visits} visits, best ${p.best || "-"}, White ${percent(p.white)}` : "") :
       review.stopped ? `Review stopped after ${done} of ${review.total} moves` : `Reviewed: ${done} moves at ${review.visits} visits`;
   }
   ui.reviewProgress.dataset.reviewed = review ? review.entries.length : 0;
   ui.reviewProgress.dataset.done = review ? Boolean(review.done) : false;
-  // The graph: White's win rate after each reviewed move, the judged moves marked.
-  const winrates = Array.from({ length: n + 1 }, (_, ply) => (review && review.byMove[ply] ? review.byMove[ply].white : null));
+  const searching = review && !review.done && review.progress;
+  ui.reviewProgress.dataset.searchingTurn = searching ? searching.turn : "";
+  ui.reviewProgress.dataset.searchingVisits = searching ? searching.visits : "";
+  // The graph: White's win rate after each reviewed move, the judged moves marked; the
+  // position being searched drawn from its search so far (it moves as the search grows).
+  const winrates = Array.from({ length: n + 1 }, (_, ply) => (review && review.byMove[ply] ? review.byMove[ply].white :
+    searching && searching.turn === ply ? searching.white : null));
   const judged = review ? review.entries.filter((e) => JUDGED.has(e.judgement)) : [];
   renderWinrates(ui.reviewGraph, winrates, i, { dots: false, marks: judged.map((e) => ({ ply: e.move_number, kind: e.judgement })) });
   // The move shown: its judgement, and the best line drawn on the board.
