@@ -20,6 +20,7 @@ from margo_gtp.engine import Board, Colour, Rules, core
 from margo_gtp.engine.positions import midgame_positions
 from margo_gtp.players import mcts, native_search
 from margo_gtp.players.mcts import MctsPlayer, Node
+from search_rules import search_rules
 
 pytestmark = pytest.mark.skipif(not (core.native_available() and native_search.available()),
                                 reason="native core or native search not built")
@@ -82,11 +83,7 @@ def test_the_c_tree_searches_for_the_colour_not_to_move_as_the_python_tree():
 def positions(draw):
     """A position after a seeded random opening under random rules (sizes 3-9)."""
     size = draw(st.sampled_from([3, 4, 5, 7, 9]))
-    rules = Rules(size=size, allow_pass=draw(st.booleans()), swap=draw(st.booleans()),
-                  bridge_cutting=draw(st.booleans()), all_freedoms=draw(st.booleans()),
-                  scoring=draw(st.sampled_from(["balls", "territory"])), komi=draw(st.sampled_from([0.0, 0.5, 3.5])),
-                  first_capture_wins=draw(st.booleans()),
-                  ko_rule=draw(st.sampled_from(["situational", "positional", "simple"])))
+    rules = search_rules(draw, size)
     board = core.board_on_core(Board(rules), "native")
     board.seeded_playout(draw(st.integers(0, 2**64 - 1)), draw(st.integers(0, size * size)))
     return board

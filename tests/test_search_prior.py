@@ -19,6 +19,7 @@ from margo_gtp.engine import Board, Colour, Move, Rules, core
 from margo_gtp.engine.positions import midgame_positions
 from margo_gtp.players import _search, native_search
 from margo_gtp.players.mcts import MctsPlayer
+from search_rules import search_rules
 
 pytestmark = pytest.mark.skipif(not (core.native_available() and native_search.available()),
                                 reason="native core or native search not built")
@@ -29,11 +30,7 @@ def positions(draw):
     """A position after a seeded random opening of 0 to size**2 moves under random rules
     (sizes 2-9 and 13): openings of 0-1 moves leave the swap legal, long ones end games."""
     size = draw(st.sampled_from([2, 3, 4, 5, 7, 9, 13]))
-    rules = Rules(size=size, allow_pass=draw(st.booleans()), swap=draw(st.booleans()),
-                  bridge_cutting=draw(st.booleans()), all_freedoms=draw(st.booleans()),
-                  scoring=draw(st.sampled_from(["balls", "territory"])), komi=draw(st.sampled_from([0.0, 0.5, 3.5])),
-                  first_capture_wins=draw(st.booleans()),
-                  ko_rule=draw(st.sampled_from(["situational", "positional", "simple"])))
+    rules = search_rules(draw, size)
     board = core.board_on_core(Board(rules), "native")
     board.seeded_playout(draw(st.integers(0, 2**64 - 1)), draw(st.sampled_from([0, 1, 2, size, size * size])))
     return board
