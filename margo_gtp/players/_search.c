@@ -162,6 +162,17 @@ static int parse_priors(PyObject *t, double komi, PriorParams *pp) {
     return 0;
 }
 
+/* A list of the n floats of values; NULL with an exception set. */
+static PyObject *float_list(const double *values, Py_ssize_t n) {
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t k = 0; out && k < n; k++) {
+        PyObject *value = PyFloat_FromDouble(values[k]);
+        if (!value) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, k, value);
+    }
+    return out;
+}
+
 /* prior_rates(state, to_move, codes, priors, komi) -> [rate]: search_prior.c's rates of the
  * moves `codes` (point index, -1 pass, -2 swap) of colour to_move, as
  * MctsPlayer._prior_rates gives them (tests compare the two) */
@@ -199,12 +210,7 @@ static PyObject *search_prior_rates(PyObject *module, PyObject *args) {
         goto done;
     }
     if (err) goto done;
-    out = PyList_New(n);
-    for (Py_ssize_t k = 0; out && k < n; k++) {
-        PyObject *v = PyFloat_FromDouble(rates[k]);
-        if (!v) Py_CLEAR(out);
-        else PyList_SET_ITEM(out, k, v);
-    }
+    out = float_list(rates, n);
 done:
     Py_DECREF(seq);
     PyMem_RawFree(codes);
@@ -642,6 +648,39 @@ done:
     return result;
 }
 
+/* The point indices of the sequence seq, an array of *n (at least one slot) with -1 for any
+ * code that is not a point of s (the pattern functions answer PATTERN_NOT_A_POINT for it);
+ * NULL with an exception set. */
+static int32_t *point_codes(PyObject *seq, const StateObject *s, Py_ssize_t *n) {
+    PyObject *fast = PySequence_Fast(seq, "codes must be a sequence of point indices");
+    if (!fast) return NULL;
+    *n = PySequence_Fast_GET_SIZE(fast);
+    int32_t *codes = PyMem_RawMalloc((size_t)(*n ? *n : 1) * sizeof(int32_t));
+    if (!codes) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < *n; k++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, k));
+        if (code == -1 && PyErr_Occurred()) {
+            PyMem_RawFree(codes);
+            Py_DECREF(fast);
+            return NULL;
+        }
+        codes[k] = code < 0 || code >= s->count ? -1 : (int32_t)code; /* -1: not a point */
+    }
+    Py_DECREF(fast);
+    return codes;
+}
+
+/* The exception of a failed pattern function's status; NULL. */
+static PyObject *pattern_error(int status) {
+    if (status == PATTERN_NOT_A_POINT) return PyErr_Format(PyExc_ValueError, "a pass or swap has no pattern features");
+    if (status == PATTERN_ILLEGAL) return PyErr_Format(PyExc_ValueError, "pattern features of an illegal move");
+    return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+}
+
 /* pattern_features(state, colour, codes) -> bytes: the learned patterns' features
  * (search_patterns.c) of the moves `codes` (point indices) for colour, PATTERN_GROUPS native
  * int32 values per move (numpy.frombuffer reads them; patterns.features is the reference). */
@@ -652,35 +691,19 @@ static PyObject *search_pattern_features(PyObject *module, PyObject *args) {
     StateObject *s = as_state(so);
     if (!s) return NULL;
     if (colour != 0 && colour != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
-    PyObject *fast = PySequence_Fast(seq, "codes must be a sequence of point indices");
-    if (!fast) return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    int32_t *codes = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    Py_ssize_t n;
+    int32_t *codes = point_codes(seq, s, &n);
+    if (!codes) return NULL;
     PyObject *out = PyBytes_FromStringAndSize(NULL, n * PATTERN_GROUPS * (Py_ssize_t)sizeof(int32_t));
-    if (!codes || !out) {
+    if (!out) {
         PyMem_RawFree(codes);
-        Py_XDECREF(out);
-        Py_DECREF(fast);
-        return PyErr_NoMemory();
+        return NULL;
     }
-    for (Py_ssize_t k = 0; k < n; k++) {
-        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, k));
-        if (code == -1 && PyErr_Occurred()) {
-            PyMem_RawFree(codes);
-            Py_DECREF(out);
-            Py_DECREF(fast);
-            return NULL;
-        }
-        codes[k] = code < 0 || code >= s->count ? -1 : (int32_t)code; /* -1: not a point */
-    }
-    Py_DECREF(fast);
     int status = pattern_features(s, colour, codes, (int)n, (int32_t *)PyBytes_AS_STRING(out));
     PyMem_RawFree(codes);
     if (status != PATTERN_OK) {
         Py_DECREF(out);
-        if (status == PATTERN_NOT_A_POINT) return PyErr_Format(PyExc_ValueError, "a pass or swap has no pattern features");
-        if (status == PATTERN_ILLEGAL) return PyErr_Format(PyExc_ValueError, "pattern features of an illegal move");
-        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+        return pattern_error(status);
     }
     return out;
 }
@@ -693,9 +716,10 @@ static PyObject *search_pattern_log_strengths(PyObject *module, PyObject *args) 
     int colour;
     Py_buffer table;
     if (!PyArg_ParseTuple(args, "OiOy*", &so, &colour, &seq, &table)) return NULL;
-    PyObject *result = NULL, *fast = NULL;
+    PyObject *result = NULL;
     int32_t *codes = NULL;
     double *out = NULL;
+    Py_ssize_t n;
     StateObject *s = as_state(so);
     if (!s) goto done;
     if (colour != 0 && colour != 1) {
@@ -706,37 +730,15 @@ static PyObject *search_pattern_log_strengths(PyObject *module, PyObject *args) 
         PyErr_Format(PyExc_ValueError, "table must hold %d doubles", PATTERN_TABLE_SIZE);
         goto done;
     }
-    if (!(fast = PySequence_Fast(seq, "codes must be a sequence of point indices"))) goto done;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    codes = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
-    out = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(double));
-    if (!codes || !out) {
+    if (!(codes = point_codes(seq, s, &n))) goto done;
+    if (!(out = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(double)))) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t k = 0; k < n; k++) {
-        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, k));
-        if (code == -1 && PyErr_Occurred()) goto done;
-        codes[k] = code < 0 || code >= s->count ? -1 : (int32_t)code;
-    }
     int status = pattern_log_strengths(s, colour, codes, (int)n, (const double *)table.buf, out);
-    if (status == PATTERN_NOT_A_POINT) PyErr_Format(PyExc_ValueError, "a pass or swap has no pattern features");
-    else if (status == PATTERN_ILLEGAL) PyErr_Format(PyExc_ValueError, "pattern features of an illegal move");
-    else if (status != PATTERN_OK) {
-        if (!PyErr_Occurred()) PyErr_NoMemory();
-    } else if ((result = PyList_New(n))) {
-        for (Py_ssize_t k = 0; k < n; k++) {
-            PyObject *value = PyFloat_FromDouble(out[k]);
-            if (!value) {
-                Py_CLEAR(result);
-                break;
-            }
-            PyList_SET_ITEM(result, k, value);
-        }
-    }
+    result = status == PATTERN_OK ? float_list(out, n) : pattern_error(status);
 done:
     PyBuffer_Release(&table);
-    Py_XDECREF(fast);
     PyMem_RawFree(codes);
     PyMem_RawFree(out);
     return result;
