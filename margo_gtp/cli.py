@@ -161,9 +161,7 @@ def gtp(
                 log_file.close()
     if exit_code is None and any(thread.name == "gtp-reader" and thread.is_alive() for thread in threading.enumerate()):
         # A stream (margo-analyze) started the reader thread, still blocked on stdin after
-        # quit: the interpreter's shutdown would abort on it (SIGABRT), so leave as below,
-        # after the player's own cleanup.
-        getattr(the_player, "close", lambda: None)()
+        # quit: the interpreter's shutdown would abort on it (SIGABRT), so leave as below.
         exit_code = 0
     if exit_code is not None:
         # The output is gone: leave without the interpreter's own flush of stdout (one more

@@ -82,8 +82,8 @@ def test_refusals_name_key_and_value(call, message):
 
 def test_option_error_fields():
     with pytest.raises(OptionError) as caught:
-        read_integer("two", "workers", expected="a whole number")
-    assert (caught.value.key, caught.value.text, caught.value.expected) == ("workers", "two", "a whole number")
+        read_integer("two", "threads", expected="a whole number")
+    assert (caught.value.key, caught.value.text, caught.value.expected) == ("threads", "two", "a whole number")
 
 
 @pytest.mark.parametrize("text, value", [("on", True), ("ON", True), ("true", True), ("off", False), ("False", False)])
@@ -214,6 +214,6 @@ def test_consumers_read_what_the_reader_accepts():
     assert (rules.swap, rules.bridge_cutting, rules.all_freedoms, rules.komi) == (False, False, True, 5.0)
     assert read_mcts_options({"playouts": "10", "reuse": "true", "early_stop": "OFF", "seconds": "+0.5"}) == {
         "playouts": 10, "reuse": True, "early_stop": False, "seconds": 0.5}
-    assert set(OPTIONS) >= {"seconds", "playouts", "c", "rave", "workers", "core"}
+    assert set(OPTIONS) >= {"seconds", "playouts", "c", "rave", "threads", "core"}
     assert Adjudication.parse("margin=7.5, moves=4") == Adjudication(7.5, 4)
     assert SprtSpec.parse("elo0=-1.5,elo1=+3") == SprtSpec(-1.5, 3.0)

@@ -277,7 +277,6 @@ def test_the_pattern_options_are_read_strictly(spec, message):
 def test_the_options_reach_the_player():
     player = make_player("mcts:patterns=on,pattern_mix=0.25", 1)
     assert player.patterns is not None and player.pattern_mix == 0.25
-    assert player.options["patterns"] is True and player.options["pattern_mix"] == 0.25
     assert make_player("mcts", 1).patterns is None  # off by default until an SPRT decides
 
 

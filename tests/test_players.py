@@ -134,8 +134,8 @@ def test_player_plays_whole_games_legally(spec: str, options: dict[str, str]) ->
         ("mcts:eval=oracle", "player option eval must be one of heuristic, territory: 'oracle'"),
         ("mcts:playout_moves=1.5", "player option playout_moves must be an integer: '1.5'"),
         ("mcts:core=fortran", "player option core must be one of native, python: 'fortran'"),
-        ("mcts:workers=0", "player option workers must be between 1 and 64: '0'"),
-        ("mcts:workers=two", "player option workers must be a whole number >= 0: 'two'"),
+        # root parallelism over processes was removed for threads on the one C tree
+        ("mcts:workers=2", f"unknown option for player 'mcts': 'workers' (known: {', '.join(MCTS_OPTIONS)}, seed)"),
         ("mcts:policy=medium", "player option policy must be one of light, heavy: 'medium'"),
         ("mcts:tactics=1.5", "player option tactics must be between 0 and 1: '1.5'"),
         ("mcts:tactics=x", "player option tactics must be a number: 'x'"),

@@ -99,9 +99,8 @@ class PlayerBot:
         self._apply(move, colour)
 
     def close(self) -> None:
-        close = getattr(self.player, "close", None)
-        if close is not None:
-            close()  # helper processes of root-parallel players
+        """Nothing to release: the player lives in this process, and its search threads end
+        with each search."""
 
     def _apply(self, move: Move, colour: Colour) -> None:
         board = self._board()

@@ -20,8 +20,7 @@ One *simulation* is:
    of the colour that made the node's move), and the all-moves-as-first (AMAF) statistics
    of their siblings for RAVE.
 
-The move played is the most visited root child (with ``workers=N``, summed over N
-independent searches in N processes: root parallelism, :mod:`.parallel`). The tree below that move and below the
+The move played is the most visited root child. The tree below that move and below the
 opponent's reply is kept between moves (:meth:`MctsPlayer.notify`), so earlier work is
 reused; its top levels (``prior_depth`` + 1), expanded deeper down without priors, get
 them then (:meth:`MctsPlayer._prime`), so a reused search starts as a fresh one would.
@@ -108,7 +107,6 @@ RESIGN_MOVES = 3              # ... at this many of the colour's moves in a row
 EARLY_STOP = True             # stop when the most visited move can no longer be overtaken
 DECIDED_CHECK_EVERY = 8       # simulations between early-stop checks (the clock is read every one)
 PROGRESS_SECONDS = 0.1        # a stoppable search (pondering, analysis) reports progress this often
-MAX_WORKERS = 64              # root-parallel searchers (mcts:workers=N), this process included
 MAX_THREADS = 256             # search threads on the one C tree (mcts:threads=N)
 # The smallest pool cap (mcts:max_nodes): the root and one child per move of the largest
 # board (19x19: 2,470 points, swap, pass), so the root's children always fit.
@@ -424,7 +422,6 @@ class MctsPlayer:
         resign_moves: int = RESIGN_MOVES,
         reuse: bool = True,
         early_stop: bool = EARLY_STOP,
-        workers: int = 1,
         threads: int = 1,
         max_nodes: int | None = None,
         core: str | None = None,
@@ -432,17 +429,6 @@ class MctsPlayer:
         c_tree: bool = True,
     ) -> None:
         self.rng = rng if rng is not None else random.Random()
-        # What a helper process needs to build the same player (root parallel, workers > 1).
-        self.options = {
-            "seconds": seconds, "playouts": playouts, "uct_c": uct_c, "rave_k": rave_k,
-            "playout_moves": playout_moves, "evaluator": evaluator, "playout_policy": playout_policy,
-            "heavy_tactics": heavy_tactics, "ladder_depth": ladder_depth, "expand_visits": expand_visits,
-            "prior_depth": prior_depth, "prior_visits": prior_visits, "prior_temp": prior_temp,
-            "patterns": patterns, "pattern_mix": pattern_mix, "pattern_weights": pattern_weights, "resign": resign,
-            "resign_min_visits": resign_min_visits, "resign_moves": resign_moves, "reuse": reuse,
-            "early_stop": early_stop, "core": core, "threads": threads, "max_nodes": max_nodes,
-        }
-        self.workers = max(1, workers)
         # Threads of the C tree's search (players/search_tree.c): one tree, virtual loss, the
         # GIL released. One thread draws exactly as the Python search (the same tree for a
         # seed); more make a valid but not reproducible search. The Python search (the
@@ -453,7 +439,6 @@ class MctsPlayer:
         if max_nodes is not None and not (isinstance(max_nodes, int) and MIN_MAX_NODES <= max_nodes <= 2**31 - 1):
             raise ValueError(f"max_nodes must be a whole number from {MIN_MAX_NODES} to {2**31 - 1}: {max_nodes!r}")
         self.max_nodes = max_nodes
-        self._helpers: list = []  # margo_gtp.players.parallel.Helper, started on first use
         self.seconds = seconds
         self.playouts = playouts
         self.uct_c = uct_c
@@ -496,7 +481,7 @@ class MctsPlayer:
         self.c_tree = c_tree
         self._c_tree = None  # the C tree kept between moves (reuse on), when the C search runs
         self.last_winrate: float | None = None  # the chosen move's win rate (resignation analysis)
-        self.last_visits = 0  # root visits behind it (all workers)
+        self.last_visits = 0  # root visits behind it
         # An Ownership to count every simulation's final position in (None: not counted;
         # margo_gtp.protocol.game_analysis sets one for the positions it analyses).
         self.ownership = None
@@ -512,13 +497,9 @@ class MctsPlayer:
             self.last_simulations = 0
             return moves[0]
         playouts, deadline = self._limits(budget)
-        helpers = self._start_helpers(board, colour, playouts, deadline)
         root = self.search(board, colour, playouts=playouts, deadline=deadline)
-        if not helpers:
-            best = self._best_child(root)
-            move, visits, rate = best.move, root.n, best.win_rate()
-        else:
-            move, visits, rate = self._merge(root, helpers)
+        best = self._best_child(root)
+        move, visits, rate = best.move, root.n, best.win_rate()
         self.last_winrate, self.last_visits = rate, visits
         if self.resign > 0 and visits >= self.resign_min_visits and rate < self.resign:
             self._low_streak[int(colour)] += 1
@@ -527,52 +508,6 @@ class MctsPlayer:
         else:
             self._low_streak[int(colour)] = 0
         return move  # type: ignore[return-value]
-
-    # -- root parallel (workers > 1; see margo_gtp.players.parallel) --------------------
-
-    def _start_helpers(self, board: Board, colour: Colour, playouts: int | None,
-                       deadline: float | None) -> list:
-        """Start the helper processes' searches (helpers are created on first use, each
-        seeded from this player's generator) and return them; [] with one worker."""
-        if self.workers == 1:
-            return []
-        from margo_gtp.players.parallel import Helper
-
-        while len(self._helpers) < self.workers - 1:
-            self._helpers.append(Helper(self.rng.getrandbits(63), self.options))
-        seconds = None if deadline is None else max(0.0, deadline - self.clock())
-        for helper in self._helpers:
-            helper.start(board, colour, playouts, seconds)
-        return self._helpers
-
-    def _merge(self, root: Node, helpers: list) -> tuple[Move, int, float]:
-        """Sum the root children's visits and wins over this search and the helpers';
-        return the most visited move, the total visits and that move's win rate."""
-        totals: dict[str, list] = {}
-        moves: dict[str, Move] = {}
-        for child in root.children or []:
-            key = child.move.gtp()  # type: ignore[union-attr]
-            moves[key] = child.move  # type: ignore[assignment]
-            totals[key] = [child.n, child.w]
-        simulations = self.last_simulations
-        for helper in helpers:
-            stats = helper.result()
-            simulations += stats.simulations
-            for key, (n, w) in stats.children.items():
-                entry = totals.setdefault(key, [0, 0.0])
-                entry[0] += n
-                entry[1] += w
-        self.last_simulations = simulations
-        key = max(totals, key=lambda k: (totals[k][0], totals[k][1], k))
-        n, w = totals[key]
-        visits = sum(entry[0] for entry in totals.values())
-        return moves[key], visits, (w / n if n else PRIOR_VALUE)
-
-    def close(self) -> None:
-        """Stop the helper processes (workers > 1); a later search starts new ones."""
-        helpers, self._helpers = self._helpers, []
-        for helper in helpers:
-            helper.close()
 
     def notify(self, board: Board, move: Move, colour: Colour) -> None:
         """Follow the game: keep the subtree below ``move`` when it is in the tree."""
@@ -730,8 +665,8 @@ class MctsPlayer:
                        interval: float = PROGRESS_SECONDS) -> Node:
         """:meth:`search` by the C tree, returning a view of the tree as :class:`Node` objects:
         the root and all its children exact, below each child only its principal variation
-        (the most visited child, then its most visited child, ...): what ``select_move``,
-        ``_merge`` and :meth:`analysis` read. With ``reuse`` the C tree is kept for the next
+        (the most visited child, then its most visited child, ...): what ``select_move``
+        and :meth:`analysis` read. With ``reuse`` the C tree is kept for the next
         move (:meth:`notify` keeps the subtree of the move played), else freed. A stoppable
         search (``stop`` or ``on_progress``) refreshes the view every ``interval`` seconds."""
         key = (board.zobrist_key, len(board.history), int(colour))

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from margo_gtp.engine.core import CORES, native_available
 from margo_gtp.options import OptionError, read_choice, read_decimal, read_integer, read_switch
 from margo_gtp.players import native_search
-from margo_gtp.players.mcts import EVALUATORS, MAX_LADDER_DEPTH, MAX_THREADS, MAX_WORKERS, MIN_MAX_NODES, MctsPlayer
+from margo_gtp.players.mcts import EVALUATORS, MAX_LADDER_DEPTH, MAX_THREADS, MIN_MAX_NODES, MctsPlayer
 from margo_gtp.players.playout_policy import POLICIES
 
 __all__ = ["OPTIONS", "make_mcts"]
@@ -53,10 +53,6 @@ def _positive(value: str, key: str) -> float:
 
 def _probability(value: str, key: str) -> float:
     return read_decimal(value, key, minimum=0, maximum=1)
-
-
-def _workers(value: str, key: str) -> int:
-    return read_integer(value, key, minimum=1, maximum=MAX_WORKERS, expected="a whole number >= 0")
 
 
 def available_cores() -> int:
@@ -157,7 +153,6 @@ OPTIONS: dict[str, tuple[str, Reader]] = {
     "resign_moves": ("resign_moves", _count),
     "reuse": ("reuse", read_switch),
     "early_stop": ("early_stop", read_switch),
-    "workers": ("workers", _workers),
     "threads": ("threads", _threads),
     "max_nodes": ("max_nodes", _max_nodes),
     "core": ("core", _core),
