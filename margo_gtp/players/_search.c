@@ -495,9 +495,13 @@ static PyTypeObject TreeType = {
 };
 
 /* tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None,
- *             whole=True, tree=None, helpers=(), stop=None, progress=None, interval=0.5)
+ *             whole=True, tree=None, helpers=(), stop=None, progress=None, interval=0.5,
+ *             ownership=False)
  *   -> (simulations, new mt_state, nodes, pool full), nodes being every node in preorder
- *      when `whole`, else (root n, root w, the root's children with their pv, tree size)
+ *      when `whole`, else (root n, root w, the root's children with their pv, tree size);
+ *      with `ownership`, a fifth item (white, black, playouts): per point index the number
+ *      of simulations whose final position holds a White (Black) ball there, summed over
+ *      the threads, and the number of simulations counted (= simulations)
  * priors: None (no priors) or the heuristic prior parameters (see parse_priors);
  * playouts < 0: no limit; deadline: a time.perf_counter() value; tree: a Tree to search
  * on (from its root, or a new one; it keeps the tree, and its own max_nodes), else a tree
@@ -513,24 +517,50 @@ static PyTypeObject TreeType = {
  *           territory_scoring, evaluator, komi, (6 evaluator tunables)) */
 #define MAX_SEARCH_THREADS 1024
 
+/* The threads' ownership counts summed: (white, black, playouts), the two lists indexed by
+ * point; NULL with an exception set. */
+static PyObject *ownership_counts(const SearchRun *runs, Py_ssize_t threads, int count) {
+    PyObject *lists[2] = {PyList_New(count), PyList_New(count)};
+    long long playouts = 0;
+    for (Py_ssize_t k = 0; k < threads; k++) playouts += runs[k].owner_playouts;
+    for (int colour = 0; colour < 2 && lists[0] && lists[1]; colour++)
+        for (int i = 0; i < count; i++) {
+            long long total = 0;
+            for (Py_ssize_t k = 0; k < threads; k++) total += runs[k].owner[(size_t)colour * count + i];
+            PyObject *item = PyLong_FromLongLong(total);
+            if (!item) {
+                Py_CLEAR(lists[0]);
+                Py_CLEAR(lists[1]);
+                break;
+            }
+            PyList_SET_ITEM(lists[colour], i, item);
+        }
+    if (!lists[0] || !lists[1]) {
+        Py_XDECREF(lists[0]);
+        Py_XDECREF(lists[1]);
+        return NULL;
+    }
+    return Py_BuildValue("(NNL)", lists[0], lists[1], playouts);
+}
+
 static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *kwds) {
     static char *keywords[] = {"state", "colour", "mt_state", "params", "playouts", "max_nodes", "priors", "deadline",
-                               "whole", "tree", "helpers", "stop", "progress", "interval", NULL};
+                               "whole", "tree", "helpers", "stop", "progress", "interval", "ownership", NULL};
     PyObject *so, *mt_state, *priors_obj, *deadline_obj = Py_None, *tree_obj = Py_None, *helpers = NULL;
     PyObject *stop = Py_None, *progress = Py_None;
     double interval = 0.5;
-    int colour, whole = 1;
+    int colour, whole = 1, ownership = 0;
     long playouts;
     long max_nodes;
     SearchParams prm;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiO!(dddddlllllppid(dddddd))llO|OpOO!OOd", keywords, &so, &colour,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiO!(dddddlllllppid(dddddd))llO|OpOO!OOdp", keywords, &so, &colour,
                           &PyTuple_Type, &mt_state,
                           &prm.uct_c, &prm.rave_k, &prm.uct_prior_visits, &prm.uct_prior_wins, &prm.prior_value,
                           &prm.expand_visits, &prm.prior_depth, &prm.prior_visits, &prm.decided_every,
                           &prm.playout_moves, &prm.early_stop, &prm.territory_scoring, &prm.evaluator, &prm.komi,
                           &prm.eval[0], &prm.eval[1], &prm.eval[2], &prm.eval[3], &prm.eval[4], &prm.eval[5],
                           &playouts, &max_nodes, &priors_obj, &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers,
-                          &stop, &progress, &interval))
+                          &stop, &progress, &interval, &ownership))
         return NULL;
     double deadline = 0.0;
     if (deadline_obj != Py_None) {
@@ -587,7 +617,8 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
         if (mt_from_tuple(k ? PyTuple_GET_ITEM(helpers, k - 1) : mt_state, run->mt) < 0) ready = 0;
         else if (!(run->work = (StateObject *)PyObject_CallMethod(so, "copy", NULL))) ready = 0;
         else if (!(run->codes = PyMem_RawMalloc((size_t)(s->count + 2) * sizeof(int32_t))) ||
-                 !(run->rates = PyMem_RawMalloc((size_t)(s->count + 2) * sizeof(double)))) {
+                 !(run->rates = PyMem_RawMalloc((size_t)(s->count + 2) * sizeof(double))) ||
+                 (ownership && !(run->owner = PyMem_RawCalloc((size_t)2 * s->count, sizeof(int64_t))))) {
             PyErr_NoMemory();
             ready = 0;
         }
@@ -623,10 +654,14 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
                             : Py_BuildValue("(LdNi)", (long long)tree->nodes[root].n, tree->nodes[root].w,
                                             root_children(tree, root), tree->count);
     PyObject *nt = nodes ? mt_to_tuple(&mts[0]) : NULL;
-    if (nodes && nt) result = Py_BuildValue("(lNNO)", done, nt, nodes, sh.pool_full ? Py_True : Py_False);
+    PyObject *owned = nt && ownership ? ownership_counts(runs, threads, s->count) : NULL;
+    if (nodes && nt && (owned || !ownership))
+        result = owned ? Py_BuildValue("(lNNON)", done, nt, nodes, sh.pool_full ? Py_True : Py_False, owned)
+                       : Py_BuildValue("(lNNO)", done, nt, nodes, sh.pool_full ? Py_True : Py_False);
     else {
         Py_XDECREF(nodes);
         Py_XDECREF(nt);
+        Py_XDECREF(owned);
     }
 done:
     Py_XDECREF(tick.report);
@@ -639,6 +674,7 @@ done:
         PyMem_RawFree(runs[k].path);
         PyMem_RawFree(runs[k].path_codes);
         PyMem_RawFree(runs[k].path_colours);
+        PyMem_RawFree(runs[k].owner);
         Py_XDECREF(runs[k].work);
     }
     pthread_mutex_destroy(&sh.lock);
@@ -759,7 +795,8 @@ static PyMethodDef search_functions[] = {
      "pattern_log_strengths(state, colour, codes, table) -> the log strength of each move"},
     {"tree_search", (PyCFunction)(void (*)(void))search_tree_search, METH_VARARGS | METH_KEYWORDS,
      "tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None, whole=True, tree=None, "
-     "helpers=(), stop=None, progress=None, interval=0.5) -> (simulations, mt_state, nodes, full)"},
+     "helpers=(), stop=None, progress=None, interval=0.5, ownership=False) -> (simulations, mt_state, nodes, full"
+     "[, (white, black, playouts)])"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -629,11 +629,11 @@ class MctsPlayer:
     def _c_tree_can_search(self, board: Board) -> bool:
         """True if the C tree can run this player's search of ``board``: the native core and
         search built and in use, the light playout policy, a built-in evaluator, and the
-        clock ``time.perf_counter`` (the C search reads that clock), and no ownership to
-        count (:mod:`.ownership` says what the C search would have to hand over)."""
+        clock ``time.perf_counter`` (the C search reads that clock). It counts
+        :attr:`ownership` too: each search thread its own counts, added when the search
+        returns (:mod:`.ownership`)."""
         return (self.c_tree and self.policy is None and self.evaluator in _NATIVE_EVALUATORS
-                and self.clock is time.perf_counter and self.ownership is None  # the C tree counts no ownership yet
-                and native_search.can_search(board))
+                and self.clock is time.perf_counter and native_search.can_search(board))
 
     def _c_tree_params(self, board: Board) -> tuple:
         """This player's options and this module's tunables, as ``_search.tree_search`` reads them."""
@@ -687,7 +687,7 @@ class MctsPlayer:
         done, n, w, children, size = native_search.search(
             board, colour, self.rng, self._c_tree_params(board), playouts, deadline, self._c_tree_priors(board),
             max_nodes=self.max_nodes, tree=tree, threads=self.threads, stop=stop, progress=progress,
-            interval=interval)
+            interval=interval, ownership=self.ownership)
         self.last_simulations, self.last_tree_nodes = done, size
         return self._refresh_view(board, colour, n, w, children)
 

@@ -191,7 +191,7 @@ def search(board: Board, colour: Colour, rng: random.Random, params: tuple, play
            max_nodes: int | None = None, tree: Any = None,
            threads: int = 1, stop: Callable[[], bool] | None = None,
            progress: Callable[..., object] | None = None,
-           interval: float = 0.5) -> tuple[int, int, float, list[tuple], int]:
+           interval: float = 0.5, ownership: Any = None) -> tuple[int, int, float, list[tuple], int]:
     """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
     ``rng`` as ``MctsPlayer.search`` does (its state goes in and comes back): until
     ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
@@ -212,14 +212,21 @@ def search(board: Board, colour: Colour, rng: random.Random, params: tuple, play
     simulations in flight once it is set or true. ``progress(simulations, root visits,
     root wins, children, tree size)`` -- the children as returned -- is called about every
     ``interval`` seconds from the search's first thread while it runs; a true answer
-    stops it."""
+    stops it.
+
+    ``ownership`` (an :class:`~margo_gtp.players.ownership.Ownership` of ``board``'s
+    points, or None) gets the balls of every simulation's final position: each thread
+    counts its own, and the sums are added (``add_counts``) once the search has returned,
+    so the object does not change while the search runs (nor when it fails)."""
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
-    done, internal, (n, w, children, size), _ = _search.tree_search(
+    done, internal, (n, w, children, size), _, *owned = _search.tree_search(
         native_state(board), int(colour), internal, params, -1 if playouts is None else playouts,
         max_nodes or default_max_nodes(), priors, deadline, False, tree, helpers, stop=stop, progress=progress,
-        interval=interval)
+        interval=interval, ownership=ownership is not None)
     rng.setstate((version, internal, gauss))
+    if ownership is not None:
+        ownership.add_counts(*owned[0])
     return done, n, w, children, size
 
 
@@ -232,13 +239,17 @@ def helper_states(rng: random.Random, threads: int) -> tuple:
 
 def tree_search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int,
                 priors: tuple | None,
-                max_nodes: int = 1 << 24, threads: int = 1, tree: Any = None) -> tuple[int, list[tuple], bool]:
+                max_nodes: int = 1 << 24, threads: int = 1, tree: Any = None,
+                ownership: Any = None) -> tuple[int, list[tuple], bool]:
     """As :func:`search` with a playout budget, returning every node in preorder as (depth,
     move code, n, w, rave_n, rave_w, prior) and whether the pool reached ``max_nodes``: what
-    the tests compare with the Python tree."""
+    the tests compare with the Python tree. ``ownership`` as in :func:`search`."""
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
-    done, internal, nodes, full = _search.tree_search(native_state(board), int(colour), internal, params, playouts,
-                                                      max_nodes, priors, None, True, tree, helpers)
+    done, internal, nodes, full, *owned = _search.tree_search(
+        native_state(board), int(colour), internal, params, playouts, max_nodes, priors, None, True, tree, helpers,
+        ownership=ownership is not None)
     rng.setstate((version, internal, gauss))
+    if ownership is not None:
+        ownership.add_counts(*owned[0])
     return done, nodes, full

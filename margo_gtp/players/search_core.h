@@ -136,6 +136,12 @@ struct SearchRun {
     double *rates;            /* count + 2 prior rates */
     int32_t *path, *path_codes, *path_colours; /* nodes, root first; the moves into path[1..], their colours */
     int path_cap;
+    /* ownership (NULL: not counted): for each point index, how many of this thread's
+     * simulations ended with a White ball there (owner[i]) and with a Black one
+     * (owner[count + i]), and how many simulations were counted; the thread's own arrays,
+     * summed by the glue after the search, so the hot loop takes no lock for them */
+    int64_t *owner;
+    long owner_playouts;
     pthread_t thread;
 };
 

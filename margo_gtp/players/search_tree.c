@@ -381,6 +381,20 @@ static void playout_points(const StateObject *s, Py_ssize_t start, W played[2][M
         if (s->stack[k].code >= 0) SETB(played[s->stack[k].colour], s->stack[k].code);
 }
 
+/* Ownership (MctsPlayer._simulate's ownership.add): the balls of the simulation's final
+ * position -- the tree's moves, the playout, as the evaluation saw it -- counted per point
+ * index into the thread's own arrays, buried balls too (they are on the board), as
+ * Ownership.add_masks counts the ball bit sets. Without the lock. */
+static void count_balls(SearchRun *run, const StateObject *s) {
+    for (int colour = 0; colour < 2; colour++) { /* B_WHITE, B_BLACK: Ownership.white, .black */
+        const W *balls = BITS(s, colour);
+        int64_t *counts = run->owner + (size_t)colour * s->count;
+        for (int w = 0; w < s->nw; w++)
+            for (W x = balls[w]; x; x &= x - 1) counts[w * 64 + __builtin_ctzll(x)] += 1;
+    }
+    run->owner_playouts += 1;
+}
+
 /* MctsPlayer._backup: the result along the path, AMAF statistics of the siblings; the
  * path's virtual loss removed. Under the lock. */
 static void backup(SearchRun *run, int len, double white_result, W played[2][MAXW]) {
@@ -610,6 +624,9 @@ static void run_simulations(SearchRun *run) {
             abandon(run, len, SEARCH_NO_MEMORY, -1);
             break;
         }
+        /* counted here, once the simulation cannot fail: it is backed up at the next
+         * turn of the loop, so the counts cover exactly the simulations returned (done) */
+        if (run->owner) count_balls(run, s);
         playout_points(s, start, played);
         while (s->nstack > base) undo(s);
     }
