@@ -228,7 +228,7 @@ def test_queries_answered_by_processes_are_the_answers_of_one():
 def test_on_progress_watches_each_search_grow_and_changes_nothing():
     """The review's streamed progress: every turn is watched while it is searched, the
     visits grow within a turn, the best line is legal, and the answers are the ones an
-    unwatched analysis gives (ownership on: the same Python search either way)."""
+    unwatched analysis gives (the C tree with ownership: watching draws nothing)."""
     rules = Rules(size=5)
     moves = [(Colour.parse(c), Move.from_gtp(v, 5)) for c, v in MOVES]
     seen: list[tuple[int, dict]] = []

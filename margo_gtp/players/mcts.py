@@ -107,6 +107,8 @@ RESIGN_MOVES = 3              # ... at this many of the colour's moves in a row
 EARLY_STOP = True             # stop when the most visited move can no longer be overtaken
 DECIDED_CHECK_EVERY = 8       # simulations between early-stop checks (the clock is read every one)
 PROGRESS_SECONDS = 0.1        # a stoppable search (pondering, analysis) reports progress this often
+C_TREE_SHORTEST_INTERVAL = 1e-6  # seconds: the C tree's progress interval for 0, shorter than any
+                              # simulation, so it reports before each of its first thread's ones
 MAX_THREADS = 256             # search threads on the one C tree (mcts:threads=N)
 # The smallest pool cap (mcts:max_nodes): the root and one child per move of the largest
 # board (19x19: 2,470 points, swap, pass), so the root's children always fit.
@@ -577,7 +579,9 @@ class MctsPlayer:
 
         With none of the three it runs ``DEFAULT_SECONDS``. ``on_progress(root)`` is called
         about every ``interval`` seconds while the search runs (analysis output); a true
-        answer stops the search.
+        answer stops the search. An ``interval`` of 0 reports at every check: every
+        ``DECIDED_CHECK_EVERY`` simulations in Python, before each simulation of the C
+        tree's first thread.
 
         ``stop`` is read before every simulation by the Python search. The C tree reads a
         :func:`.native_search.new_stop_flag` flag before every simulation too (a search
@@ -687,7 +691,7 @@ class MctsPlayer:
         done, n, w, children, size = native_search.search(
             board, colour, self.rng, self._c_tree_params(board), playouts, deadline, self._c_tree_priors(board),
             max_nodes=self.max_nodes, tree=tree, threads=self.threads, stop=stop, progress=progress,
-            interval=interval, ownership=self.ownership)
+            interval=max(interval, C_TREE_SHORTEST_INTERVAL), ownership=self.ownership)
         self.last_simulations, self.last_tree_nodes = done, size
         return self._refresh_view(board, colour, n, w, children)
 
