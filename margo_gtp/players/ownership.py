@@ -10,10 +10,17 @@ rest of the time the point is empty (a buried ball counts: it is still on the bo
 
 What a search must provide to fill one: after each simulation, the final position's
 ball bit sets (one int per colour over all pyramid levels, bit ``i`` = the flat point
-index ``i`` of :attr:`Geometry.points`), passed to :meth:`Ownership.add_masks`; or the
-summed counts at once (:meth:`Ownership.add_counts`), which is what a search in C that
-never returns to Python between simulations would hand over. Counting is off unless a
-caller asks for it (``MctsPlayer.ownership``), so games pay nothing for it.
+index ``i`` of :attr:`Geometry.points`), passed to :meth:`Ownership.add_masks` -- what
+the Python search does, as it goes; or the summed counts at once
+(:meth:`Ownership.add_counts`) -- what the C tree (``search_tree.c``) does: each of its
+threads counts the balls of its own simulations' final positions per point index (after
+the playout and its evaluation, the same position the Python search counts), and
+``native_search.search`` adds the threads' sums once the search has returned. So with the
+C tree an Ownership does not change while a search runs (a progress callback sees the
+search's tree, never its ownership: the analysis reports ownership only with its final
+answer). With one thread and a seed both searches count the same positions, so the same
+counts (tests/test_search_ownership.py). Counting is off unless a caller asks for it
+(``MctsPlayer.ownership``), so games pay nothing for it.
 """
 
 from __future__ import annotations

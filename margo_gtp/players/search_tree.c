@@ -6,7 +6,8 @@
  * its expand_visits-th visit (one child per legal move, in the order Board.legal_moves
  * gives, shuffled as random.Random.shuffle shuffles, then with priors near the root);
  * step into its first child; play the seeded playout and evaluate (simulate, from
- * search_eval.c, seeded by getrandbits(64)); back up the result along the path and the
+ * search_eval.c, seeded by getrandbits(64)); when ownership is asked, count the balls of
+ * the final position (count_balls); back up the result along the path and the
  * AMAF statistics of the path's siblings. The random draws are those of the Python
  * player's Mersenne Twister, in the same order, so the same tree (tests compare every
  * node). Where the Python search copies the board for each simulation, this one undoes
@@ -31,8 +32,9 @@
  *   lock    (an expansion only) attach the children: the pool grown if there is room,
  *           the moves shuffled by the thread's generator, priors and sort; step into the
  *           first child
- *   unlock  play that move, the playout and its evaluation, gather the playout's points,
- *           undo: most of a simulation
+ *   unlock  play that move, the playout and its evaluation, count the final position's
+ *           balls into the thread's own ownership arrays (when asked), gather the
+ *           playout's points, undo: most of a simulation
  *
  * A leaf marked `expanding` is expanded by its thread only; another thread reaching it
  * meanwhile simulates from it as from any leaf, so no expansion is made twice or thrown
