@@ -206,9 +206,11 @@ def test_a_review_with_ownership_searches_on_the_c_tree(monkeypatch):
     rules = Rules(size=5)
     moves = [(Colour.parse(c), Move.from_gtp(v, 5)) for c, v in [("W", "C3:1"), ("B", "B2:1"), ("W", "B3:1")]]
     seen = []
-    watched = list(analyse_game(rules, moves, 80, ownership=True, on_progress=lambda turn, p: seen.append(turn),
-                                progress_interval=0))
-    assert runs == [True] * 4 and sorted(set(seen)) == [0, 1, 2, 3]
+    watched = list(analyse_game(rules, moves, 80, ownership=True,
+                                on_progress=lambda turn, p: seen.append((turn, p["visits"])), progress_interval=0))
+    assert runs == [True] * 4 and sorted({turn for turn, _ in seen}) == [0, 1, 2, 3]
+    # reported from the first simulation on (the C tree's tick also comes before it: skipped)
+    assert all(0 < visits <= 80 for _, visits in seen)
     assert list(analyse_game(rules, moves, 80, ownership=True)) == watched
     for answer in watched:
         assert answer["rootInfo"]["visits"] == 80 and len(answer["ownership"]) == 25 + 16 + 9 + 4 + 1

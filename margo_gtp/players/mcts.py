@@ -686,6 +686,8 @@ class MctsPlayer:
         progress = None
         if stop is not None or on_progress is not None:
             def progress(done: int, n: int, w: float, children: list[tuple], size: int) -> object:
+                if not done:  # nothing searched yet (a short interval, slow priors): the Python
+                    return None  # search never reports before its first simulations either
                 self.last_simulations, self.last_tree_nodes = done, size
                 root = self._refresh_view(board, colour, n, w, children)
                 return on_progress(root) if on_progress is not None else None
