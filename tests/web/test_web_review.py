@@ -471,9 +471,10 @@ def test_a_live_review_shows_a_position_while_it_is_searched(web_page, live_serv
                                                              monkeypatch) -> None:  # noqa: ANN001
     """As Lizzie and KaTrain: the position being searched is drawn before its search ends
     (its visits grow while the moves reviewed stay the same), its point on the graph next
-    to the reviewed ones. A small board's search takes well under a second here, so the
-    progress is sent more often than the page's 0.25 s to see it grow."""
-    monkeypatch.setattr(web_review, "PROGRESS_SECONDS", 0.01)
+    to the reviewed ones. The C tree searches a position of this 5x5 game at 800 visits in
+    about 10 ms here, so the progress is sent every millisecond, not every 0.25 s, to see
+    it grow."""
+    monkeypatch.setattr(web_review, "PROGRESS_SECONDS", 0.001)
     page = web_page
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(live_server.url)
