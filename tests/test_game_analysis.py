@@ -122,7 +122,7 @@ def test_a_finished_game_is_its_exact_result():
     ("[1, 2]", {"id": None, "error": "a query must be a JSON object"}),
     ('{"moves": []}', {"id": None, "error": "id must be a string"}),
     (query(visits=3), {"id": "q", "error": "unknown field: 'visits' (known: id, moves, initialStones, initialPlayer, rules, "
-                                           "boardSize, komi, analyzeTurns, maxVisits, includeOwnership, seed)"}),
+                                           "boardSize, boardXSize, boardYSize, komi, analyzeTurns, maxVisits, includeOwnership, seed)"}),
     (query(maxVisits=10**9), {"id": "q", "error": f"maxVisits must be a whole number 1..{MAX_VISITS}, got 1000000000"}),
     (query(maxVisits=True), {"id": "q", "error": f"maxVisits must be a whole number 1..{MAX_VISITS}, got True"}),
     (query(moves=[["W", "C3:1"], ["B", "C3:1"]]),
@@ -133,6 +133,8 @@ def test_a_finished_game_is_its_exact_result():
     (query(analyzeTurns=[5]), {"id": "q", "error": "analyzeTurns[] must be a whole number 0..4, got 5"}),
     (query(analyzeTurns=[]), {"id": "q", "error": "analyzeTurns must be a non-empty list of turn numbers"}),
     (query(boardSize=40), {"id": "q", "error": "boardSize must be a whole number 2..19, got 40"}),
+    (query(boardXSize=5, boardYSize=7), {"id": "q", "error": "a MarGo board is square: boardSize 5 and boardXSize 5 and boardYSize 7 differ"}),
+    (query(boardYSize=0), {"id": "q", "error": "boardYSize must be a whole number 2..19, got 0"}),
     (query(rules={"ko_rule": "magic"}), {"id": "q", "error": "invalid value for ko_rule: 'magic' (allowed situational, positional, simple, none)"}),
     (query(includeOwnership="yes"), {"id": "q", "error": "includeOwnership must be true or false, got 'yes'"}),
 ])
@@ -141,6 +143,12 @@ def test_a_bad_query_gets_one_error_object_and_the_engine_keeps_serving(line, er
     assert responses[0] == error
     assert (responses[1]["id"], responses[1]["turnNumber"]) == ("q", 1)
     assert len(responses) == 2
+
+
+def test_katagos_board_size_fields_are_read_as_its_clients_send_them():
+    katago_style = query(boardSize=None, boardXSize=5, boardYSize=5, analyzeTurns=[2], maxVisits=30)
+    assert parse_query(katago_style).rules == Rules(size=5)
+    assert answers([katago_style]) == answers([query(analyzeTurns=[2], maxVisits=30)])
 
 
 def test_parse_query_reads_setup_rules_and_komi():

@@ -83,8 +83,11 @@ MAX_PENDING = 64              # turns queued for the processes before the reader
 MAX_QUERY_BYTES = 1 << 20     # a longer query line is refused, unread (characters; see bounded_lines)
 
 #: The query fields ``margo-analysis`` reads; any other is an error.
-QUERY_FIELDS = ("id", "moves", "initialStones", "initialPlayer", "rules", "boardSize", "komi",
-                "analyzeTurns", "maxVisits", "includeOwnership", "seed")
+QUERY_FIELDS = ("id", "moves", "initialStones", "initialPlayer", "rules", "boardSize", "boardXSize", "boardYSize",
+                "komi", "analyzeTurns", "maxVisits", "includeOwnership", "seed")
+#: The fields that give the board size: ours, and KataGo's two (which KataGo clients send,
+#: and which must agree, a MarGo board being square).
+SIZE_FIELDS = ("boardSize", "boardXSize", "boardYSize")
 
 
 class AnalysisQueryError(ValueError):
@@ -307,8 +310,11 @@ def _rules(query: dict[str, Any]) -> Rules:
     for name, value in given.items():
         _need(isinstance(value, (str, int, float)), f"rules.{name} must be a string or a number, got {value!r}")
         options[name] = ("on" if value else "off") if isinstance(value, bool) else str(value)
-    if "boardSize" in query:
-        options["size"] = str(_count(query["boardSize"], "boardSize", 2, 19))
+    sizes = {key: _count(query[key], key, 2, 19) for key in SIZE_FIELDS if key in query}
+    if sizes:
+        _need(len(set(sizes.values())) == 1,
+              "a MarGo board is square: " + " and ".join(f"{key} {size}" for key, size in sizes.items()) + " differ")
+        options["size"] = str(next(iter(sizes.values())))
     if "komi" in query:
         _need(isinstance(query["komi"], (int, float)) and not isinstance(query["komi"], bool),
               f"komi must be a number, got {query['komi']!r}")
