@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from margo_gtp.players.spec import available_cores
+
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
 pytestmark = pytest.mark.process
@@ -66,7 +68,23 @@ def test_ladder_writes_the_page_and_the_plot(tmp_path: Path) -> None:
     png = (tmp_path / "docs" / "strength-ladder.png").read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     config = (tmp_path / "ladder" / "size-3" / "tournament.toml").read_text()
-    assert 'command = "' in config and "--player mcts:seconds=0.01" in config
+    threads = available_cores()  # one game at a time (--parallel 1) gets every core
+    assert f'margo-gtp --player mcts:seconds=0.01,threads={threads}"\n' in config
+    assert f"`mcts:seconds=T,threads={threads}` (T = 0.01 s per move)" in text
+    assert json.loads((tmp_path / "ladder" / "ladder.json").read_text())["threads"] == threads
+
+
+def test_ladder_shares_the_cores_out_among_the_games_side_by_side(tmp_path: Path) -> None:
+    """Thinking time is wall time: two games at once on 2 cores get one search thread each,
+    not two (the mcts default) that would oversubscribe the cores."""
+    done = subprocess.run(["taskset", "-c", "0,1", str(SCRIPTS / "ladder"), "--sizes", "3", "--times", "0.01",
+                           "--games", "2", "--parallel", "2", "--out", str(tmp_path / "ladder"),
+                           "--doc", str(tmp_path / "strength.md")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    config = (tmp_path / "ladder" / "size-3" / "tournament.toml").read_text()
+    assert '--player mcts:seconds=0.01,threads=1"\n' in config and "parallel = 2\n" in config
+    assert "Each mcts engine searches with 1 thread: the machine's cores shared out" in (
+        tmp_path / "strength.md").read_text()
 
 
 @pytest.mark.parametrize(
@@ -100,6 +118,20 @@ def test_ladder_report_only_refuses_a_damaged_run_record(tmp_path: Path) -> None
     assert done.stderr.splitlines()[-1] == (
         f"ladder: error: {tmp_path / 'ladder' / 'ladder.json'}: not a ladder record (KeyError: 'started'); "
         "delete it to write the page without the run's command and load")
+    assert not (tmp_path / "strength.md").exists()
+
+
+def test_ladder_report_only_refuses_a_record_with_bad_threads(tmp_path: Path) -> None:
+    (tmp_path / "ladder").mkdir()
+    (tmp_path / "ladder" / "ladder.json").write_text(json.dumps(
+        {"command": "scripts/ladder", "started": "2026-11-24 21:00", "commit": "abc", "games": 2,
+         "loads": ["0", "0"], "threads": "2; rm -rf /"}))
+    done = subprocess.run([str(SCRIPTS / "ladder"), "--report-only", "--sizes", "3", "--out", str(tmp_path / "ladder"),
+                           "--doc", str(tmp_path / "strength.md")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"ladder: error: {tmp_path / 'ladder' / 'ladder.json'}: not a ladder record (ValueError: threads must be a "
+        "whole number of at least 1, not '2; rm -rf /'); delete it to write the page without the run's command and load")
     assert not (tmp_path / "strength.md").exists()
 
 
