@@ -109,29 +109,24 @@ def test_ladder_refuses_bad_options_before_playing(tmp_path: Path, options: list
     assert not (tmp_path / "ladder").exists() and not (tmp_path / "strength.md").exists()  # nothing played
 
 
-def test_ladder_report_only_refuses_a_damaged_run_record(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("record", "error"),
+    [
+        ({"command": "scripts/ladder"}, "KeyError: 'started'"),
+        ({"command": "scripts/ladder", "started": "2026-11-24 21:00", "commit": "abc", "games": 2,
+          "loads": ["0", "0"], "threads": "2; rm -rf /"},
+         "ValueError: threads must be a whole number of at least 1, not '2; rm -rf /'"),
+    ],
+)
+def test_ladder_report_only_refuses_a_damaged_run_record(tmp_path: Path, record: dict, error: str) -> None:
     (tmp_path / "ladder").mkdir()
-    (tmp_path / "ladder" / "ladder.json").write_text('{"command": "scripts/ladder"}\n')
+    (tmp_path / "ladder" / "ladder.json").write_text(json.dumps(record) + "\n")
     done = subprocess.run([str(SCRIPTS / "ladder"), "--report-only", "--sizes", "3", "--out", str(tmp_path / "ladder"),
                            "--doc", str(tmp_path / "strength.md")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1] == (
-        f"ladder: error: {tmp_path / 'ladder' / 'ladder.json'}: not a ladder record (KeyError: 'started'); "
+        f"ladder: error: {tmp_path / 'ladder' / 'ladder.json'}: not a ladder record ({error}); "
         "delete it to write the page without the run's command and load")
-    assert not (tmp_path / "strength.md").exists()
-
-
-def test_ladder_report_only_refuses_a_record_with_bad_threads(tmp_path: Path) -> None:
-    (tmp_path / "ladder").mkdir()
-    (tmp_path / "ladder" / "ladder.json").write_text(json.dumps(
-        {"command": "scripts/ladder", "started": "2026-11-24 21:00", "commit": "abc", "games": 2,
-         "loads": ["0", "0"], "threads": "2; rm -rf /"}))
-    done = subprocess.run([str(SCRIPTS / "ladder"), "--report-only", "--sizes", "3", "--out", str(tmp_path / "ladder"),
-                           "--doc", str(tmp_path / "strength.md")], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert done.stderr.splitlines()[-1] == (
-        f"ladder: error: {tmp_path / 'ladder' / 'ladder.json'}: not a ladder record (ValueError: threads must be a "
-        "whole number of at least 1, not '2; rm -rf /'); delete it to write the page without the run's command and load")
     assert not (tmp_path / "strength.md").exists()
 
 
