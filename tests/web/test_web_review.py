@@ -9,9 +9,13 @@ visits, so the tests stay fast. The screenshots ``web-review.png`` (1280x800) an
 
 from __future__ import annotations
 
+import collections
 import os
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -466,6 +470,25 @@ GROWN_SEARCH = """() => window.searches.some(([turn, visits, reviewed], i) => tu
   window.searches.slice(i + 1).some(([t, v, r]) => t === turn && v > visits && r === reviewed))"""
 
 
+def paced_review(review: Callable[..., Any], pause: float = 0.02, paused: int = 2) -> Callable[..., Any]:
+    """``review`` (:func:`review_game`) whose search stops for ``pause`` seconds after each
+    of the first ``paused`` progresses of a position: the review searches on one thread,
+    and the progress is called on it, so the search waits while the server's loop takes
+    the progress and sends it. Only the first few: the next progress is due at once after
+    a pause, so pausing after every one would pause after nearly every simulation."""
+    def paced(*args: Any, on_progress: Callable[[int, dict[str, Any]], None] | None = None,
+              **kwargs: Any) -> Any:
+        reported: collections.Counter[int] = collections.Counter()
+
+        def watch(turn: int, found: dict[str, Any]) -> None:
+            on_progress(turn, found)  # type: ignore[misc]
+            reported[turn] += 1
+            if reported[turn] <= paused:
+                time.sleep(pause)
+        return review(*args, on_progress=watch if on_progress is not None else None, **kwargs)
+    return paced
+
+
 @pytest.mark.process
 def test_a_live_review_shows_a_position_while_it_is_searched(web_page, live_server, tmp_path: Path,  # noqa: ANN001
                                                              monkeypatch) -> None:  # noqa: ANN001
@@ -473,8 +496,11 @@ def test_a_live_review_shows_a_position_while_it_is_searched(web_page, live_serv
     (its visits grow while the moves reviewed stay the same), its point on the graph next
     to the reviewed ones. The C tree searches a position of this 5x5 game at 800 visits in
     about 10 ms here, so the progress is sent every millisecond, not every 0.25 s, to see
-    it grow."""
+    it grow, and the search pauses after each progress (:func:`paced_review`): else on a
+    busy or one-core machine the server's loop may not run between two progresses, and
+    the second is dropped as the first still waits (as it must be: at most one waits)."""
     monkeypatch.setattr(web_review, "PROGRESS_SECONDS", 0.001)
+    monkeypatch.setattr(web_review.review_library, "review_game", paced_review(review_library.review_game))
     page = web_page
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(live_server.url)
