@@ -13,9 +13,7 @@ import collections
 import os
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -102,6 +100,28 @@ class HeldReview:
 
     def release(self) -> None:
         self.go_on.set()
+
+
+class PacedReview:
+    """review_game whose search stops for ``pause`` seconds after each of the first
+    ``paused`` progresses of a position: the review searches on one thread and calls the
+    progress on it, so the search waits while the server's loop takes the progress and
+    sends it. Only the first few: after a pause the next progress is due at once, so
+    pausing after every one would pause after nearly every simulation."""
+
+    def __init__(self, pause: float = 0.02, paused: int = 2) -> None:
+        self.pause, self.paused = pause, paused
+        self.real = review_library.review_game
+
+    def __call__(self, *args, on_progress=None, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN204
+        reported: collections.Counter[int] = collections.Counter()
+
+        def watch(turn: int, found: dict) -> None:
+            on_progress(turn, found)
+            reported[turn] += 1
+            if reported[turn] <= self.paused:
+                time.sleep(self.pause)
+        return self.real(*args, on_progress=watch if on_progress is not None else None, **kwargs)
 
 
 # ---------------------------------------------------------------------------- the server
@@ -470,25 +490,6 @@ GROWN_SEARCH = """() => window.searches.some(([turn, visits, reviewed], i) => tu
   window.searches.slice(i + 1).some(([t, v, r]) => t === turn && v > visits && r === reviewed))"""
 
 
-def paced_review(review: Callable[..., Any], pause: float = 0.02, paused: int = 2) -> Callable[..., Any]:
-    """``review`` (:func:`review_game`) whose search stops for ``pause`` seconds after each
-    of the first ``paused`` progresses of a position: the review searches on one thread,
-    and the progress is called on it, so the search waits while the server's loop takes
-    the progress and sends it. Only the first few: the next progress is due at once after
-    a pause, so pausing after every one would pause after nearly every simulation."""
-    def paced(*args: Any, on_progress: Callable[[int, dict[str, Any]], None] | None = None,
-              **kwargs: Any) -> Any:
-        reported: collections.Counter[int] = collections.Counter()
-
-        def watch(turn: int, found: dict[str, Any]) -> None:
-            on_progress(turn, found)  # type: ignore[misc]
-            reported[turn] += 1
-            if reported[turn] <= paused:
-                time.sleep(pause)
-        return review(*args, on_progress=watch if on_progress is not None else None, **kwargs)
-    return paced
-
-
 @pytest.mark.process
 def test_a_live_review_shows_a_position_while_it_is_searched(web_page, live_server, tmp_path: Path,  # noqa: ANN001
                                                              monkeypatch) -> None:  # noqa: ANN001
@@ -496,11 +497,12 @@ def test_a_live_review_shows_a_position_while_it_is_searched(web_page, live_serv
     (its visits grow while the moves reviewed stay the same), its point on the graph next
     to the reviewed ones. The C tree searches a position of this 5x5 game at 800 visits in
     about 10 ms here, so the progress is sent every millisecond, not every 0.25 s, to see
-    it grow, and the search pauses after each progress (:func:`paced_review`): else on a
-    busy or one-core machine the server's loop may not run between two progresses, and
-    the second is dropped as the first still waits (as it must be: at most one waits)."""
+    it grow, and the search pauses after the first two progresses of each position
+    (:class:`PacedReview`): else on a busy machine the server's loop may not run between
+    two progresses, and the second is dropped as the first still waits (as it must be: at
+    most one waits)."""
     monkeypatch.setattr(web_review, "PROGRESS_SECONDS", 0.001)
-    monkeypatch.setattr(web_review.review_library, "review_game", paced_review(review_library.review_game))
+    monkeypatch.setattr(web_review.review_library, "review_game", PacedReview())
     page = web_page
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(live_server.url)
