@@ -32,6 +32,7 @@ ROOMS = [
     "margo_gtp.bench",  # above cli: it runs through cli.run_app like every console script
     "margo_gtp.web",
     "margo_adapters",
+    "margo_gtp.lab",  # self-play data and network training: above the referee (its folder lock)
 ]
 
 

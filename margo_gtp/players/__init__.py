@@ -132,3 +132,12 @@ def _make_mcts(options: dict[str, str], seed: int | None) -> Player:
 
 register_player("heuristic", _make_heuristic)
 register_player("mcts", _make_mcts)
+
+
+def _make_net(options: dict[str, str], seed: int | None) -> Player:
+    from margo_gtp.players.net_spec import make_net
+
+    return make_net(options, seed)
+
+
+register_player("net", _make_net)

@@ -1,0 +1,463 @@
+"""The net-guided search: PUCT over the policy/value network's priors and values.
+
+Reading guide
+-------------
+* :func:`load_net` reads a weights file (ONNX with a ``margo-net`` header in its
+  metadata, written by ``scripts/net-train``) and refuses, in one line naming the file,
+  one that is missing, not a regular file, too large, truncated, foreign, of another
+  version, or of features this program does not encode.
+* :class:`NetEvaluator` runs it with ONNX Runtime (one intra-op thread per searcher:
+  search threads are the unit of parallelism, as in the C tree). ``evaluate`` takes a
+  batch of positions' features and returns the policy, the win/draw/loss chances,
+  ownership and score.
+* :class:`NetSearch` is AlphaZero's search (Silver et al. 2017) as KataGo runs it. One
+  simulation descends by PUCT, ``Q + c_puct * P * sqrt(N) / (1 + n)``, where an unvisited
+  child's ``Q`` is its parent's value less ``fpu_reduction`` (first-play urgency);
+  ``batch`` leaves are gathered with virtual loss and evaluated in one call; their values
+  are backed up the path, from the view of the colour that made each move. No playouts:
+  the value head scores the leaves (mixing in playouts, AlphaGo's lambda, is not done,
+  since no measurement asked for it). Game-over leaves are scored exactly.
+* :class:`NetPlayer` is the ``net`` player: the most visited root move; the tree below
+  the moves played is kept. A board size the weights were not trained for falls back to
+  ``mcts`` with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import stat
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from margo_gtp.engine import Board, Colour, Move
+from margo_gtp.players.base import Budget, Resign
+
+__all__ = ["NetError", "NetEvaluator", "NetPlayer", "NetSearch", "load_net", "NET_FORMAT", "NET_VERSION"]
+
+NET_FORMAT = "margo-net"
+NET_VERSION = 1
+MAX_WEIGHTS_BYTES = 64 << 20   # a few MB are shipped; anything far larger is not ours
+DEFAULT_SECONDS = 1.0
+C_PUCT = 1.5                   # exploration weight of the prior (AlphaZero's c_puct)
+FPU_REDUCTION = 0.2            # an unvisited child starts at its parent's value less this
+BATCH = 8                      # leaves per network call (virtual loss keeps them apart)
+VIRTUAL_LOSS = 1               # visits of a pending leaf counted as losses while it waits
+INSTALL_HINT = "pip install 'margo-gtp[net]'"
+
+
+class NetError(ValueError):
+    """Raised when a network weights file cannot be used; the message names the file"""
+
+
+@dataclass(frozen=True)
+class NetHeader:
+    encoding: str
+    size: int
+    meta: dict
+
+
+def _runtime():
+    try:
+        import numpy
+        import onnxruntime
+    except ImportError as error:
+        raise NetError(f"the net player needs numpy and ONNX Runtime ({error.name} is missing): {INSTALL_HINT}") from None
+    return numpy, onnxruntime
+
+
+def load_net(path: str | os.PathLike[str]) -> tuple[NetHeader, bytes]:
+    """Read and check a weights file; returns its header and the model bytes."""
+    from margo_gtp.players.net_features import ENCODINGS, FEATURES_VERSION
+
+    _runtime()
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise NetError(f"{path}: not a regular file")
+        if info.st_size > MAX_WEIGHTS_BYTES:
+            raise NetError(f"{path}: {info.st_size} bytes, more than a weights file's {MAX_WEIGHTS_BYTES}")
+        data = Path(path).read_bytes()[:MAX_WEIGHTS_BYTES + 1]
+    except OSError as error:
+        raise NetError(f"{path}: cannot read weights: {error.strerror or error}") from None
+    try:
+        import onnx
+
+        proto = onnx.load_model_from_string(data)
+        meta = {entry.key: entry.value for entry in proto.metadata_props}
+    except ImportError:
+        meta = None
+    except Exception:  # noqa: BLE001 -- protobuf raises its own DecodeError on a damaged file
+        raise NetError(f"{path}: not a readable ONNX weights file (truncated or damaged)") from None
+    if meta is None:
+        meta = _metadata_by_runtime(path, data)
+    if meta.get("format") != NET_FORMAT:
+        raise NetError(f"{path}: not a margo-net weights file (no '{NET_FORMAT}' header)")
+    try:
+        version, size, features_version = (int(meta.get(k, "")) for k in ("version", "size", "features_version"))
+    except ValueError:
+        raise NetError(f"{path}: damaged margo-net header") from None
+    if version != NET_VERSION:
+        raise NetError(f"{path}: margo-net version {version}, this program reads {NET_VERSION}")
+    if features_version != FEATURES_VERSION:
+        raise NetError(f"{path}: features of version {features_version}, this program encodes {FEATURES_VERSION}")
+    encoding = meta.get("encoding", "")
+    if encoding not in ENCODINGS:
+        raise NetError(f"{path}: unknown encoding {encoding!r} (known: {', '.join(ENCODINGS)})")
+    return NetHeader(encoding, size, meta), data
+
+
+def _metadata_by_runtime(path, data: bytes) -> dict:
+    _numpy, onnxruntime = _runtime()
+    try:
+        session = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 -- ONNX Runtime raises its own error types
+        raise NetError(f"{path}: not a readable ONNX weights file (truncated or damaged)") from None
+    return dict(session.get_modelmeta().custom_metadata_map)
+
+
+class NetEvaluator:
+    """One ONNX Runtime session of a weights file (module doc)."""
+
+    def __init__(self, path: str | os.PathLike[str], threads: int = 1) -> None:
+        from margo_gtp.players.net_features import encoding_for
+
+        self.path = str(path)
+        self.header, data = load_net(path)
+        self.np, onnxruntime = _runtime()
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = max(1, threads)
+        options.inter_op_num_threads = 1
+        try:
+            self.session = onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+        except Exception:  # noqa: BLE001
+            raise NetError(f"{path}: not a readable ONNX weights file (truncated or damaged)") from None
+        self.encoding = encoding_for(self.header.encoding, self.header.size)
+        self.evaluations = 0
+
+    @property
+    def size(self) -> int:
+        return self.header.size
+
+    def evaluate(self, features, globals_):
+        """Policy logits (batch, points + 2), win/draw/loss probabilities (batch, 3),
+        ownership (batch, points) and score (batch,) for a batch of features."""
+        np = self.np
+        planes = self.encoding.planes(features, globals_)
+        policy, value, ownership, score = self.session.run(None, {"planes": planes})
+        value = np.exp(value - value.max(axis=1, keepdims=True))
+        value /= value.sum(axis=1, keepdims=True)
+        self.evaluations += len(planes)
+        return policy, value, ownership, score[:, 0]
+
+
+class NetNode:
+    """One position of the tree. Fields: ``moves`` (the legal moves), ``prior`` (their
+    policy probabilities), ``child_n`` / ``child_w`` (visits and wins of each move for
+    the colour to move here), ``children`` (a :class:`NetNode` per move once reached),
+    ``n`` / ``w`` (visits and wins of the move that led here, for its mover), ``value``
+    (the net's value of this position for the colour to move), ``terminal`` (the exact
+    value when the game is over here, else None)."""
+
+    __slots__ = ("moves", "prior", "child_n", "child_w", "children", "n", "w", "value", "terminal", "to_move")
+
+    def __init__(self, to_move: int) -> None:
+        self.moves: list[Move] = []
+        self.prior = self.child_n = self.child_w = None
+        self.children: list[NetNode | None] = []
+        self.n = 0
+        self.w = 0.0
+        self.value = 0.5
+        self.terminal: float | None = None
+        self.to_move = to_move
+
+    @property
+    def expanded(self) -> bool:
+        return self.prior is not None or self.terminal is not None
+
+
+class NetSearch:
+    """PUCT search over one :class:`NetEvaluator` (module doc)."""
+
+    def __init__(self, evaluator: NetEvaluator, *, c_puct: float = C_PUCT, fpu_reduction: float = FPU_REDUCTION,
+                 batch: int = BATCH, clock: Callable[[], float] = time.perf_counter) -> None:
+        import numpy
+
+        self.np = numpy
+        self.evaluator = evaluator
+        self.c_puct, self.fpu_reduction, self.batch = c_puct, fpu_reduction, max(1, batch)
+        self.clock = clock
+        self.root: NetNode | None = None
+        self.root_key: tuple | None = None
+        self.last_simulations = 0
+
+    # -- tree reuse ---------------------------------------------------------------------
+
+    def root_for(self, board: Board, colour: Colour) -> NetNode:
+        key = (board.zobrist_key, len(board.history), int(colour))
+        if self.root is None or self.root_key != key:
+            self.root, self.root_key = NetNode(int(colour)), key
+        return self.root
+
+    def advance(self, board: Board, move: Move) -> None:
+        """Keep the subtree below ``move`` (just played on ``board``), if there is one."""
+        root = self.root
+        self.root, self.root_key = None, None
+        if root is None or root.prior is None:
+            return
+        for i, candidate in enumerate(root.moves):
+            if candidate == move and root.children[i] is not None:
+                self.root = root.children[i]
+                self.root_key = (board.zobrist_key, len(board.history), int(board.to_move))
+                if self.root.to_move != int(board.to_move):
+                    self.root, self.root_key = None, None
+                return
+
+    # -- the search ---------------------------------------------------------------------
+
+    def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
+               stop: Callable[[], bool] | None = None) -> NetNode:
+        """Run simulations until ``playouts`` were run, ``deadline`` passed or ``stop()``."""
+        root = self.root_for(board, colour)
+        if not root.expanded:
+            self._evaluate([(root, board.copy(), [])])
+        done = 0
+        while True:
+            if playouts is not None and done >= playouts:
+                break
+            if deadline is not None and self.clock() >= deadline:
+                break
+            if stop is not None and stop():
+                break
+            if root.terminal is not None:
+                break
+            want = self.batch if playouts is None else min(self.batch, playouts - done)
+            leaves = []
+            for _ in range(want):
+                leaf = self._descend(root, board)
+                if leaf is None:
+                    break
+                leaves.append(leaf)
+            if not leaves:
+                break
+            self._evaluate(leaves)
+            done += len(leaves)
+        self.last_simulations = done
+        return root
+
+    def _select(self, node: NetNode) -> int:
+        np = self.np
+        n = node.child_n
+        parent_value = 1.0 - node.w / node.n if node.n else node.value  # w is for the mover into node
+        q = np.where(n > 0, node.child_w / np.maximum(n, 1), max(0.0, parent_value - self.fpu_reduction))
+        u = self.c_puct * node.prior * math.sqrt(max(1, int(n.sum()))) / (1 + n)
+        return int(np.argmax(q + u))
+
+    def _descend(self, root: NetNode, root_board: Board):
+        """Walk to a leaf with virtual loss on the way; returns (leaf, board, path) with the
+        leaf not yet evaluated, or None when the walk ended on a pending leaf."""
+        board = root_board.copy()
+        node, path = root, []
+        while node.expanded and node.terminal is None:
+            i = self._select(node)
+            path.append((node, i))
+            node.child_n[i] += VIRTUAL_LOSS
+            board.push(node.moves[i], Colour(node.to_move))
+            child = node.children[i]
+            if child is None:
+                child = node.children[i] = NetNode(int(board.to_move))
+                return child, board, path
+            node = child
+        if node.terminal is not None:
+            self._backup(path, node, node.terminal)
+            return ("done", path)
+        # a child reached twice in one batch, still waiting for the net: undo this walk
+        for parent, i in path:
+            parent.child_n[i] -= VIRTUAL_LOSS
+        return None
+
+    def _evaluate(self, leaves: list) -> None:
+        np = self.np
+        from margo_gtp.players.net_features import global_features, point_features
+
+        pending = []
+        for leaf in leaves:
+            if leaf[0] == "done":
+                continue
+            node, board, path = leaf
+            outcome = board.outcome()
+            if outcome is not None:
+                node.terminal = 0.5 if outcome.winner is None else float(int(outcome.winner) == node.to_move)
+                self._backup(path, node, node.terminal, virtual=True)
+                continue
+            pending.append(leaf)
+        if not pending:
+            return
+        features = np.stack([point_features(board, Colour(node.to_move)) for node, board, _ in pending])
+        globals_ = np.stack([global_features(board, Colour(node.to_move)) for node, board, _ in pending])
+        policy, value, _ownership, _score = self.evaluator.evaluate(features, globals_)
+        size = self.evaluator.size
+        from margo_gtp.players.net_features import move_index
+
+        for k, (node, board, path) in enumerate(pending):
+            moves = board.legal_moves(Colour(node.to_move))
+            logits = policy[k][[move_index(size, move) for move in moves]]
+            prior = np.exp(logits - logits.max())
+            node.moves = moves
+            node.prior = prior / prior.sum()
+            node.child_n = np.zeros(len(moves), np.int64)
+            node.child_w = np.zeros(len(moves), np.float64)
+            node.children = [None] * len(moves)
+            node.value = float(value[k, 0] + 0.5 * value[k, 1])
+            self._backup(path, node, node.value, virtual=True)
+
+    def _backup(self, path, leaf: NetNode, value: float, virtual: bool = True) -> None:
+        """Add ``value`` (for the colour to move at ``leaf``) along ``path``: each edge's
+        wins are for the colour that made its move (the parent's colour to move)."""
+        leaf.n += 1
+        leaf.w += 1.0 - value
+        for parent, i in reversed(path):
+            if virtual:
+                parent.child_n[i] -= VIRTUAL_LOSS
+            parent.child_n[i] += 1
+            mover_value = value if parent.to_move == leaf.to_move else 1.0 - value
+            parent.child_w[i] += mover_value
+            parent.n += 1
+            parent.w += 1.0 - mover_value  # the parent's own wins are for whoever moved into it
+
+    # -- reading the tree -----------------------------------------------------------------
+
+    def best_move(self, root: NetNode) -> Move:
+        return root.moves[int(self.np.argmax(root.child_n))]
+
+    def principal_variation(self, root: NetNode, first: int, length: int = 8) -> list[Move]:
+        line, node, i = [root.moves[first]], root.children[first], None
+        while node is not None and node.prior is not None and len(line) < length and node.child_n.sum():
+            i = int(self.np.argmax(node.child_n))
+            line.append(node.moves[i])
+            node = node.children[i]
+        return line
+
+
+class NetPlayer:
+    """The ``net`` player (module doc): one weights file per board size it knows;
+    ``seconds``/``playouts`` as ``mcts``'s."""
+
+    name = "net"
+
+    def __init__(self, weights: list[str | os.PathLike[str]], rng: random.Random | None = None, *,
+                 seconds: float | None = None, playouts: int | None = None, c_puct: float = C_PUCT,
+                 fpu_reduction: float = FPU_REDUCTION, batch: int = BATCH, reuse: bool = True,
+                 fallback: Callable[[], object] | None = None) -> None:
+        self.searches: dict[int, NetSearch] = {}
+        for path in weights:
+            evaluator = NetEvaluator(path)
+            if evaluator.size in self.searches:
+                raise NetError(f"{path}: a second weights file for {evaluator.size}x{evaluator.size}")
+            self.searches[evaluator.size] = NetSearch(evaluator, c_puct=c_puct, fpu_reduction=fpu_reduction,
+                                                      batch=batch)
+        if not self.searches:
+            raise NetError("the net player needs a weights file (net:weights=FILE)")
+        self.rng = rng or random.Random()
+        self.seconds, self.playouts, self.reuse = seconds, playouts, reuse
+        self._fallback_factory = fallback
+        self._fallback = None
+        self._warned: set[int] = set()
+        self.last_simulations = 0
+        self.last_winrate: float | None = None
+
+    def search_for(self, board: Board) -> NetSearch | None:
+        return self.searches.get(board.size)
+
+    def _fallback_for(self, board: Board):
+        if board.size in self.searches:
+            return None
+        if self._fallback is None:
+            from margo_gtp.players.mcts import MctsPlayer
+
+            self._fallback = self._fallback_factory() if self._fallback_factory else MctsPlayer(self.rng)
+        if board.size not in self._warned:
+            self._warned.add(board.size)
+            known = ", ".join(f"{size}x{size}" for size in sorted(self.searches))
+            print(f"net: no network for {board.size}x{board.size} (weights for {known}): playing mcts instead",
+                  file=sys.stderr)
+        return self._fallback
+
+    def _limits(self, budget: Budget) -> tuple[int | None, float | None]:
+        playouts = budget.playouts if budget.playouts is not None else self.playouts
+        seconds = self.seconds
+        if budget.seconds is not None:
+            seconds = budget.seconds if seconds is None else min(seconds, budget.seconds)
+        if seconds is None and playouts is None:
+            seconds = DEFAULT_SECONDS
+        return playouts, None if seconds is None else time.perf_counter() + seconds
+
+    def select_move(self, board: Board, colour: Colour, budget: Budget) -> Move | Resign:
+        fallback = self._fallback_for(board)
+        if fallback is not None:
+            return fallback.select_move(board, colour, budget)
+        moves = board.legal_moves(colour)
+        if not moves:
+            return Move.PASS
+        if len(moves) == 1:
+            return moves[0]
+        tree = self.searches[board.size]
+        if not self.reuse:
+            tree.root = None
+        playouts, deadline = self._limits(budget)
+        root = tree.search(board, colour, playouts=playouts, deadline=deadline)
+        self.last_simulations = tree.last_simulations
+        best = int(tree.np.argmax(root.child_n))
+        n = root.child_n[best]
+        self.last_winrate = float(root.child_w[best] / n) if n else None
+        return root.moves[best]
+
+    def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
+               stop: Callable[[], bool] | None = None) -> "_RootView":
+        """The search as self-play reads it: a root whose ``children`` have ``move`` and ``n``."""
+        tree = self.searches[board.size]
+        return _RootView(tree.search(board, colour, playouts=playouts, deadline=deadline, stop=stop))
+
+    def notify(self, board: Board, move: Move, colour: Colour) -> None:
+        tree = self.searches.get(board.size)
+        if tree is None:
+            if self._fallback is not None:
+                self._fallback.notify(board, move, colour)
+            return
+        if self.reuse:
+            tree.advance(board, move)
+
+    def reset(self, board: Board) -> None:
+        for tree in self.searches.values():
+            tree.root = None
+        if self._fallback is not None:
+            self._fallback.reset(board)
+
+
+@dataclass(frozen=True)
+class _Child:
+    move: Move
+    n: int
+    w: float
+    prior: float
+
+
+class _RootView:
+    """A read-only view of a :class:`NetNode` root in the shape the self-play reads."""
+
+    def __init__(self, root: NetNode) -> None:
+        self.n = root.n
+        self.children = [] if root.prior is None else [
+            _Child(move, int(n), float(w), float(p))
+            for move, n, w, p in zip(root.moves, root.child_n, root.child_w, root.prior)]
+
+
+def header_json(path: str | os.PathLike[str]) -> str:
+    """The weights file's header as JSON text (``scripts/net-train --show``)."""
+    header, _ = load_net(path)
+    return json.dumps(header.meta, indent=2, sort_keys=True)
