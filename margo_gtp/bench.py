@@ -140,6 +140,15 @@ def mcts_figures(seconds: float) -> dict:
     return mcts_module.benchmark(seconds=seconds)
 
 
+def net_figures(seconds: float) -> dict:
+    from margo_gtp.players.net import NetError, benchmark  # lazy: optional section (the net extra)
+
+    try:
+        return benchmark(seconds=seconds)
+    except NetError as error:  # no ONNX Runtime: the section says which extra to install
+        raise ImportError(str(error)) from None
+
+
 def _git_sha() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
@@ -165,7 +174,7 @@ def _load_average() -> list[float] | None:
 
 
 app = typer.Typer(add_completion=False, help=__doc__)
-SECTIONS = ("core", "gtp", "mcts", "web")
+SECTIONS = ("core", "gtp", "mcts", "net", "web")
 
 
 def _positive(value: float) -> float:
@@ -187,13 +196,13 @@ def main(
     repeats: int = typer.Option(5, min=5, help="Repetitions per figure (the median is reported)."),
     seconds: float = typer.Option(2.0, callback=_positive, help="Minimum seconds per playout repetition."),
     only: list[str] = typer.Option([], callback=_known_sections,
-                                   help=f"Sections to run: {', '.join(SECTIONS)} (default: core, gtp, mcts)."),
+                                   help=f"Sections to run: {', '.join(SECTIONS)} (default: core, gtp, mcts, net)."),
     gtp_commands: int = typer.Option(1000, min=1, help="Round trips per GTP command for the latency figures."),
 ) -> None:
     """Measure the rules core, GTP latency and MCTS speed; e.g. ``scripts/bench --json``."""
     from rich.console import Console
 
-    sections = set(only) or {"core", "gtp", "mcts"}
+    sections = set(only) or {"core", "gtp", "mcts", "net"}
     result: dict = {"python": platform.python_version(), "implementation": platform.python_implementation(),
                     "git_sha": _git_sha(), "core": core.core_name(), "load_average": _load_average()}
     if core.native_unavailable_reason() is not None:
@@ -202,6 +211,7 @@ def main(
     measures = (("core", "rules core: playouts, legal moves, push/pop", lambda: core_figures(repeats, seconds)),
                 ("gtp", "GTP round trips over a pipe", lambda: gtp_figures(gtp_commands)),
                 ("mcts", "MCTS simulations and memory", lambda: mcts_figures(seconds)),
+                ("net", "network evaluations and net search", lambda: net_figures(seconds)),
                 ("web", "margo-web click-to-move latency and 9x9 draw time", web_figures))
     for name, title, measure in measures:
         if name not in sections:

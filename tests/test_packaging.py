@@ -41,10 +41,14 @@ NAME = f"margo_gtp-{VERSION}"
 
 # What the base install must bring, and the extras a user chooses from (docs/packaging.md).
 BASE_DEPENDENCIES = {"typer", "rich", "sgfmill"}
-EXTRAS = {"web", "cluster", "plot", "review", "test", "train"}
+EXTRAS = {"web", "cluster", "plot", "review", "test", "train", "net"}
 # Modules that need an extra, and the one distribution whose absence they must report.
 EXTRA_MODULES = {"margo_gtp.web.app": "starlette",
-                 "margo_adapters.cluster": "ray"}
+                 "margo_adapters.cluster": "ray",
+                 "margo_gtp.players.net_features": "numpy",  # the network's inputs are arrays
+                 "margo_gtp.lab.netdata": "numpy",
+                 "margo_gtp.lab.netgen": "numpy",
+                 "margo_gtp.lab.nettrain": "numpy"}
 # Files of the repository that the sdist does not carry, each for a reason.
 NOT_IN_SDIST = {".gitignore"}  # git's own file; an unpacked sdist is no clone
 
@@ -140,7 +144,8 @@ def test_extras_and_the_base_install():
     assert {requirement_name(r) for r in extras["cluster"]} == {"ray"}
     assert {requirement_name(r) for r in extras["plot"]} == {"matplotlib"}
     assert {requirement_name(r) for r in extras["review"]} == {"matplotlib"}
-    assert {requirement_name(r) for r in extras["train"]} == {"numpy"}
+    assert {requirement_name(r) for r in extras["train"]} == {"numpy", "torch", "onnx"}
+    assert {requirement_name(r) for r in extras["net"]} == {"numpy", "onnxruntime"}
     assert "pexpect" in {requirement_name(r) for r in extras["test"]}
     # scripts/setup (and so CI) installs every extra
     setup = (ROOT / "scripts" / "setup").read_text(encoding="utf-8")
@@ -405,6 +410,9 @@ def test_every_console_script_answers_version_on_the_base_install(built, wheel_i
 @pytest.mark.parametrize("command, message", [
     (["margo-web", "--no-open"], "margo-web: the web extra is not installed (pip install 'margo-gtp[web]')\n"),
     (["margo-review", "game.sgf"], "margo-review: the review extra is not installed (pip install 'margo-gtp[review]')\n"),
+    (["margo-gtp", "--player", "net"],
+     "margo-gtp: Invalid value for --player: player 'net': the net player needs numpy and ONNX Runtime (numpy is missing): "
+     "pip install 'margo-gtp[net]' (margo-gtp --help lists the options)\n"),
     (["margo-match", "margo-gtp", "margo-gtp", "--games", "1", "--cluster", "local", "--out", "out"],
      "margo-match: --cluster needs Ray: pip install 'margo-gtp[cluster]' (No module named 'ray')\n"),
 ])

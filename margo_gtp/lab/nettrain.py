@@ -287,6 +287,36 @@ def export_onnx(model: MarGoNet, path: Path, header: dict) -> None:
     staging.replace(path)
 
 
+def held_out_paths(folder: Path, held_out: float) -> list[Path]:
+    """The chunks :class:`Dataset` holds out, in order (every k-th chunk)."""
+    paths = list_chunks(folder)
+    held = max(1, round(len(paths) * held_out)) if held_out > 0 and len(paths) > 1 else 0
+    step = len(paths) / held if held else math.inf
+    return [paths[i] for i in sorted({min(len(paths) - 1, int(i * step + step / 2)) for i in range(held)})]
+
+
+def weights_metrics(folder: Path, size: int, weights: Path, held_out: float = 0.05) -> dict[str, float]:
+    """A weights file's policy top-1 and value Brier score on the held-out positions,
+    through ONNX Runtime as the engine runs it."""
+    from margo_gtp.players.net import NetEvaluator
+
+    evaluator = NetEvaluator(weights)
+    top1 = targets = 0
+    brier = 0.0
+    positions = 0
+    for path in held_out_paths(folder, held_out):
+        chunk = read_chunk(path, size)
+        policy, value, _, _ = evaluator.evaluate(chunk.unpacked_features(), chunk.globals)
+        mask = chunk.policy_mask.astype(bool)
+        top1 += int((policy.argmax(1) == chunk.policy.astype(np.float32).argmax(1))[mask].sum())
+        targets += int(mask.sum())
+        actual = np.choose(chunk.value.astype(np.int64), [1.0, 0.5, 0.0])
+        brier += float(((value[:, 0] + 0.5 * value[:, 1] - actual) ** 2).sum())
+        positions += len(chunk)
+    return {"net_top1": top1 / max(targets, 1), "policy_targets": targets, "positions": positions,
+            "net_brier": brier / max(positions, 1)}
+
+
 def baseline_metrics(folder: Path, size: int, held_out: float = 0.05, playouts: int = 16, seed: int = 0,
                      limit: int | None = None) -> dict[str, float]:
     """Today's knowledge on the held-out positions of :class:`Dataset` (the same chunks):
@@ -300,17 +330,13 @@ def baseline_metrics(folder: Path, size: int, held_out: float = 0.05, playouts: 
     from margo_gtp.players.mcts import MctsPlayer, playout
     from margo_gtp.players.net_features import move_index
 
-    paths = list_chunks(folder)
-    held = max(1, round(len(paths) * held_out)) if held_out > 0 and len(paths) > 1 else 0
-    step = len(paths) / held if held else math.inf
-    held_numbers = {min(len(paths) - 1, int(i * step + step / 2)) for i in range(held)}
     rng = random.Random(seed)
     priors = MctsPlayer(random.Random(seed))
     top1 = targets = 0
     brier_one = brier_mean = 0.0
     positions = 0
-    for number in sorted(held_numbers):
-        chunk = read_chunk(paths[number], size)
+    for path in held_out_paths(folder, held_out):
+        chunk = read_chunk(path, size)
         board = None
         for k in range(len(chunk)):
             if chunk.ply[k] == 0:

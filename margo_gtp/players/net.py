@@ -73,9 +73,9 @@ def _runtime():
 
 def load_net(path: str | os.PathLike[str]) -> tuple[NetHeader, bytes]:
     """Read and check a weights file; returns its header and the model bytes."""
+    _runtime()  # first: without numpy the features module cannot even be imported
     from margo_gtp.players.net_features import ENCODINGS, FEATURES_VERSION
 
-    _runtime()
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
@@ -125,10 +125,10 @@ class NetEvaluator:
     """One ONNX Runtime session of a weights file (module doc)."""
 
     def __init__(self, path: str | os.PathLike[str], threads: int = 1) -> None:
+        self.path = str(path)
+        self.header, data = load_net(path)  # first: it names a missing runtime
         from margo_gtp.players.net_features import encoding_for
 
-        self.path = str(path)
-        self.header, data = load_net(path)
         self.np, onnxruntime = _runtime()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = max(1, threads)
@@ -461,3 +461,65 @@ def header_json(path: str | os.PathLike[str]) -> str:
     """The weights file's header as JSON text (``scripts/net-train --show``)."""
     header, _ = load_net(path)
     return json.dumps(header.meta, indent=2, sort_keys=True)
+
+
+def benchmark(seconds: float = 2.0, weights: str | os.PathLike[str] | None = None) -> dict:
+    """``scripts/bench``'s net figures on 9x9 (the shipped weights unless ``weights``):
+    evaluations a second through :class:`NetEvaluator` as the search calls it (a batch of
+    ``BATCH`` positions' features, planes built each call), the same from two threads with
+    an evaluator each, ONNX Runtime's own ``run`` on ready planes at the same batch, and
+    the search's simulations a second from the empty board."""
+    import threading
+
+    import numpy
+
+    from margo_gtp.engine import Rules
+    from margo_gtp.players.net_features import global_features, point_features
+
+    path = weights or Path(__file__).resolve().parent / "data" / "net-9x9.onnx"
+    board = Board(Rules(size=9))
+    rng = random.Random(1)
+    positions = []
+    for _ in range(BATCH):
+        for _ in range(rng.randrange(10, 60)):
+            if board.is_game_over():
+                board = Board(Rules(size=9))
+            board.push(rng.choice(board.legal_moves()))
+        positions.append((point_features(board, board.to_move), global_features(board, board.to_move)))
+    features = numpy.stack([p[0] for p in positions])
+    globals_ = numpy.stack([p[1] for p in positions])
+
+    def rate(evaluator: NetEvaluator, call: Callable[[], object]) -> float:
+        call()  # warm-up
+        count, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            call()
+            count += BATCH
+        return count / (time.perf_counter() - start)
+
+    one = NetEvaluator(path)
+    evaluator_rate = rate(one, lambda: one.evaluate(features, globals_))
+    planes = one.encoding.planes(features, globals_)
+    runtime_rate = rate(one, lambda: one.session.run(None, {"planes": planes}))
+    pair = [NetEvaluator(path), NetEvaluator(path)]
+    rates = [0.0, 0.0]
+
+    def worker(k: int) -> None:
+        rates[k] = rate(pair[k], lambda: pair[k].evaluate(features, globals_))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    search = NetSearch(one)
+    start = time.perf_counter()
+    search.search(Board(Rules(size=9)), Colour.WHITE, deadline=start + seconds)
+    search_rate = search.last_simulations / (time.perf_counter() - start)
+    return {
+        "net_evals_per_s_9x9": round(evaluator_rate),
+        "net_evals_per_s_9x9_threads2": round(sum(rates)),
+        "net_evals_per_s_9x9_onnxruntime": round(runtime_rate),
+        "net_search_simulations_per_s_9x9": round(search_rate),
+        "net_batch": BATCH,
+    }

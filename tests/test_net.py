@@ -1,0 +1,335 @@
+"""The policy/value network: its features, the dataset format, training and export, the
+ONNX Runtime evaluator against PyTorch, the net search, and the refusals of bad input."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.lab import netdata
+from margo_gtp.lab.netgen import SelfPlaySettings, final_ownership, play_game
+from margo_gtp.lab.nettrain import MarGoNet, export_onnx, load_dataset, torch_planes, train
+from margo_gtp.players import PlayerSpecError, make_player
+from margo_gtp.players.base import Budget
+from margo_gtp.players.net import NetError, NetEvaluator, NetPlayer, NetSearch, load_net
+from margo_gtp.players.net_features import (FEATURE_NAMES, FEATURES, encoding_for, global_features, move_index,
+                                            point_features, symmetries)
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "margo_gtp" / "players" / "data"
+
+
+def board_after(size: int, moves: str) -> Board:
+    board = Board(Rules(size=size))
+    for text in moves.split():
+        board.push(Move.from_gtp(text, size))
+    return board
+
+
+def feature(board: Board, colour: Colour, name: str) -> list[str]:
+    """The points where feature ``name`` is 1, as GTP vertices in the geometry's order."""
+    row = point_features(board, colour)[FEATURE_NAMES.index(name)]
+    return [Move(board.geometry.points[i]).gtp() for i in np.flatnonzero(row)]
+
+
+# -- features ---------------------------------------------------------------------------
+
+
+def test_features_of_a_small_position_are_relative_to_the_colour_to_move():
+    board = board_after(3, "a1 b1 a2 b2")  # White a1 a2, Black b1 b2; White to move
+    assert feature(board, Colour.WHITE, "own") == ["A1:1", "A2:1"]
+    assert feature(board, Colour.WHITE, "other") == ["B1:1", "B2:1"]
+    assert feature(board, Colour.BLACK, "own") == ["B1:1", "B2:1"]
+    assert feature(board, Colour.WHITE, "legal") == ["C1:1", "C2:1", "A3:1", "B3:1", "C3:1", "A1:2"]
+    assert feature(board, Colour.WHITE, "last") == ["B2:1"]
+    assert feature(board, Colour.WHITE, "last2") == ["A2:1"]
+    assert feature(board, Colour.WHITE, "own_1") == ["A1:1", "A2:1"]      # one freedom: A3
+    assert feature(board, Colour.WHITE, "own_2") == []
+    assert feature(board, Colour.WHITE, "other_3") == ["B1:1", "B2:1"]    # C1, C2, B3
+    assert feature(board, Colour.BLACK, "other_1") == ["A1:1", "A2:1"]
+    assert len(feature(board, Colour.WHITE, "on_board")) == 9 + 4 + 1
+    assert global_features(board, Colour.WHITE).tolist() == [1.0, 0.0]
+    assert global_features(board, Colour.BLACK).tolist() == [0.0, 0.0]
+
+
+def test_the_two_encodings_put_each_point_at_its_cell():
+    levels, doubled = encoding_for("levels", 4), encoding_for("doubled", 4)
+    board = Board(Rules(size=4))
+    index = board.geometry.index
+    point = Move.from_gtp("B3:2", 4).point  # x=1, y=2, level 1
+    assert levels.cells[index[point]].tolist() == [1, 2, 1]
+    assert doubled.cells[index[point]].tolist() == [1, 5, 3]
+    assert (levels.grid, levels.channels) == (4, FEATURES * 4 + 2)
+    assert (doubled.grid, doubled.channels) == (7, FEATURES * 4 + 2)
+    features = np.zeros((1, FEATURES, board.geometry.count), np.uint8)
+    features[0, 0, index[point]] = 1
+    planes = doubled.planes(features, np.array([[1.0, 0.25]], np.float32))
+    assert planes.shape == (1, FEATURES * 4 + 2, 7, 7)
+    assert np.argwhere(planes[0, :FEATURES * 4]).tolist() == [[1, 5, 3]]  # feature 0 of level 1 = channel 1
+    assert (planes[0, -2] == 1.0).all() and (planes[0, -1] == 0.25).all()
+
+
+def _turned(move: Move, size: int, k: int) -> Move:
+    if move.point is None:
+        return move
+    perm = symmetries(size)[k]
+    g = Board(Rules(size=size)).geometry
+    return Move(g.points[perm[g.index[move.point]]])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(size=st.sampled_from([3, 4, 5]), seed=st.integers(0, 2**32 - 1), length=st.integers(0, 40),
+       k=st.integers(0, 7))
+def test_features_turn_with_the_board(size, seed, length, k):
+    """Playing the turned moves gives the turned features: the 8 symmetries are exact."""
+    rng = random.Random(seed)
+    board, turned = Board(Rules(size=size)), Board(Rules(size=size))
+    for _ in range(length):
+        if board.is_game_over():
+            break
+        move = rng.choice(board.legal_moves())
+        board.push(move)
+        turned.push(_turned(move, size, k))
+    perm = symmetries(size)[k]
+    expected = np.zeros_like(point_features(board, board.to_move))
+    expected[:, perm] = point_features(board, board.to_move)
+    assert (point_features(turned, turned.to_move) == expected).all()
+
+
+def test_symmetries_are_permutations_with_the_identity_first():
+    perms = symmetries(5)
+    assert perms.shape == (8, 55)
+    assert perms[0].tolist() == list(range(55))
+    assert all(sorted(p.tolist()) == list(range(55)) for p in perms)
+    assert len({tuple(p) for p in perms}) == 8
+
+
+# -- self-play and the dataset ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_dataset(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("netdata")
+    settings_ = SelfPlaySettings(size=5, visits=40, fast_visits=10, full_share=0.5, sample_plies=4)
+    for number in range(4):
+        game = play_game(settings_, number)
+        netdata.write_chunk(netdata.chunk_path(folder, number), {"size": 5, "games": 1, "command": "test"}, game)
+    return folder
+
+
+def test_a_self_play_game_replays_from_its_moves_and_labels_both_colours(small_dataset):
+    chunk = netdata.read_chunk(netdata.chunk_path(small_dataset, 0), 5)
+    assert chunk.ply.tolist() == list(range(len(chunk)))
+    board = Board(Rules(size=5))
+    features = chunk.unpacked_features()
+    for k in range(len(chunk)):
+        assert (features[k] == point_features(board, board.to_move)).all()
+        board.push(Move(board.geometry.points[chunk.played[k]]) if chunk.played[k] < 55 else Move.PASS)
+    assert board.is_game_over()
+    winner = board.outcome().winner
+    movers = [Colour.WHITE if k % 2 == 0 else Colour.BLACK for k in range(len(chunk))]
+    assert chunk.value.tolist() == [1 if winner is None else 0 if m == winner else 2 for m in movers]
+    owner, margin = final_ownership(board)
+    assert chunk.score[0] == margin and chunk.score[1] == -margin
+    assert (chunk.ownership[0] == owner).all() and (chunk.ownership[1] == -owner).all()
+    full = chunk.policy_mask.astype(bool)
+    assert full.any()
+    assert np.allclose(chunk.policy[full].astype(np.float32).sum(axis=1), 1.0, atol=2e-3)
+
+
+def test_a_damaged_chunk_is_refused_naming_the_file(small_dataset, tmp_path):
+    data = netdata.chunk_path(small_dataset, 1).read_bytes()
+    truncated = tmp_path / "chunk-000000.npz"
+    truncated.write_bytes(data[: len(data) // 2])
+    with pytest.raises(netdata.DatasetError, match=f"^{truncated}: not a readable margo-netdata chunk"):
+        netdata.read_chunk(truncated)
+    chunk = netdata.read_chunk(netdata.chunk_path(small_dataset, 1))
+    arrays = {name: getattr(chunk, name) for name in netdata.ARRAYS}
+    arrays["value"] = arrays["value"].copy()
+    arrays["value"][0] ^= 2
+    tampered = tmp_path / "chunk-000001.npz"
+    np.savez(tampered, header=np.frombuffer(json.dumps(chunk.header).encode(), np.uint8), **arrays)
+    with pytest.raises(netdata.DatasetError, match=f"^{tampered}: digest does not match its arrays"):
+        netdata.read_chunk(tampered)
+    foreign = tmp_path / "foreign.npz"
+    np.savez(foreign, x=np.zeros(3))
+    with pytest.raises(netdata.DatasetError, match=r"not a margo-netdata chunk \(missing header, features"):
+        netdata.read_chunk(foreign)
+    other = tmp_path / "chunk-000002.npz"
+    np.savez(other, header=np.frombuffer(json.dumps(dict(chunk.header, features_version=99)).encode(), np.uint8),
+             **arrays)
+    with pytest.raises(netdata.DatasetError, match=f"^{other}: features of version 99, this program encodes version 1$"):
+        netdata.read_chunk(other)
+    with pytest.raises(netdata.DatasetError, match="positions of size 5, expected 7"):
+        netdata.read_chunk(netdata.chunk_path(small_dataset, 1), 7)
+
+
+def test_training_refuses_an_empty_folder_and_a_corrupt_chunk(tmp_path):
+    script = ROOT / "scripts" / "net-train"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = subprocess.run([sys.executable, str(script), "--data", str(empty), "--out", str(tmp_path / "n.onnx")],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (2, f"net-train: {empty}: no dataset chunks (chunk-NNNNNN.npz) in it\n")
+    (empty / "chunk-000000.npz").write_bytes(b"PK\x03\x04 not really")
+    done = subprocess.run([sys.executable, str(script), "--data", str(empty), "--out", str(tmp_path / "n.onnx")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"net-train: {empty / 'chunk-000000.npz'}: not a readable margo-netdata chunk")
+    assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "n.onnx").exists()
+
+
+# -- training, export, and ONNX Runtime against PyTorch ---------------------------------
+
+
+def _random_net(encoding: str, size: int, seed: int) -> MarGoNet:
+    torch.manual_seed(seed)
+    model = MarGoNet(encoding, size, blocks=2, width=8)
+    with torch.no_grad():  # batch-norm statistics away from their defaults, so folding them is tested
+        for module in model.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+    return model.eval()
+
+
+@pytest.mark.parametrize("encoding", ["levels", "doubled"])
+def test_onnx_runtime_gives_pytorchs_outputs(encoding, tmp_path, small_dataset):
+    model = _random_net(encoding, 5, seed=3)
+    path = tmp_path / "net.onnx"
+    export_onnx(model, path, {"command": "test", "data_digest": "none"})
+    chunk = netdata.read_chunk(netdata.chunk_path(small_dataset, 2), 5)
+    features, globals_ = chunk.unpacked_features()[:16], chunk.globals[:16]
+    with torch.no_grad():
+        expected = model(torch_planes(model, torch.as_tensor(features), torch.as_tensor(globals_)))
+    policy, value, ownership, score = NetEvaluator(path).evaluate(features, globals_)
+    assert np.abs(policy - expected[0].numpy()).max() < 1e-4
+    assert np.abs(value - torch.softmax(expected[1], 1).numpy()).max() < 1e-4
+    assert np.abs(ownership - expected[2].numpy()).max() < 1e-4
+    assert np.abs(score - expected[3][:, 0].numpy()).max() < 1e-4
+    assert policy.shape == (16, 55 + 2)
+
+
+def test_training_lowers_the_loss_and_resumes_from_its_checkpoint(small_dataset, tmp_path):
+    dataset = load_dataset(small_dataset, 5, held_out=0.25)
+    assert dataset.test is not None and len(dataset.test["value"]) > 0
+    checkpoint = tmp_path / "ck.pt"
+    lines: list[str] = []
+    model, report = train(dataset, "levels", 5, blocks=1, width=8, steps=200, batch_size=32, seed=5,
+                          checkpoint=checkpoint, log=lines.append)
+    first = [float(line.split("policy ")[1].split()[0]) for line in lines if line.startswith("step ")]
+    assert first[-1] < first[0]
+    assert report["held_out"]["positions"] == len(dataset.test["value"])
+    again: list[str] = []
+    train(dataset, "levels", 5, blocks=1, width=8, steps=200, batch_size=32, seed=5, checkpoint=checkpoint,
+          log=again.append)
+    assert again == [f"resumed from {checkpoint} at step 200"]
+
+
+# -- the weights file and the player ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def net5(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("net") / "net-5x5.onnx"
+    export_onnx(_random_net("levels", 5, seed=1), path, {"command": "test", "data_digest": "none"})
+    return path
+
+
+def test_bad_weights_files_are_refused_in_one_line_naming_the_file(tmp_path, net5):
+    missing = tmp_path / "missing.onnx"
+    with pytest.raises(NetError, match=f"^{missing}: cannot read weights: No such file or directory$"):
+        load_net(missing)
+    with pytest.raises(NetError, match=f"^{tmp_path}: not a regular file$"):
+        load_net(tmp_path)
+    truncated = tmp_path / "truncated.onnx"
+    truncated.write_bytes(net5.read_bytes()[:1000])
+    with pytest.raises(NetError, match=f"^{truncated}: not a readable ONNX weights file \\(truncated or damaged\\)$"):
+        load_net(truncated)
+    import onnx
+
+    proto = onnx.load(str(net5))
+    foreign = tmp_path / "foreign.onnx"
+    stripped = onnx.ModelProto()
+    stripped.CopyFrom(proto)
+    del stripped.metadata_props[:]
+    foreign.write_bytes(stripped.SerializeToString())
+    with pytest.raises(NetError, match=f"^{foreign}: not a margo-net weights file \\(no 'margo-net' header\\)$"):
+        load_net(foreign)
+    for key, value, message in (("version", "2", "margo-net version 2, this program reads 1"),
+                                ("encoding", "hexagons", "unknown encoding 'hexagons' \\(known: levels, doubled\\)"),
+                                ("features_version", "7", "features of version 7, this program encodes 1")):
+        changed = onnx.ModelProto()
+        changed.CopyFrom(proto)
+        for entry in changed.metadata_props:
+            if entry.key == key:
+                entry.value = value
+        path = tmp_path / f"{key}.onnx"
+        path.write_bytes(changed.SerializeToString())
+        with pytest.raises(NetError, match=f"^{path}: {message}$"):
+            load_net(path)
+
+
+def test_the_net_spec_refuses_bad_options_and_files(tmp_path):
+    with pytest.raises(PlayerSpecError, match=f"^player 'net': {tmp_path / 'x.onnx'}: cannot read weights"):
+        make_player(f"net:weights={tmp_path / 'x.onnx'}")
+    with pytest.raises(PlayerSpecError, match="^unknown option for player 'net': 'threads'"):
+        make_player("net:threads=2")
+    with pytest.raises(PlayerSpecError, match="^player option playouts"):
+        make_player("net:playouts=0")
+
+
+def test_margo_gtp_refuses_a_missing_weights_file_in_one_line(tmp_path):
+    exe = Path(sys.executable).with_name("margo-gtp")
+    done = subprocess.run([str(exe), "--player", f"net:weights={tmp_path / 'none.onnx'}"], input="", text=True,
+                          capture_output=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and f"{tmp_path / 'none.onnx'}: cannot read weights" in done.stderr
+
+
+def test_the_search_counts_every_simulation_and_plays_legal_moves(net5):
+    search = NetSearch(NetEvaluator(net5), batch=4)
+    board = board_after(5, "c3 b2")
+    root = search.search(board, board.to_move, playouts=97)
+    assert search.last_simulations == 97
+    assert int(root.child_n.sum()) == root.n - 1 == 97  # the root's own evaluation is its first visit
+    assert root.moves == board.legal_moves(board.to_move)
+    assert np.isclose(root.prior.sum(), 1.0)
+    player = NetPlayer([net5], random.Random(0))
+    for _ in range(6):
+        colour = board.to_move
+        move = player.select_move(board, colour, Budget(playouts=30))
+        assert board.is_legal(move, colour)
+        board.push(move, colour)
+        player.notify(board, move, colour)
+
+
+def test_a_size_without_a_net_plays_mcts_and_says_so_once(net5, capsys):
+    player = NetPlayer([net5], random.Random(0))
+    board = Board(Rules(size=4))
+    for _ in range(2):
+        colour = board.to_move
+        move = player.select_move(board, colour, Budget(playouts=20))
+        board.push(move, colour)
+        player.notify(board, move, colour)
+    assert capsys.readouterr().err == "net: no network for 4x4 (weights for 5x5): playing mcts instead\n"
+
+
+def test_the_shipped_weights_load_with_their_header():
+    for size in (7, 9):
+        header, _ = load_net(SHIPPED / f"net-{size}x{size}.onnx")
+        assert (header.size, header.encoding, header.meta["format"]) == (size, "levels", "margo-net")
+        assert header.meta["command"].startswith("scripts/net-train --data")
+        assert len(header.meta["data_digest"]) == 64
+    assert move_index(9, Move.PASS) == 285 and move_index(9, Move.SWAP) == 286
