@@ -9,8 +9,8 @@ import random
 import pytest
 
 from margo_gtp.engine import (
-    BLACK, WHITE, Board, Colour, IllegalMoveError, InvalidColourError, InvalidMoveError, InvalidVertexError, Move,
-    Outcome, Point, Rules, RulesError, Termination,
+    BLACK, WHITE, Board, Colour, CoreState, IllegalMoveError, InvalidColourError, InvalidMoveError, InvalidVertexError,
+    Move, Outcome, Point, Rules, RulesError, Termination,
 )
 
 # Every test here runs on both rules cores (tests/conftest.py).
@@ -395,6 +395,29 @@ def test_group_at_is_the_group_and_freedoms_of_group_freedoms(seed, size, all_fr
         if board.is_game_over():
             break
     assert checked > 20 and buried_seen > 0  # groups and buried balls were both met
+
+
+def test_core_state_is_the_cores_ints_and_pop_restores_it():
+    """Board.core_state names the core's ints (the same on both cores): here a 2x2 set-up
+    whose four level-0 balls are freedomless with nothing on them (unsettled), the level-1
+    point the one supported empty point; then push/pop restores the state exactly."""
+    board = Board(Rules(size=2))
+    board.setup({Point(0, 0, 0): WHITE, Point(1, 0, 0): BLACK, Point(0, 1, 0): BLACK, Point(1, 1, 0): BLACK})
+    zobrist = board.geometry.zobrist
+    key = zobrist[0][0] ^ zobrist[1][1] ^ zobrist[1][2] ^ zobrist[1][3]
+    assert board.core_state() == CoreState(white=0b0001, black=0b1110, buried=0, supported_empty=0b10000,
+                                           unsettled=0b1111, key=key, buried_key=0)
+    assert board.zobrist_key == key ^ board.geometry.zobrist_to_move[int(board.to_move)]
+
+    board = Board(Rules(size=5))
+    board.random_playout(random.Random(3), max_moves=40)
+    state = board.core_state()
+    assert (state.white, state.black, state.buried) == (board.ball_mask(WHITE), board.ball_mask(BLACK),
+                                                        board.buried_mask())
+    for move in board.legal_moves():
+        board.push(move)
+        board.pop()
+        assert board.core_state() == state
 
 
 def test_group_at_refuses_indices_off_the_board():

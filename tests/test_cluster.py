@@ -22,7 +22,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray", reason="the cluster extra (Ray) is not installed")
+from needs import need_module
+
+need_module("ray", "the cluster extra; scripts/setup installs it")
 
 pytestmark = pytest.mark.process
 

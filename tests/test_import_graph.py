@@ -4,11 +4,16 @@ Every ``import`` statement of every module under ``margo_gtp/`` and ``adapters/`
 :mod:`ast` (lazy imports inside functions count too: they are imports all the same). A module's
 room is the longest prefix of its dotted name found in ``ROOMS``; an import of a module in a
 higher room fails the test, and so does any cycle between modules.
+
+Inside the engine room, a board's rules core is the engine's own: no code outside
+``margo_gtp/engine/`` (the package, the adapters, the scripts, the tests) reads ``._core``
+of a board; it asks the ``Board`` API (``core_state()``, ``core.board_core``, ...).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -129,3 +134,49 @@ def test_no_import_cycle():
         if name not in state:
             visit(name, [])
     assert cycles == []
+
+
+# -- nothing outside the engine reaches into a board's core ---------------------------------
+
+ENGINE = ROOT / "margo_gtp" / "engine"
+CORE_ATTRIBUTE = re.compile(r"\._core\b")
+
+
+def core_reaches(source: str) -> list[int]:
+    """Lines of Python ``source`` that read an attribute ``_core`` (``board._core``,
+    ``board._core._state``), in code or in a string of code (``python -c "..."``)."""
+    lines = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr == "_core":
+            lines.add(node.lineno)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and CORE_ATTRIBUTE.search(node.value):
+            lines.add(node.lineno)
+    return sorted(lines)
+
+
+def outside_the_engine() -> list[Path]:
+    """Every Python file of the package outside engine/, of the adapters and the tests, and
+    every script (shell scripts too: their embedded Python is read as text). This file is
+    left out: its own examples below are the reaches it looks for."""
+    python = [path for folder in ("margo_gtp", "adapters", "tests") for path in sorted((ROOT / folder).rglob("*.py"))
+              if ENGINE not in path.parents and path != Path(__file__).resolve()]
+    return python + sorted(path for path in (ROOT / "scripts").rglob("*") if path.is_file())
+
+
+def test_the_core_guard_sees_attribute_reads_and_code_in_strings():
+    source = 'state = board._core._state\nname = core_name()\ncode = "print(Board()._core)"\n_core = 1\n'
+    assert core_reaches(source) == [1, 3]
+
+
+def test_nothing_outside_the_engine_reaches_into_a_boards_core():
+    offenders = {}
+    for path in outside_the_engine():
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".py":
+            lines = core_reaches(text)
+        else:
+            lines = [n for n, line in enumerate(text.splitlines(), 1) if CORE_ATTRIBUTE.search(line)]
+        if lines:
+            offenders[str(path.relative_to(ROOT))] = lines
+    assert len(outside_the_engine()) > 100
+    assert offenders == {}, "read the Board API (core_state(), core.board_core) instead of ._core"

@@ -23,6 +23,7 @@ from margo_adapters.match_config import EngineSpec, MatchConfig
 from margo_adapters.referee_cli import match_app, tournament_app
 from margo_adapters.sprt import SprtSpec
 from margo_adapters.stats import model_counts
+from needs import need_module
 
 pytestmark = pytest.mark.process
 
@@ -391,7 +392,7 @@ def test_a_backend_that_returns_a_game_twice_gets_it_written_once_and_stop_when_
 
 
 def test_the_cluster_start_up_check_names_the_node_and_the_engine(tmp_path):
-    pytest.importorskip("ray")
+    need_module("ray", "the cluster extra; scripts/setup installs it")
     import socket
 
     from margo_adapters.cluster import GameSlot

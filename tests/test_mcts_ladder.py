@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from margo_gtp.engine import Board, Colour, Move, Rules, core
-from margo_gtp.engine.board import Point
+from margo_gtp.engine import Point
 from margo_gtp.players import PlayerSpecError, make_player, mcts
 from margo_gtp.players.heuristic import groups_with_freedoms
 

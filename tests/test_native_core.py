@@ -28,7 +28,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, core
-from margo_gtp.engine.board import PythonCore
 
 needs_native = pytest.mark.skipif(not core.native_available(), reason="native core not built")
 
@@ -87,19 +86,20 @@ def _core_in_subprocess(env_value: str | None) -> subprocess.CompletedProcess:
     env.pop("MARGO_CORE", None)
     if env_value is not None:
         env["MARGO_CORE"] = env_value
-    code = "from margo_gtp.engine import Board, core_name; print(core_name(), type(Board(size=3)._core).__name__)"
+    code = ("from margo_gtp.engine import Board, core_name; from margo_gtp.engine.core import board_core; "
+            "print(core_name(), board_core(Board(size=3)))")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
 
 
 @needs_native
 def test_default_core_is_native_when_built():
     result = _core_in_subprocess(None)
-    assert (result.stdout, result.stderr) == ("native NativeCore\n", "")
+    assert (result.stdout, result.stderr) == ("native native\n", "")
 
 
 def test_margo_core_python_selects_the_reference():
     result = _core_in_subprocess("python")
-    assert (result.stdout, result.stderr) == ("python PythonCore\n", "")
+    assert (result.stdout, result.stderr) == ("python python\n", "")
 
 
 def test_bad_margo_core_falls_back_with_one_line():
@@ -126,7 +126,7 @@ def both_cores():
         core.set_core("native")
         native_board = Board(rules)
         core.set_core(previous)
-        assert type(python_board._core) is PythonCore and type(native_board._core) is not PythonCore
+        assert (core.board_core(python_board), core.board_core(native_board)) == ("python", "native")
         return python_board, native_board
 
     yield make
@@ -154,14 +154,13 @@ def random_rules(draw: st.DrawFn) -> Rules:
 
 
 def state_of(board: Board) -> tuple:
-    """Everything a player or the protocol can read, plus the reference's internal sets."""
+    """Everything a player or the protocol can read, plus the core's own ints (core_state)."""
     return (
         board.balls(), board.buried(), board.zombies(), board.history, board.to_move, board.captured,
         board.swapped, board.zobrist_key, board.ball_counts(), board.score("balls"), board.score("territory"),
         board.territory_masks(), board.group_freedoms(Colour.WHITE), board.group_freedoms(Colour.BLACK),
         board.groups(), board.outcome(), board.ply, board.peek(),
-        board._core._balls, board._core._buried, board._core._supported_empty, board._core._unsettled,
-        board._core._key, board._core._buried_key,
+        board.core_state(),
     )
 
 
@@ -253,8 +252,9 @@ def test_setup_positions_agree(both_cores):
             rules = Rules(size=size, own_freedomless_group=rng.choice(["capture", "illegal"]),
                           all_freedoms=rng.random() < 0.5)
             python_board, native_board = both_cores(rules)
+            index = python_board.geometry.index
             for point in python_board.geometry.points:  # fill bottom-up at random
-                if rng.random() < 0.5 and python_board._core._supported_empty >> python_board.geometry.index[point] & 1:
+                if rng.random() < 0.5 and python_board.core_state().supported_empty >> index[point] & 1:
                     colour = rng.choice(list(Colour))
                     python_board.setup({point: colour})
                     native_board.setup({point: colour})
@@ -361,7 +361,7 @@ def test_a_generator_that_changes_the_board_stops_the_playout_on_both_cores(both
     """A random() that plays or undoes a move on the board being played out used to leave the
     playout loop working on stale candidates (a point ended up holding both colours). Both
     cores now stop with the same RuntimeError and a consistent board (the same on both)."""
-    from margo_gtp.engine.board import BOARD_CHANGED_DURING_PLAYOUT
+    from margo_gtp.engine.playout import BOARD_CHANGED_DURING_PLAYOUT
 
     class Meddling:
         def __init__(self, board: Board) -> None:
@@ -437,7 +437,7 @@ def test_splitmix_playouts_are_the_same_game(both_cores, rules, seed, max_moves)
 def test_splitmix64_reference_values():
     """The first outputs for seed 0 (Vigna's splitmix64.c: 0xE220A8397B1DCDAF,
     0x6E789E6AA1B965F4, ...), as 53-bit floats."""
-    from margo_gtp.engine.board import splitmix64
+    from margo_gtp.engine.playout import splitmix64
 
     draw = splitmix64(0)
     assert [draw() for _ in range(3)] == [(0xE220A8397B1DCDAF >> 11) / 2**53, (0x6E789E6AA1B965F4 >> 11) / 2**53,
@@ -663,14 +663,13 @@ def test_mcts_core_option_searches_on_that_core(both_cores, monkeypatch, search_
     """``mcts:core=...`` searches a copy on the named core, whatever core the game board is
     on: a seeded search builds the same tree either way (the cores play the same
     simulations), and every board the search plays on is on that core."""
-    from margo_gtp.engine.native import NativeCore
     from margo_gtp.players import make_player, mcts
 
-    seen_types = set()
+    seen_cores = set()
     real_seeded_playout = mcts.seeded_playout
 
     def spy(board, *args, **kwargs):
-        seen_types.add(type(board._core))
+        seen_cores.add(core.board_core(board))
         return real_seeded_playout(board, *args, **kwargs)
 
     monkeypatch.setattr(mcts, "seeded_playout", spy)
@@ -682,7 +681,7 @@ def test_mcts_core_option_searches_on_that_core(both_cores, monkeypatch, search_
         root = player.search(board, board.to_move, playouts=120)
         trees.append([(child.move, child.n, child.w, child.rave_n) for child in root.children])
     assert trees[0] == trees[1]
-    assert seen_types == {NativeCore if search_core == "native" else PythonCore}
+    assert seen_cores == {search_core}
 
 
 # -- the MCTS selection step in C (_search.uct_select) -------------------------------------

@@ -10,19 +10,22 @@ Imports nothing from :mod:`margo_gtp.protocol`. Public API in the spirit of pyth
     board.legal_moves()                    # [Move(Point(0, 0, 0)), ...]
     board.pop()
 
-See :mod:`margo_gtp.engine.board` for what is and is not enforced.
+See :mod:`margo_gtp.engine.board` for what is and is not enforced. The rooms inside: ``types``
+(colours, moves, errors, outcomes), ``board`` (the :class:`Board` front), ``python_core`` and
+``playout`` (the readable rules core), ``native`` (its C twin), ``core`` (which one runs),
+``rules``, ``geometry`` and ``positions``.
 """
 
-from margo_gtp.engine.board import (BLACK, WHITE, Board, IllegalMoveError, InvalidColourError, InvalidMoveError, Move,
-                                    Outcome, Termination)
+from margo_gtp.engine.board import Board
 from margo_gtp.engine.core import core_name, set_core
 from margo_gtp.engine.geometry import Geometry, geometry
-from margo_gtp.engine.rules import OPTION_NAMES, Colour, Rules, RulesError
-from margo_gtp.vertex import InvalidVertexError, Point
+from margo_gtp.engine.rules import OPTION_NAMES, Rules, RulesError
+from margo_gtp.engine.types import (BLACK, WHITE, Colour, CoreState, IllegalMoveError, InvalidColourError,
+                                    InvalidMoveError, InvalidVertexError, Move, Outcome, Point, Termination)
 
 __all__ = [
     "Board", "Move", "Outcome", "Termination", "IllegalMoveError", "InvalidMoveError", "InvalidColourError",
-    "InvalidVertexError",
+    "InvalidVertexError", "CoreState",
     "Colour", "WHITE", "BLACK", "Rules", "RulesError", "OPTION_NAMES", "Point",
     "Geometry", "geometry", "core_name", "set_core",
 ]

@@ -5,7 +5,7 @@ extension was built (``pip install`` compiles ``_native.c`` when a C compiler is
 see docs/native-core.md) and ``python`` otherwise. Both cores play the same MarGo: the
 native one is :class:`~margo_gtp.engine.native.NativeCore`, the core a new ``Board``
 holds (:attr:`Board.core_class <margo_gtp.engine.board.Board.core_class>`) while it is
-selected; the pure-Python one is :class:`~margo_gtp.engine.board.PythonCore`.
+selected; the pure-Python one is :class:`~margo_gtp.engine.python_core.PythonCore`.
 
 >>> core_name() in ("native", "python")
 True
@@ -19,6 +19,8 @@ import sys
 from typing import Any
 
 from margo_gtp.engine import board as _board
+from margo_gtp.engine.python_core import PythonCore
+from margo_gtp.engine.types import Colour
 
 CORES = ("native", "python")
 
@@ -73,7 +75,7 @@ def set_core(name: str) -> None:
         raise ValueError(f"invalid core: {name!r} (allowed native, python)")
     if name == "native" and _NativeCore is None:
         raise ValueError(f"the native core is not built: {_native_error}")
-    _board.Board.core_class = _NativeCore if name == "native" else _board.PythonCore
+    _board.Board.core_class = _NativeCore if name == "native" else PythonCore
 
 
 def board_core(board: _board.Board) -> str:
@@ -95,10 +97,10 @@ def board_on_core(board: _board.Board, name: str) -> _board.Board:
             raise ValueError(f"the native core is not built: {_native_error}")
         other = _NativeCore(board.rules)
     else:
-        other = _board.PythonCore(board.rules)
+        other = PythonCore(board.rules)
     white, black, to_move = board._core._root
     other._load(white, black)
-    other._set_root(_board.Colour(to_move))
+    other._set_root(Colour(to_move))
     for colour, move in board.history:
         other.push(move, colour)
     return _board._board_holding(other)

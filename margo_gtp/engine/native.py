@@ -1,8 +1,8 @@
 """The native rules core: :class:`NativeCore`, held by a
 :class:`~margo_gtp.engine.board.Board` as it would hold the pure-Python
-:class:`~margo_gtp.engine.board.PythonCore`.
+:class:`~margo_gtp.engine.python_core.PythonCore`.
 
-PEP 399 style: :mod:`margo_gtp.engine.board` is the readable reference; ``_native.c``
+PEP 399 style: :mod:`margo_gtp.engine.python_core` is the readable reference; ``_native.c``
 mirrors its state layout and algorithms in C, and :class:`NativeCore` offers the
 interface of ``PythonCore`` over a ``_native.State``. Every method that writes the state
 or runs on a hot path (push/pop, legal moves, random playouts, groups, zombies,
@@ -22,9 +22,9 @@ import random as _random
 from typing import Iterator
 
 from margo_gtp.engine import _native
-from margo_gtp.engine.board import BLACK, WHITE, IllegalMoveError, Move, Termination, colour_index
 from margo_gtp.engine.geometry import geometry
-from margo_gtp.engine.rules import Colour, Rules
+from margo_gtp.engine.rules import Rules
+from margo_gtp.engine.types import BLACK, WHITE, Colour, IllegalMoveError, Move, Termination, colour_index
 from margo_gtp.vertex import Point
 
 _KO_RULE_CODES = {"situational": 0, "positional": 1, "simple": 2, "none": 3}
@@ -70,7 +70,7 @@ def uses_mersenne_twister(rng: object) -> bool:
 class NativeCore:
     """The rules core of a :class:`~margo_gtp.engine.board.Board` with its state and
     algorithms in C (see the module docstring): the interface of
-    :class:`~margo_gtp.engine.board.PythonCore` (the search's bulk calls on its state are
+    :class:`~margo_gtp.engine.python_core.PythonCore` (the search's bulk calls on its state are
     in :mod:`margo_gtp.players.native_search`)."""
 
     def __init__(self, rules: Rules) -> None:

@@ -1,4 +1,4 @@
-"""Colours and rule options (``rules.md`` section 9), with their defaults and parsing.
+"""Rule options (``rules.md`` section 9), with their defaults and parsing.
 
 Options live on a :class:`Rules` value that a :class:`~margo_gtp.engine.board.Board` holds;
 nothing is a module global. Names and values are exactly those of ``rules.md`` section 9,
@@ -9,40 +9,13 @@ both go through :meth:`Rules.with_options`.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from margo_gtp.engine.types import Colour
 from margo_gtp.options import OptionError, PairError, read_choice, read_decimal, read_integer, read_pairs, read_switch
 from margo_gtp.vertex import MAX_SIZE, MIN_SIZE
-
-
-class Colour(enum.IntEnum):
-    """Ball colour. ``int(Colour.WHITE) == 0`` so colours index two-element lists."""
-
-    WHITE = 0
-    BLACK = 1
-
-    @property
-    def opponent(self) -> "Colour":
-        return Colour(self ^ 1)
-
-    @property
-    def letter(self) -> str:
-        """``'W'`` or ``'B'``, as GTP writes colours."""
-        return "WB"[self]
-
-    @classmethod
-    def parse(cls, text: str) -> "Colour":
-        """``'w'``, ``'white'``, ``'B'``, ``'black'`` (any case) -> Colour; ValueError otherwise."""
-        colour = _COLOUR_NAMES.get(text.lower()) if isinstance(text, str) else None
-        if colour is None:
-            raise ValueError(f"invalid colour: {text!r}")
-        return colour
-
-
-_COLOUR_NAMES = {"w": Colour.WHITE, "white": Colour.WHITE, "b": Colour.BLACK, "black": Colour.BLACK}
 
 
 class RulesError(ValueError):

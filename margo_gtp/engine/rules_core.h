@@ -1,7 +1,8 @@
 /* The MarGo rules core in C: its types and functions, shared by the files that hold them
  * and by the Python glue that uses them.
  *
- * PEP 399 style: margo_gtp/engine/board.py is the readable reference; the C core mirrors
+ * PEP 399 style: margo_gtp/engine/python_core.py is the readable reference (PythonCore, the
+ * core a Board holds; its playout loop in playout.py); the C core mirrors
  * its state layout (balls per colour, buried balls, supported empty points, unsettled
  * balls, a Zobrist key of all balls and one of the buried balls) and its algorithms
  * function by function:

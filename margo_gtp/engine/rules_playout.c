@@ -1,6 +1,6 @@
 /* Random playouts: Python's own Mersenne Twister (so a seeded random.Random plays the same
  * game on both cores), splitmix64 (MCTS's generator, Board.seeded_playout), or any Python
- * callable, and the playout loop of Board._random_playout. */
+ * callable, and the playout loop of random_playout in margo_gtp/engine/playout.py. */
 #include "rules_core.h"
 
 uint32_t mt_next(MT *m) {

@@ -1,7 +1,7 @@
 /* A position and its history: the repetition (superko) multiset, the group walk (probe,
  * scan, has_top), resolving a placement (resolve, cascade: R13), committing and undoing a
- * move, the root, and the legal placements. Board._probe ... Board.pop of
- * margo_gtp/engine/board.py, function by function. */
+ * move, the root, and the legal placements. PythonCore._probe ... pop of
+ * margo_gtp/engine/python_core.py, function by function. */
 #include "rules_core.h"
 
 __thread int rules_without_gil; /* see rules_core.h */

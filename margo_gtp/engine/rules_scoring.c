@@ -1,5 +1,5 @@
 /* Groups, zombies, territory, scores and the outcome of a finished game: Board._each_group,
- * group_at, _zombie_mask, territory_masks and score of margo_gtp/engine/board.py. */
+ * group_at, _zombie_mask, territory_masks and score of margo_gtp/engine/python_core.py. */
 #include "rules_core.h"
 
 /* The freedoms (points of `free` next to a ball, R12) of the balls of `group`, into out. */

@@ -2,8 +2,10 @@
 
 Playwright cannot download its own browser here, so the browser tests launch
 ``/usr/bin/chromium`` (``scripts/setup`` installs it with apt-get) with ``--no-sandbox``
-(we run as root) and ``--disable-background-networking``. Without it they are skipped with
-that reason. Screenshots go to ``runs/web/`` (git-ignored) for a human to look at.
+(we run as root) and ``--disable-background-networking``. Without it the browser tests are
+skipped saying so, and fail under ``CI=true`` (``tests/needs.py``); each test module checks
+the web extra itself (``web_helpers.need_the_web_extra``), so this file imports nothing of
+it at the top and loads without it. Screenshots go to ``runs/web/`` (git-ignored) for a human to look at.
 """
 
 from __future__ import annotations
@@ -13,12 +15,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("starlette")
-
-from margo_gtp.web.app import create_app  # noqa: E402
-from margo_gtp.web.game import EngineRegistry, GameStore  # noqa: E402
-from margo_gtp.web.watch import WatchFolder  # noqa: E402
-from web_helpers import CHROMIUM, LiveServer, engine_commands  # noqa: E402
+from margo_gtp.web.game import EngineRegistry, GameStore
+from margo_gtp.web.watch import WatchFolder
+from needs import need_file
+from web_helpers import CHROMIUM, LiveServer, engine_commands
 
 
 
@@ -41,6 +41,7 @@ def watch_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def live_server(registry: EngineRegistry, games_dir: Path, watch_dir: Path):
+    from margo_gtp.web.app import create_app  # Starlette: the modules using this checked it is there
     with LiveServer(create_app(registry, GameStore(games_dir), WatchFolder(watch_dir))) as server:
         yield server
 
@@ -48,8 +49,7 @@ def live_server(registry: EngineRegistry, games_dir: Path, watch_dir: Path):
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):  # noqa: ANN001, ANN201 - pytest-playwright's hook
     """pytest-playwright launches Debian's Chromium instead of a browser of its own."""
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium is missing (scripts/setup installs it with apt-get)")
+    need_file(CHROMIUM, "Debian's chromium package; scripts/setup installs it with apt-get")
     os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
     return {**browser_type_launch_args, "executable_path": str(CHROMIUM),
             "args": ["--no-sandbox", "--disable-background-networking"]}

@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 import typer
 
-from margo_gtp import __version__
-from margo_gtp.web.cli import default_engine_commands, parse_engine_options
+from web_helpers import need_the_web_extra
+
+need_the_web_extra()
+from margo_gtp import __version__  # noqa: E402
+from margo_gtp.web.cli import default_engine_commands, parse_engine_options  # noqa: E402
 
 MARGO_WEB = [sys.executable, "-c", "from margo_gtp.web.cli import main; main()"]
 

@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("playwright")
+from needs import need_module
+from web_helpers import PLAYWRIGHT, need_the_web_extra
+
+need_the_web_extra()
+need_module("playwright.sync_api", PLAYWRIGHT)
 from playwright.sync_api import Page, expect  # noqa: E402
 
 from web_helpers import SCREENSHOTS  # noqa: E402

@@ -10,13 +10,17 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from starlette.testclient import TestClient
 
-from margo_gtp import __version__, sgf
-from margo_gtp.engine import Board, Move, Rules
-from margo_gtp.web.app import create_app
-from margo_gtp.web.game import EngineRegistry, GameStore
-from margo_gtp.web.watch import WatchFolder
+from web_helpers import need_the_web_extra
+
+need_the_web_extra()
+from starlette.testclient import TestClient  # noqa: E402
+
+from margo_gtp import __version__, sgf  # noqa: E402
+from margo_gtp.engine import Board, Move, Rules  # noqa: E402
+from margo_gtp.web.app import create_app  # noqa: E402
+from margo_gtp.web.game import EngineRegistry, GameStore  # noqa: E402
+from margo_gtp.web.watch import WatchFolder  # noqa: E402
 
 
 @pytest.fixture

@@ -7,15 +7,19 @@ import threading
 from pathlib import Path
 
 import pytest
-from starlette.testclient import TestClient
 
-from margo_gtp import sgf
-from margo_gtp.engine import Board, Move, Rules
-from margo_gtp.web import replay as replay_module
-from margo_gtp.web.app import create_app
-from margo_gtp.web.game import EngineRegistry, GameStore
-from margo_gtp.web.replay import MAX_FRAMES_PER_REQUEST, MAX_REPLAY_MOVES
-from margo_gtp.web.view import frame, replay_frames
+from web_helpers import need_the_web_extra
+
+need_the_web_extra()
+from starlette.testclient import TestClient  # noqa: E402
+
+from margo_gtp import sgf  # noqa: E402
+from margo_gtp.engine import Board, Move, Rules  # noqa: E402
+from margo_gtp.web import replay as replay_module  # noqa: E402
+from margo_gtp.web.app import create_app  # noqa: E402
+from margo_gtp.web.game import EngineRegistry, GameStore  # noqa: E402
+from margo_gtp.web.replay import MAX_FRAMES_PER_REQUEST, MAX_REPLAY_MOVES  # noqa: E402
+from margo_gtp.web.view import frame, replay_frames  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LONG_GAME = (DATA / "random_19x19_3000_moves.sgf").read_text(encoding="utf-8")

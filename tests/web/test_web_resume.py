@@ -11,11 +11,15 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from starlette.testclient import TestClient
 
-from margo_gtp.web.app import create_app
-from margo_gtp.web.game import EngineRegistry, GameStore
-from margo_gtp.web.journal import JournalError, read
+from web_helpers import need_the_web_extra
+
+need_the_web_extra()
+from starlette.testclient import TestClient  # noqa: E402
+
+from margo_gtp.web.app import create_app  # noqa: E402
+from margo_gtp.web.game import EngineRegistry, GameStore  # noqa: E402
+from margo_gtp.web.journal import JournalError, read  # noqa: E402
 
 MARGO_WEB = [sys.executable, "-c", "from margo_gtp.web.cli import main; main()"]
 

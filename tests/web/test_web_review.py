@@ -18,19 +18,24 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from starlette.testclient import TestClient
 
-from margo_gtp import sgf
-from margo_gtp.engine import Board, Colour, Rules
-from margo_gtp.players import make_player
-from margo_gtp.players.base import Budget
-from margo_gtp.protocol import review as review_library
-from margo_gtp.protocol.review import read_reviewed, review_game, reviewed_sgf
-from margo_gtp.web import review as web_review
-from margo_gtp.web.app import create_app
-from margo_gtp.web.game import EngineRegistry, GameStore
-from margo_gtp.web.review import SECONDS_PER_POSITION, page_entry
-from web_helpers import SCREENSHOTS
+from web_helpers import need_the_web_extra
+
+need_the_web_extra()
+from starlette.testclient import TestClient  # noqa: E402
+
+from margo_gtp import sgf  # noqa: E402
+from margo_gtp.engine import Board, Colour, Rules  # noqa: E402
+from margo_gtp.players import make_player  # noqa: E402
+from margo_gtp.players.base import Budget  # noqa: E402
+from margo_gtp.protocol import review as review_library  # noqa: E402
+from margo_gtp.protocol.review import read_reviewed, review_game, reviewed_sgf  # noqa: E402
+from margo_gtp.web import review as web_review  # noqa: E402
+from margo_gtp.web.app import create_app  # noqa: E402
+from margo_gtp.web.game import EngineRegistry, GameStore  # noqa: E402
+from margo_gtp.web.review import SECONDS_PER_POSITION, page_entry  # noqa: E402
+from needs import need_module  # noqa: E402
+from web_helpers import PLAYWRIGHT, SCREENSHOTS  # noqa: E402
 
 VISITS = 20
 GAME = ("(;FF[4]GM[77]SZ[5]KM[0.5]PW[alice]PB[bob]\n"
@@ -362,7 +367,7 @@ def test_a_bad_file_to_review_gets_the_replay_paths_one_line(client: TestClient,
 
 # ---------------------------------------------------------------------------- the page
 
-playwright = pytest.importorskip("playwright.sync_api")
+playwright = need_module("playwright.sync_api", PLAYWRIGHT)
 Page, expect = playwright.Page, playwright.expect
 STATUS = "[data-role=status]"
 PROGRESS = "[data-role=review-progress]"

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from starlette.testclient import TestClient
 
-from margo_gtp.engine import Board, Move, Rules
-from margo_gtp.web.view import frame, which_illegal
+from web_helpers import need_the_web_extra
+
+need_the_web_extra()
+from starlette.testclient import TestClient  # noqa: E402
+
+from margo_gtp.engine import Board, Move, Rules  # noqa: E402
+from margo_gtp.web.view import frame, which_illegal  # noqa: E402
 
 SUICIDE = (["A3:1", "B3:1", "A1:1", "A2:1"], "A3:1")
 REPETITION = (["A3:1", "B3:1", "A1:1", "A2:1", "C3:1", "C2:1", "C1:1", "A3:1", "B2:1", "A2:2", "C3:1", "B3:1",

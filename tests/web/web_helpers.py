@@ -7,10 +7,25 @@ import threading
 import time
 from pathlib import Path
 
+from needs import need_module
+
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "runs" / "web"
 ENGINE = [sys.executable, "-c", "from margo_gtp.cli import main; main()"]
+
+
+WEB_EXTRA = "the web extra; scripts/setup installs it"
+PLAYWRIGHT = "the test extra's Playwright; scripts/setup installs it"
+
+
+def need_the_web_extra() -> None:
+    """Skip the calling test module, saying what is missing, unless Starlette and uvicorn
+    import; under ``CI=true`` fail instead (tests/needs.py). Called before the module's
+    imports of them, so it runs when a web test file is run on its own too."""
+    __tracebackhide__ = True
+    need_module("starlette", WEB_EXTRA)
+    need_module("uvicorn", WEB_EXTRA)
 
 
 def engine_commands() -> dict[str, list[str]]:
