@@ -87,7 +87,7 @@ def _turned(move: Move, size: int, k: int) -> Move:
     return Move(g.points[perm[g.index[move.point]]])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(size=st.sampled_from([3, 4, 5]), seed=st.integers(0, 2**32 - 1), length=st.integers(0, 40),
        k=st.integers(0, 7))
 def test_features_turn_with_the_board(size, seed, length, k):
@@ -226,15 +226,15 @@ def test_training_lowers_the_loss_and_resumes_from_its_checkpoint(small_dataset,
     assert dataset.test is not None and len(dataset.test["value"]) > 0
     checkpoint = tmp_path / "ck.pt"
     lines: list[str] = []
-    model, report = train(dataset, "levels", 5, blocks=1, width=8, steps=200, batch_size=32, seed=5,
+    model, report = train(dataset, "levels", 5, blocks=1, width=8, steps=120, batch_size=32, seed=5,
                           checkpoint=checkpoint, log=lines.append)
     first = [float(line.split("policy ")[1].split()[0]) for line in lines if line.startswith("step ")]
     assert first[-1] < first[0]
     assert report["held_out"]["positions"] == len(dataset.test["value"])
     again: list[str] = []
-    train(dataset, "levels", 5, blocks=1, width=8, steps=200, batch_size=32, seed=5, checkpoint=checkpoint,
+    train(dataset, "levels", 5, blocks=1, width=8, steps=120, batch_size=32, seed=5, checkpoint=checkpoint,
           log=again.append)
-    assert again == [f"resumed from {checkpoint} at step 200"]
+    assert again == [f"resumed from {checkpoint} at step 120"]
 
 
 # -- the weights file and the player ----------------------------------------------------

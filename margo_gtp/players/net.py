@@ -283,8 +283,9 @@ class NetSearch:
 
     def _evaluate(self, leaves: list) -> None:
         np = self.np
-        from margo_gtp.players.net_features import global_features, point_features
+        from margo_gtp.players.net_features import FEATURE_NAMES, global_features, point_features
 
+        LEGAL = FEATURE_NAMES.index("legal")  # noqa: N806 -- a constant of this loop
         pending = []
         for leaf in leaves:
             if leaf[0] == "done":
@@ -301,12 +302,14 @@ class NetSearch:
         features = np.stack([point_features(board, Colour(node.to_move)) for node, board, _ in pending])
         globals_ = np.stack([global_features(board, Colour(node.to_move)) for node, board, _ in pending])
         policy, value, _ownership, _score = self.evaluator.evaluate(features, globals_)
-        size = self.evaluator.size
-        from margo_gtp.players.net_features import move_index
-
+        count = policy.shape[1] - 2
         for k, (node, board, path) in enumerate(pending):
             moves = board.legal_moves(Colour(node.to_move))
-            logits = policy[k][[move_index(size, move) for move in moves]]
+            # placements come first, in point order: the "legal" feature row has their indices
+            # (no Point hashing in the hot loop); then swap and pass, if legal
+            placements = np.flatnonzero(features[k, LEGAL])
+            specials = [count + 1 if move.is_swap else count for move in moves[len(placements):]]
+            logits = policy[k][np.concatenate([placements, np.array(specials, np.int64)])]
             prior = np.exp(logits - logits.max())
             node.moves = moves
             node.prior = prior / prior.sum()
