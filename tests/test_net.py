@@ -284,8 +284,10 @@ def test_bad_weights_files_are_refused_in_one_line_naming_the_file(tmp_path, net
 def test_the_net_spec_refuses_bad_options_and_files(tmp_path):
     with pytest.raises(PlayerSpecError, match=f"^player 'net': {tmp_path / 'x.onnx'}: cannot read weights"):
         make_player(f"net:weights={tmp_path / 'x.onnx'}")
-    with pytest.raises(PlayerSpecError, match="^unknown option for player 'net': 'threads'"):
-        make_player("net:threads=2")
+    with pytest.raises(PlayerSpecError, match="^unknown option for player 'net': 'c'"):
+        make_player("net:c=2")
+    with pytest.raises(PlayerSpecError, match="^player option threads"):
+        make_player("net:threads=0")
     with pytest.raises(PlayerSpecError, match="^player option playouts"):
         make_player("net:playouts=0")
 
@@ -306,6 +308,10 @@ def test_the_search_counts_every_simulation_and_plays_legal_moves(net5):
     assert int(root.child_n.sum()) == root.n - 1 == 97  # the root's own evaluation is its first visit
     assert root.moves == board.legal_moves(board.to_move)
     assert np.isclose(root.prior.sum(), 1.0)
+    threaded = NetSearch(NetEvaluator(net5), batch=4, threads=3)
+    root = threaded.search(board, board.to_move, playouts=101)
+    assert threaded.last_simulations == 101
+    assert int(root.child_n.sum()) == root.n - 1 == 101  # no visit lost or counted twice, no virtual loss left
     player = NetPlayer([net5], random.Random(0))
     for _ in range(6):
         colour = board.to_move

@@ -30,6 +30,7 @@ import os
 import random
 import stat
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -185,10 +186,13 @@ class NetSearch:
     """PUCT search over one :class:`NetEvaluator` (module doc)."""
 
     def __init__(self, evaluator: NetEvaluator, *, c_puct: float = C_PUCT, fpu_reduction: float = FPU_REDUCTION,
-                 batch: int = BATCH, clock: Callable[[], float] = time.perf_counter) -> None:
+                 batch: int = BATCH, threads: int = 1, clock: Callable[[], float] = time.perf_counter) -> None:
         import numpy
 
         self.np = numpy
+        self.threads = max(1, threads)
+        self.lock = threading.Lock()
+        self._done = self._in_flight = 0
         self.evaluator = evaluator
         self.c_puct, self.fpu_reduction, self.batch = c_puct, fpu_reduction, max(1, batch)
         self.clock = clock
@@ -222,33 +226,65 @@ class NetSearch:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None) -> NetNode:
-        """Run simulations until ``playouts`` were run, ``deadline`` passed or ``stop()``."""
+        """Run simulations until ``playouts`` were run, ``deadline`` passed or ``stop()``.
+
+        With ``threads`` > 1 every thread gathers a batch under the tree's lock, evaluates it
+        without the lock (ONNX Runtime releases the GIL, so one thread's network call runs
+        while another walks the tree), and applies it under the lock again."""
         root = self.root_for(board, colour)
         if not root.expanded:
-            self._evaluate([(root, board.copy(), [])])
-        done = 0
-        while True:
-            if playouts is not None and done >= playouts:
-                break
-            if deadline is not None and self.clock() >= deadline:
-                break
-            if stop is not None and stop():
-                break
-            if root.terminal is not None:
-                break
-            want = self.batch if playouts is None else min(self.batch, playouts - done)
-            leaves = []
-            for _ in range(want):
-                leaf = self._descend(root, board)
-                if leaf is None:
-                    break
-                leaves.append(leaf)
-            if not leaves:
-                break
-            self._evaluate(leaves)
-            done += len(leaves)
-        self.last_simulations = done
+            self._apply(self._compute([(root, board.copy(), [])]))
+        self._done, self._in_flight = 0, 0
+        limits = (playouts, deadline, stop)
+        if self.threads == 1:
+            self._work(root, board, limits)
+        else:
+            workers = [threading.Thread(target=self._work, args=(root, board, limits), daemon=True)
+                       for _ in range(self.threads - 1)]
+            for worker in workers:
+                worker.start()
+            self._work(root, board, limits)
+            for worker in workers:
+                worker.join()
+        self.last_simulations = self._done
         return root
+
+    def _finished(self, root: NetNode, limits: tuple) -> bool:
+        playouts, deadline, stop = limits
+        return ((playouts is not None and self._done + self._in_flight >= playouts)
+                or (deadline is not None and self.clock() >= deadline)
+                or (stop is not None and stop()) or root.terminal is not None)
+
+    def _work(self, root: NetNode, board: Board, limits: tuple) -> None:
+        """One search thread's loop: gather, evaluate, apply (see :meth:`search`)."""
+        playouts = limits[0]
+        while True:
+            with self.lock:
+                if self._finished(root, limits):
+                    return
+                want = self.batch if playouts is None else min(self.batch, playouts - self._done - self._in_flight)
+                pending, scored = [], 0
+                for _ in range(want):
+                    leaf = self._descend(root, board)
+                    if leaf is None:
+                        break
+                    if leaf[0] == "done":  # a finished game, scored on the way down
+                        scored += 1
+                    else:
+                        pending.append(leaf)
+                self._done += scored
+                if not pending and not scored and self._in_flight == 0:
+                    return  # nothing to evaluate and nobody evaluating: the tree is exhausted
+                self._in_flight += len(pending)
+            if not pending:
+                if not scored:
+                    time.sleep(0.0002)  # another thread holds the leaves this walk wanted
+                continue
+            results = self._compute(pending)
+            with self.lock:
+                self._apply(results)
+                self._in_flight -= len(pending)
+                self._done += len(pending)
 
     def _select(self, node: NetNode) -> int:
         np = self.np
@@ -281,43 +317,50 @@ class NetSearch:
             parent.child_n[i] -= VIRTUAL_LOSS
         return None
 
-    def _evaluate(self, leaves: list) -> None:
+    def _compute(self, leaves: list) -> list:
+        """The network's (or the rules') verdict on each leaf; changes nothing in the tree."""
         np = self.np
         from margo_gtp.players.net_features import FEATURE_NAMES, global_features, point_features
 
-        LEGAL = FEATURE_NAMES.index("legal")  # noqa: N806 -- a constant of this loop
-        pending = []
-        for leaf in leaves:
-            if leaf[0] == "done":
-                continue
-            node, board, path = leaf
+        legal_row = FEATURE_NAMES.index("legal")
+        results, to_evaluate = [], []
+        for node, board, path in leaves:
             outcome = board.outcome()
             if outcome is not None:
-                node.terminal = 0.5 if outcome.winner is None else float(int(outcome.winner) == node.to_move)
-                self._backup(path, node, node.terminal, virtual=True)
-                continue
-            pending.append(leaf)
-        if not pending:
-            return
-        features = np.stack([point_features(board, Colour(node.to_move)) for node, board, _ in pending])
-        globals_ = np.stack([global_features(board, Colour(node.to_move)) for node, board, _ in pending])
+                results.append((node, path, 0.5 if outcome.winner is None else float(int(outcome.winner) == node.to_move),
+                                None, None))
+            else:
+                to_evaluate.append((node, board, path))
+        if not to_evaluate:
+            return results
+        features = np.stack([point_features(board, Colour(node.to_move)) for node, board, _ in to_evaluate])
+        globals_ = np.stack([global_features(board, Colour(node.to_move)) for node, board, _ in to_evaluate])
         policy, value, _ownership, _score = self.evaluator.evaluate(features, globals_)
         count = policy.shape[1] - 2
-        for k, (node, board, path) in enumerate(pending):
+        for k, (node, board, path) in enumerate(to_evaluate):
             moves = board.legal_moves(Colour(node.to_move))
             # placements come first, in point order: the "legal" feature row has their indices
             # (no Point hashing in the hot loop); then swap and pass, if legal
-            placements = np.flatnonzero(features[k, LEGAL])
+            placements = np.flatnonzero(features[k, legal_row])
             specials = [count + 1 if move.is_swap else count for move in moves[len(placements):]]
             logits = policy[k][np.concatenate([placements, np.array(specials, np.int64)])]
             prior = np.exp(logits - logits.max())
-            node.moves = moves
-            node.prior = prior / prior.sum()
-            node.child_n = np.zeros(len(moves), np.int64)
-            node.child_w = np.zeros(len(moves), np.float64)
-            node.children = [None] * len(moves)
-            node.value = float(value[k, 0] + 0.5 * value[k, 1])
-            self._backup(path, node, node.value, virtual=True)
+            results.append((node, path, float(value[k, 0] + 0.5 * value[k, 1]), moves, prior / prior.sum()))
+        return results
+
+    def _apply(self, results: list) -> None:
+        """Expand the evaluated leaves and back their values up (under the tree's lock)."""
+        np = self.np
+        for node, path, value, moves, prior in results:
+            if moves is None:
+                node.terminal = value
+            else:
+                node.moves, node.prior = moves, prior
+                node.child_n = np.zeros(len(moves), np.int64)
+                node.child_w = np.zeros(len(moves), np.float64)
+                node.children = [None] * len(moves)
+                node.value = value
+            self._backup(path, node, value, virtual=True)
 
     def _backup(self, path, leaf: NetNode, value: float, virtual: bool = True) -> None:
         """Add ``value`` (for the colour to move at ``leaf``) along ``path``: each edge's
@@ -355,7 +398,7 @@ class NetPlayer:
 
     def __init__(self, weights: list[str | os.PathLike[str]], rng: random.Random | None = None, *,
                  seconds: float | None = None, playouts: int | None = None, c_puct: float = C_PUCT,
-                 fpu_reduction: float = FPU_REDUCTION, batch: int = BATCH, reuse: bool = True,
+                 fpu_reduction: float = FPU_REDUCTION, batch: int = BATCH, threads: int = 1, reuse: bool = True,
                  fallback: Callable[[], object] | None = None) -> None:
         self.searches: dict[int, NetSearch] = {}
         for path in weights:
@@ -363,7 +406,7 @@ class NetPlayer:
             if evaluator.size in self.searches:
                 raise NetError(f"{path}: a second weights file for {evaluator.size}x{evaluator.size}")
             self.searches[evaluator.size] = NetSearch(evaluator, c_puct=c_puct, fpu_reduction=fpu_reduction,
-                                                      batch=batch)
+                                                      batch=batch, threads=threads)
         if not self.searches:
             raise NetError("the net player needs a weights file (net:weights=FILE)")
         self.rng = rng or random.Random()
