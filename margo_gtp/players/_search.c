@@ -1,6 +1,6 @@
 /* The Python glue of the native MCTS search (margo_gtp.players._search): parses arguments,
  * calls search_eval.c, search_policy.c and search_uct.c, converts the answers. Used by
- * margo_gtp/players/native_search.py; mcts.py and playout_policy.py stay the readable
+ * margo_gtp/players/native_search.py; python_tree.py, evaluate.py and playout_policy.py stay the readable
  * reference and the fallback (PEP 399).
  *
  * The positions it works on are margo_gtp.engine._native.State objects (NativeCore's
@@ -154,7 +154,7 @@ static PyObject *search_simulate(PyObject *module, PyObject *args) {
 
 /* uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins) -> the child of
  * highest UCT+RAVE score (uct_score), the first on ties, or None if no score exceeds -1.0:
- * the selection loop of MctsPlayer._descend, reading each child's n, w, rave_n and rave_w. */
+ * the selection loop of PythonTree._descend, reading each child's n, w, rave_n and rave_w. */
 static PyObject *str_n, *str_w, *str_rave_n, *str_rave_w;
 
 static int read_number(PyObject *obj, PyObject *name, double *out) {
@@ -272,7 +272,7 @@ static PyObject *float_list(const double *values, Py_ssize_t n) {
 
 /* prior_rates(state, to_move, codes, priors, komi) -> [rate]: search_prior.c's rates of the
  * moves `codes` (point index, -1 pass, -2 swap) of colour to_move, as
- * MctsPlayer._prior_rates gives them (tests compare the two) */
+ * PythonTree.prior_rates gives them (tests compare the two) */
 static PyObject *search_prior_rates(PyObject *module, PyObject *args) {
     PyObject *so, *codes_obj, *priors;
     int to_move;
@@ -356,7 +356,7 @@ fail:
 
 /* The root's children in pool order as (code, n, w, rave_n, rave_w, prior, pv), pv being
  * the principal variation below the child: the descendants chosen by the most visits
- * (then wins, the first on ties, as max() in MctsPlayer.analysis), each (code, player, n,
+ * (then wins, the first on ties, as max() in searcher.analyse), each (code, player, n,
  * w, rave_n, rave_w, prior), at most 64, ending with the first unvisited one. */
 static PyObject *root_children(const Tree *t, int32_t root) {
     const TreeNode *r = &t->nodes[root];

@@ -92,7 +92,7 @@ def new_stop_flag() -> Any:
 
 def uct_select_for(board: Board) -> Callable[..., Any] | None:
     """``_search.uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins)``
-    (the selection loop of ``MctsPlayer._descend`` in C) for a search on ``board``'s core,
+    (the selection loop of ``PythonTree._descend`` in C) for a search on ``board``'s core,
     or None to run the Python loop."""
     if _search is None or native_state(board) is None:
         return None
@@ -193,7 +193,7 @@ def search(board: Board, colour: Colour, rng: random.Random, config: Any, playou
            progress: Callable[..., object] | None = None,
            interval: float = 0.5, ownership: Any = None) -> tuple[int, int, float, list[tuple], int]:
     """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
-    ``rng`` as ``MctsPlayer.search`` does (its state goes in and comes back): until
+    ``rng`` as ``PythonTree.search`` does (its state goes in and comes back): until
     ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
     value; None: none). ``config``: the search's settings, a ``SearchConfig`` that the C
     glue reads by field name (komi and the scoring are ``board``'s rules'); ``priors``: the
@@ -202,7 +202,7 @@ def search(board: Board, colour: Colour, rng: random.Random, config: Any, playou
     visits, root wins, the root's children as (code, n, w, rave_n, rave_w, prior, pv), the
     tree's size in nodes); ``pv`` lists (code, player, n, w, rave_n, rave_w, prior) along
     the most visited line below the child. With ``tree`` (:func:`new_tree`) the search goes
-    on from that tree's root (priming it as ``MctsPlayer._prime`` does) and the tree is
+    on from that tree's root (priming it as ``PythonTree._prime`` does) and the tree is
     kept; else a tree of ``max_nodes`` is made and freed. :func:`can_search` must hold.
 
     ``threads`` > 1 search the one tree together with the GIL released; each thread beside
