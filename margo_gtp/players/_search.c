@@ -11,6 +11,7 @@
  */
 #include "search_core.h"
 
+#include <stddef.h>
 #include <time.h>
 
 static PyTypeObject *state_type; /* margo_gtp.engine._native.State */
@@ -81,6 +82,25 @@ static int field_bool(PyObject *obj, const char *what, const char *name, int *ou
     return *out < 0 ? -1 : 0;
 }
 
+/* A struct's fields by name: each entry's attribute, read as a number ('d': double), a whole
+ * number ('l': long) or a switch ('p': int), into the struct at its offset. */
+typedef struct {
+    const char *name;
+    char kind;
+    size_t offset;
+} FieldSpec;
+
+static int read_fields(PyObject *obj, const char *what, const FieldSpec *specs, void *out) {
+    for (const FieldSpec *f = specs; f->name; f++) {
+        char *at = (char *)out + f->offset;
+        int err = f->kind == 'd'   ? field_double(obj, what, f->name, (double *)at)
+                  : f->kind == 'l' ? field_long(obj, what, f->name, (long *)at)
+                                   : field_bool(obj, what, f->name, (int *)at);
+        if (err < 0) return -1;
+    }
+    return 0;
+}
+
 static const char CONFIG[] = "the search config";
 
 /* The heuristic evaluator's tunables (search_eval.c's prm) from the config's fields (`ladder`:
@@ -109,17 +129,21 @@ static int read_evaluator(PyObject *config, int *out) {
 /* The search's settings (SearchParams) from the config's fields, once per search; komi and
  * the scoring are the rules'. */
 static int read_search_params(PyObject *config, double komi, int territory_scoring, SearchParams *prm) {
+    static const FieldSpec fields[] = {
+        {"uct_c", 'd', offsetof(SearchParams, uct_c)},
+        {"rave_k", 'd', offsetof(SearchParams, rave_k)},
+        {"uct_prior_visits", 'd', offsetof(SearchParams, uct_prior_visits)},
+        {"prior_value", 'd', offsetof(SearchParams, prior_value)},
+        {"expand_visits", 'l', offsetof(SearchParams, expand_visits)},
+        {"prior_depth", 'l', offsetof(SearchParams, prior_depth)},
+        {"prior_visits", 'l', offsetof(SearchParams, prior_visits)},
+        {"decided_check_every", 'l', offsetof(SearchParams, decided_every)},
+        {"early_stop", 'p', offsetof(SearchParams, early_stop)},
+        {NULL, 0, 0},
+    };
     long playout_moves, playout_cap;
-    if (field_double(config, CONFIG, "uct_c", &prm->uct_c) < 0 || field_double(config, CONFIG, "rave_k", &prm->rave_k) < 0 ||
-        field_double(config, CONFIG, "uct_prior_visits", &prm->uct_prior_visits) < 0 ||
-        field_double(config, CONFIG, "prior_value", &prm->prior_value) < 0 ||
-        field_long(config, CONFIG, "expand_visits", &prm->expand_visits) < 0 ||
-        field_long(config, CONFIG, "prior_depth", &prm->prior_depth) < 0 ||
-        field_long(config, CONFIG, "prior_visits", &prm->prior_visits) < 0 ||
-        field_long(config, CONFIG, "decided_check_every", &prm->decided_every) < 0 ||
-        field_long(config, CONFIG, "playout_moves", &playout_moves) < 0 ||
-        field_long(config, CONFIG, "playout_cap", &playout_cap) < 0 ||
-        field_bool(config, CONFIG, "early_stop", &prm->early_stop) < 0 || read_evaluator(config, &prm->evaluator) < 0 ||
+    if (read_fields(config, CONFIG, fields, prm) < 0 || field_long(config, CONFIG, "playout_moves", &playout_moves) < 0 ||
+        field_long(config, CONFIG, "playout_cap", &playout_cap) < 0 || read_evaluator(config, &prm->evaluator) < 0 ||
         read_eval_params(config, prm->eval) < 0)
         return -1;
     /* the virtual wins of UCT's prior visits: prior_value * uct_prior_visits, as in Python */
@@ -226,23 +250,31 @@ static PyObject *search_uct_select(PyObject *module, PyObject *const *args, Py_s
  * bytes of PATTERN_TABLE_SIZE doubles) and `pattern_mix`; komi is the rules'. The table is
  * held by `priors`: it lives as long as the call that read it. */
 static int read_priors(PyObject *priors, double komi, PriorParams *pp) {
-    static const char PRIORS[] = "the priors", WEIGHTS[] = "the priors' weights";
+    static const FieldSpec weights[] = {
+        {"captures", 'd', offsetof(PriorParams, captures)},
+        {"own_in_atari", 'd', offsetof(PriorParams, own_in_atari)},
+        {"enemy_in_atari", 'd', offsetof(PriorParams, enemy_in_atari)},
+        {"own_groups", 'd', offsetof(PriorParams, own_groups)},
+        {"enemy_groups", 'd', offsetof(PriorParams, enemy_groups)},
+        {"freedoms", 'd', offsetof(PriorParams, freedoms)},
+        {"centre", 'd', offsetof(PriorParams, centre)},
+        {"centre_moves", 'l', offsetof(PriorParams, centre_moves)},
+        {"decisive", 'd', offsetof(PriorParams, decisive)},
+        {NULL, 0, 0},
+    };
+    static const FieldSpec band[] = {
+        {"low", 'd', offsetof(PriorParams, low)},
+        {"high", 'd', offsetof(PriorParams, high)},
+        {"temp", 'd', offsetof(PriorParams, temp)},
+        {"pattern_mix", 'd', offsetof(PriorParams, pattern_mix)},
+        {NULL, 0, 0},
+    };
+    static const char PRIORS[] = "the priors";
     PyObject *w = field(priors, PRIORS, "weights");
     if (!w) return -1;
-    int err = field_double(w, WEIGHTS, "captures", &pp->captures) < 0 ||
-              field_double(w, WEIGHTS, "own_in_atari", &pp->own_in_atari) < 0 ||
-              field_double(w, WEIGHTS, "enemy_in_atari", &pp->enemy_in_atari) < 0 ||
-              field_double(w, WEIGHTS, "own_groups", &pp->own_groups) < 0 ||
-              field_double(w, WEIGHTS, "enemy_groups", &pp->enemy_groups) < 0 ||
-              field_double(w, WEIGHTS, "freedoms", &pp->freedoms) < 0 ||
-              field_double(w, WEIGHTS, "centre", &pp->centre) < 0 ||
-              field_long(w, WEIGHTS, "centre_moves", &pp->centre_moves) < 0 ||
-              field_double(w, WEIGHTS, "decisive", &pp->decisive) < 0;
+    int err = read_fields(w, "the priors' weights", weights, pp);
     Py_DECREF(w);
-    if (err || field_double(priors, PRIORS, "low", &pp->low) < 0 || field_double(priors, PRIORS, "high", &pp->high) < 0 ||
-        field_double(priors, PRIORS, "temp", &pp->temp) < 0 ||
-        field_double(priors, PRIORS, "pattern_mix", &pp->pattern_mix) < 0)
-        return -1;
+    if (err < 0 || read_fields(priors, PRIORS, band, pp) < 0) return -1;
     PyObject *table = field(priors, PRIORS, "pattern_table");
     if (!table) return -1;
     /* a borrowed pointer into bytes that `priors` holds (the caller holds `priors`) */
