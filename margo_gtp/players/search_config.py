@@ -201,6 +201,8 @@ _CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
     "default_seconds": (_between(0, None), "a finite number >= 0"),
 }
 
-#: The player's options (the fields a spec may set) and the tunables, by field name.
-SETTINGS = tuple(field.name for field in dataclasses.fields(SearchConfig))[:24]
-TUNABLES = tuple(field.name for field in dataclasses.fields(SearchConfig))[24:]
+#: The player's options (the fields a spec may set) and the tunables, by field name: the
+#: tunables are the fields from ``uct_prior_visits`` on.
+_NAMES = tuple(field.name for field in dataclasses.fields(SearchConfig))
+SETTINGS = _NAMES[:_NAMES.index("uct_prior_visits")]
+TUNABLES = _NAMES[_NAMES.index("uct_prior_visits"):]
