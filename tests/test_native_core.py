@@ -554,9 +554,9 @@ def test_bad_arguments_to_the_search_raise_python_exceptions():
 def test_mcts_bulk_call_evaluates_like_the_python_evaluators(both_cores, monkeypatch, ladder_depth):
     """max_moves=0: the C leaf evaluation alone, against mcts.py's evaluators, exactly,
     with the ladder reading off and on."""
-    from margo_gtp.players import mcts
+    from margo_gtp.players import mcts, search_config
 
-    monkeypatch.setattr(mcts, "LADDER_DEPTH", ladder_depth)
+    monkeypatch.setattr(search_config, "LADDER_DEPTH", ladder_depth)  # the tunables block
 
     rng = random.Random(11)
     for trial in range(120):
@@ -598,10 +598,10 @@ def test_mcts_simulations_are_the_same_on_both_cores(both_cores, playout_moves):
 @needs_native
 @pytest.mark.parametrize("ladder_depth", [0, 4])
 def test_mcts_search_is_the_same_on_both_cores(both_cores, monkeypatch, ladder_depth):
-    from margo_gtp.players import mcts
+    from margo_gtp.players import search_config
     from margo_gtp.players.mcts import MctsPlayer
 
-    monkeypatch.setattr(mcts, "LADDER_DEPTH", ladder_depth)
+    monkeypatch.setattr(search_config, "LADDER_DEPTH", ladder_depth)  # a new player's default
 
     choices = []
     for board in both_cores(Rules(size=5)):
@@ -663,16 +663,16 @@ def test_mcts_core_option_searches_on_that_core(both_cores, monkeypatch, search_
     """``mcts:core=...`` searches a copy on the named core, whatever core the game board is
     on: a seeded search builds the same tree either way (the cores play the same
     simulations), and every board the search plays on is on that core."""
-    from margo_gtp.players import make_player, mcts
+    from margo_gtp.players import evaluate, make_player
 
     seen_cores = set()
-    real_seeded_playout = mcts.seeded_playout
+    real_seeded_playout = evaluate.seeded_playout
 
     def spy(board, *args, **kwargs):
         seen_cores.add(core.board_core(board))
         return real_seeded_playout(board, *args, **kwargs)
 
-    monkeypatch.setattr(mcts, "seeded_playout", spy)
+    monkeypatch.setattr(evaluate, "seeded_playout", spy)  # what the Python tree calls
     trees = []
     for board in both_cores(Rules(size=5)):
         board.seeded_playout(11, 8)

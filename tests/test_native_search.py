@@ -10,7 +10,9 @@ cap (``max_nodes``) bounds the tree without stopping the search.
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import types
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,8 +20,9 @@ from hypothesis import strategies as st
 
 from margo_gtp.engine import Board, Colour, Rules, core
 from margo_gtp.engine.positions import midgame_positions
-from margo_gtp.players import mcts, native_search
+from margo_gtp.players import native_search
 from margo_gtp.players.mcts import MctsPlayer, Node
+from margo_gtp.players.search_config import SearchConfig
 from search_rules import search_rules
 
 pytestmark = pytest.mark.skipif(not (core.native_available() and native_search.available()),
@@ -129,19 +132,21 @@ def test_bad_arguments_to_the_tree_search_raise():
     board = core.board_on_core(Board(Rules(size=5)), "native")
     state = core.native_state(board)
     mt = random.Random(1).getstate()[1]
-    params = (0.2, 300.0, 1, 0.5, 0.5, 2, 1, 10, 8, 10, False, False, 0, 0.5, mcts._native_params(None))
+    params = (SearchConfig(early_stop=False), 0.5, False)  # the config, komi, territory scoring
     with pytest.raises(ValueError, match="^max_nodes must be 1..2\\*\\*31-1$"):
-        _search.tree_search(state, 0, mt, params, 10, 0, None)
+        _search.tree_search(state, 0, mt, *params, 10, 0, None)
     with pytest.raises(ValueError, match="^colour must be 0 or 1$"):
-        _search.tree_search(state, 2, mt, params, 10, 100, None)
+        _search.tree_search(state, 2, mt, *params, 10, 100, None)
     priors = MctsPlayer()._c_tree_priors()
-    with pytest.raises(TypeError, match="^priors must be None or a tuple of 12 numbers$"):
-        _search.tree_search(state, 0, mt, params, 10, 100, 7)
-    with pytest.raises(TypeError, match="^priors must be None or a tuple of 12 numbers$"):
-        _search.tree_search(state, 0, mt, params, 10, 100, priors[:11])
-    with pytest.raises(TypeError, match="^priors must be None or a tuple of 12 numbers$"):
-        _search.tree_search(state, 0, mt, params, 10, 100, (*priors[:7], 1.5, *priors[8:]))
-    done, _, nodes, full = _search.tree_search(state, 0, mt, params, 10, 1, None)
+    with pytest.raises(TypeError, match=r"^no field 'weights' in the priors \(int given\)$"):
+        _search.tree_search(state, 0, mt, *params, 10, 100, 7)
+    no_mix = types.SimpleNamespace(**{name: getattr(priors, name) for name in ("weights", "low", "high", "temp")})
+    with pytest.raises(TypeError, match=r"^no field 'pattern_mix' in the priors \(types.SimpleNamespace given\)$"):
+        _search.tree_search(state, 0, mt, *params, 10, 100, no_mix)
+    with pytest.raises(TypeError, match="^'float' object cannot be interpreted as an integer$"):
+        _search.tree_search(state, 0, mt, *params, 10, 100,
+                            dataclasses.replace(priors, weights=dataclasses.replace(priors.weights, centre_moves=1.5)))
+    done, _, nodes, full = _search.tree_search(state, 0, mt, *params, 10, 1, None)
     assert (done, len(nodes), full) == (10, 1, True)  # room for the root only: ten playouts from it
 
 

@@ -358,14 +358,14 @@ def test_the_c_tree_s_priors_mix_the_patterns_as_python_does(seed, plies, mix, a
         return
     player = MctsPlayer(random.Random(0), patterns=True, pattern_mix=mix)
     priors = player._c_tree_priors(board)
-    assert len(priors) == 14 and priors[12] is player.patterns.dense_table
+    assert priors.pattern_table is player.patterns.dense_table and priors.pattern_mix == mix
     assert native_search.prior_rates(board, moves, int(colour), priors) == player._prior_rates(board, moves,
                                                                                                int(colour))
 
 
 def test_the_c_tree_gets_no_patterns_on_a_size_they_were_not_trained_on(capsys):
     player = MctsPlayer(random.Random(0), patterns=True)
-    assert len(player._c_tree_priors(Board(Rules(size=7)))) == 12
+    assert player._c_tree_priors(Board(Rules(size=7))).pattern_table is None
     assert capsys.readouterr().err.endswith("were trained on 9x9, not 7x7: heuristic priors only\n")
 
 

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from margo_gtp.engine import Board, Colour, Move, Rules, core
 from margo_gtp.engine.positions import midgame_positions
 from margo_gtp.players import native_search
+from margo_gtp.players.c_tree import CTree
 from margo_gtp.players.mcts import MctsPlayer
 from margo_gtp.players.ownership import Ownership
 from margo_gtp.protocol.game_analysis import analyse_game, analyse_position
@@ -182,7 +183,7 @@ def test_analysis_with_ownership_searches_on_the_c_tree(monkeypatch):
     board = midgame_positions()[2]
     answer = analyse_position(board, 150, seed=3, ownership=True)
     assert runs == [(True, True)]
-    monkeypatch.setattr(MctsPlayer, "_c_tree_can_search", lambda self, board: False)
+    monkeypatch.setattr(CTree, "can_search", staticmethod(lambda board: False))
     assert analyse_position(board, 150, seed=3, ownership=True) == answer
     assert runs[1] == (False, True)  # the Python search, same answer
     ownership = answer["ownership"]

@@ -97,8 +97,8 @@ def test_bad_arguments_to_prior_rates_raise():
         _search.prior_rates(state, 0, [-3], priors, 0.5)
     with pytest.raises(ValueError, match="^prior_rates: a move is illegal$"):
         _search.prior_rates(state, 0, [occupied], priors, 0.5)
-    with pytest.raises(TypeError, match="^priors must be None or a tuple of 12 numbers$"):
-        _search.prior_rates(state, 0, [occupied], priors[:3], 0.5)
+    with pytest.raises(TypeError, match=r"^no field 'weights' in the priors \(tuple given\)$"):
+        _search.prior_rates(state, 0, [occupied], (1.0, 2.0, 3.0), 0.5)
     with pytest.raises(ValueError, match="^colour must be 0 or 1$"):
         _search.prior_rates(state, 2, [occupied], priors, 0.5)
     assert _search.prior_rates(state, 0, [], priors, 0.5) == []

@@ -43,8 +43,9 @@ def raw_search(board: Board, seed: int, playouts: int, *, threads: int = 1, tree
     player = MctsPlayer(random.Random(seed), reuse=False, early_stop=False)
     helpers = native_search.helper_states(player.rng, threads)
     done, _, nodes, full = _search.tree_search(
-        native_state(board), int(board.to_move), player.rng.getstate()[1], player._c_tree_params(board), playouts,
-        1 << 24, None, None, True, tree, helpers, **control)
+        native_state(board), int(board.to_move), player.rng.getstate()[1], player._c_tree_params(board),
+        board.rules.komi, board.rules.scoring == "territory", playouts, 1 << 24, None, None, True, tree, helpers,
+        **control)
     return done, nodes, full
 
 

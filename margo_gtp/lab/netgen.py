@@ -71,7 +71,9 @@ def final_ownership(board: Board) -> tuple[np.ndarray, float]:
 def _make_player(settings: SelfPlaySettings, seed: int):
     from margo_gtp.players import make_player
 
-    spec = settings.player if ":" in settings.player else settings.player + ":threads=1"
+    # one thread (the workers are the parallelism); no early stop: a policy target needs every
+    # visit it was promised
+    spec = settings.player if ":" in settings.player else settings.player + ":threads=1,early_stop=off"
     return make_player(spec, seed)
 
 
@@ -91,7 +93,6 @@ def play_game(settings: SelfPlaySettings, seed: int) -> dict[str, np.ndarray]:
         if len(moves) == 1:
             move, full = moves[0], False
         else:
-            player.early_stop = not full  # a policy target needs every visit it was promised
             root = player.search(board, colour, playouts=settings.visits if full else settings.fast_visits)
             children = [child for child in root.children or [] if child.n > 0]
             visits = np.array([child.n for child in children], np.float64)

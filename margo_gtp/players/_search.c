@@ -1,6 +1,6 @@
 /* The Python glue of the native MCTS search (margo_gtp.players._search): parses arguments,
  * calls search_eval.c, search_policy.c and search_uct.c, converts the answers. Used by
- * margo_gtp/players/native_search.py; mcts.py and playout_policy.py stay the readable
+ * margo_gtp/players/native_search.py; python_tree.py, evaluate.py and playout_policy.py stay the readable
  * reference and the fallback (PEP 399).
  *
  * The positions it works on are margo_gtp.engine._native.State objects (NativeCore's
@@ -11,6 +11,7 @@
  */
 #include "search_core.h"
 
+#include <stddef.h>
 #include <time.h>
 
 static PyTypeObject *state_type; /* margo_gtp.engine._native.State */
@@ -40,22 +41,136 @@ static PyObject *search_heavy_playout(PyObject *module, PyObject *args) {
     return Py_BuildValue("(lN)", played, nt);
 }
 
-/* simulate(state, seed, max_moves, komi, territory_scoring, evaluator, params) -> White's
+/* -- settings read by field name: the search config (players/search_config.py's
+ * SearchConfig) and the priors (players/c_tree.py's Priors), one attribute per setting,
+ * read once per call into the plain C structs the search loops read; a missing field is a
+ * TypeError that names it. */
+
+static PyObject *field(PyObject *obj, const char *what, const char *name) {
+    PyObject *value = PyObject_GetAttrString(obj, name);
+    if (!value && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "no field '%s' in %s (%.100s given)", name, what, Py_TYPE(obj)->tp_name);
+    }
+    return value;
+}
+
+/* A number field (an int below 2**53 converts exactly, as Python's mixed arithmetic does). */
+static int field_double(PyObject *obj, const char *what, const char *name, double *out) {
+    PyObject *value = field(obj, what, name);
+    if (!value) return -1;
+    *out = PyFloat_AsDouble(value);
+    Py_DECREF(value);
+    return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* A whole-number field (an int, or what has __index__; a float is a TypeError). */
+static int field_long(PyObject *obj, const char *what, const char *name, long *out) {
+    PyObject *value = field(obj, what, name);
+    if (!value) return -1;
+    *out = PyLong_AsLong(value);
+    Py_DECREF(value);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* A switch field: its truth, as the "p" format reads it. */
+static int field_bool(PyObject *obj, const char *what, const char *name, int *out) {
+    PyObject *value = field(obj, what, name);
+    if (!value) return -1;
+    *out = PyObject_IsTrue(value);
+    Py_DECREF(value);
+    return *out < 0 ? -1 : 0;
+}
+
+/* A struct's fields by name: each entry's attribute, read as a number ('d': double), a whole
+ * number ('l': long) or a switch ('p': int), into the struct at its offset. */
+typedef struct {
+    const char *name;
+    char kind;
+    size_t offset;
+} FieldSpec;
+
+static int read_fields(PyObject *obj, const char *what, const FieldSpec *specs, void *out) {
+    for (const FieldSpec *f = specs; f->name; f++) {
+        char *at = (char *)out + f->offset;
+        int err = f->kind == 'd'   ? field_double(obj, what, f->name, (double *)at)
+                  : f->kind == 'l' ? field_long(obj, what, f->name, (long *)at)
+                                   : field_bool(obj, what, f->name, (int *)at);
+        if (err < 0) return -1;
+    }
+    return 0;
+}
+
+static const char CONFIG[] = "the search config";
+
+/* The heuristic evaluator's tunables (search_eval.c's prm) from the config's fields (`ladder`:
+ * SearchConfig's property, ladder_depth or the module's LADDER_DEPTH). */
+static int read_eval_params(PyObject *config, double prm[6]) {
+    static const char *const names[6] = {"eval_scale_min", "eval_scale_per_point", "freedom_value",
+                                         "short_of_freedoms_loss", "group_cost", "ladder"};
+    for (int k = 0; k < 6; k++)
+        if (field_double(config, CONFIG, names[k], &prm[k]) < 0) return -1;
+    return 0;
+}
+
+/* The config's evaluator: "heuristic" 0, "territory" 1 (a Python callable cannot run here). */
+static int read_evaluator(PyObject *config, int *out) {
+    PyObject *value = field(config, CONFIG, "evaluator");
+    if (!value) return -1;
+    *out = !PyUnicode_Check(value)                                     ? -1
+           : PyUnicode_CompareWithASCIIString(value, "heuristic") == 0 ? 0
+           : PyUnicode_CompareWithASCIIString(value, "territory") == 0 ? 1
+                                                                       : -1;
+    Py_DECREF(value);
+    if (*out < 0) PyErr_SetString(PyExc_ValueError, "the search config's evaluator must be 'heuristic' or 'territory'");
+    return *out < 0 ? -1 : 0;
+}
+
+/* The search's settings (SearchParams) from the config's fields, once per search; komi and
+ * the scoring are the rules'. */
+static int read_search_params(PyObject *config, double komi, int territory_scoring, SearchParams *prm) {
+    static const FieldSpec fields[] = {
+        {"uct_c", 'd', offsetof(SearchParams, uct_c)},
+        {"rave_k", 'd', offsetof(SearchParams, rave_k)},
+        {"uct_prior_visits", 'd', offsetof(SearchParams, uct_prior_visits)},
+        {"prior_value", 'd', offsetof(SearchParams, prior_value)},
+        {"expand_visits", 'l', offsetof(SearchParams, expand_visits)},
+        {"prior_depth", 'l', offsetof(SearchParams, prior_depth)},
+        {"prior_visits", 'l', offsetof(SearchParams, prior_visits)},
+        {"decided_check_every", 'l', offsetof(SearchParams, decided_every)},
+        {"early_stop", 'p', offsetof(SearchParams, early_stop)},
+        {NULL, 0, 0},
+    };
+    long playout_moves, playout_cap;
+    if (read_fields(config, CONFIG, fields, prm) < 0 || field_long(config, CONFIG, "playout_moves", &playout_moves) < 0 ||
+        field_long(config, CONFIG, "playout_cap", &playout_cap) < 0 || read_evaluator(config, &prm->evaluator) < 0 ||
+        read_eval_params(config, prm->eval) < 0)
+        return -1;
+    /* the virtual wins of UCT's prior visits: prior_value * uct_prior_visits, as in Python */
+    prm->uct_prior_wins = prm->prior_value * prm->uct_prior_visits;
+    prm->playout_moves = playout_moves >= 0 ? playout_moves : playout_cap; /* -1: to the end, at most the cap */
+    prm->territory_scoring = territory_scoring;
+    prm->komi = komi;
+    return 0;
+}
+
+/* simulate(state, seed, max_moves, komi, territory_scoring, evaluator, config) -> White's
  * result: a splitmix64 playout of at most max_moves moves, then the exact result if the
- * game is over, else the evaluator (0 heuristic, 1 territory sign). */
+ * game is over, else the evaluator (0 heuristic, 1 territory sign) with the config's
+ * evaluator tunables (read_eval_params). */
 static PyObject *search_simulate(PyObject *module, PyObject *args) {
-    PyObject *so;
+    PyObject *so, *config;
     unsigned long long seed;
     long max_moves;
     double komi;
     int territory_scoring, evaluator;
     double prm[6];
-    if (!PyArg_ParseTuple(args, "OKldpi(dddddd)", &so, &seed, &max_moves, &komi, &territory_scoring, &evaluator,
-                          &prm[0], &prm[1], &prm[2], &prm[3], &prm[4], &prm[5]))
+    if (!PyArg_ParseTuple(args, "OKldpiO", &so, &seed, &max_moves, &komi, &territory_scoring, &evaluator, &config))
         return NULL;
     StateObject *s = as_state(so);
     if (!s) return NULL;
     if (evaluator != 0 && evaluator != 1) return PyErr_Format(PyExc_ValueError, "evaluator must be 0 or 1");
+    if (read_eval_params(config, prm) < 0) return NULL;
     double result = simulate(s, (uint64_t)seed, max_moves, komi, territory_scoring, evaluator, prm);
     if (result < -1.5) return NULL;
     return PyFloat_FromDouble(result);
@@ -63,7 +178,7 @@ static PyObject *search_simulate(PyObject *module, PyObject *args) {
 
 /* uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins) -> the child of
  * highest UCT+RAVE score (uct_score), the first on ties, or None if no score exceeds -1.0:
- * the selection loop of MctsPlayer._descend, reading each child's n, w, rave_n and rave_w. */
+ * the selection loop of PythonTree._descend, reading each child's n, w, rave_n and rave_w. */
 static PyObject *str_n, *str_w, *str_rave_n, *str_rave_w;
 
 static int read_number(PyObject *obj, PyObject *name, double *out) {
@@ -128,36 +243,50 @@ static PyObject *search_uct_select(PyObject *module, PyObject *const *args, Py_s
 
 /* -- the tree search */
 
-/* The heuristic prior parameters, a tuple (captures, own_in_atari, enemy_in_atari,
- * own_groups, enemy_groups, freedoms, centre, centre_moves, decisive, low, high, temp) as
- * MctsPlayer._c_tree_priors gives it, into pp (komi apart: it is the rules'). */
-static int parse_priors(PyObject *t, double komi, PriorParams *pp) {
-    /* ... then, optionally, the patterns: their dense table of log gammas (bytes of
-     * PATTERN_TABLE_SIZE doubles, PatternWeights.dense_table, or None) and pattern_mix. The
-     * table is the tuple's: it lives as long as the call that parsed it. */
-    PyObject *table = Py_None;
-    pp->pattern_mix = 0.0;
-    Py_ssize_t size = PyTuple_Check(t) ? PyTuple_GET_SIZE(t) : -1;
-    int ok = (size == 12 && PyArg_ParseTuple(t, "dddddddldddd", &pp->captures, &pp->own_in_atari,
-                                             &pp->enemy_in_atari, &pp->own_groups, &pp->enemy_groups, &pp->freedoms,
-                                             &pp->centre, &pp->centre_moves, &pp->decisive, &pp->low, &pp->high,
-                                             &pp->temp)) ||
-             (size == 14 && PyArg_ParseTuple(t, "dddddddlddddOd", &pp->captures, &pp->own_in_atari,
-                                             &pp->enemy_in_atari, &pp->own_groups, &pp->enemy_groups, &pp->freedoms,
-                                             &pp->centre, &pp->centre_moves, &pp->decisive, &pp->low, &pp->high,
-                                             &pp->temp, &table, &pp->pattern_mix));
+/* The priors' settings (PriorParams), by field name from `priors` (players/c_tree.py's
+ * Priors, or anything with its fields): `weights` (heuristic.Weights: captures,
+ * own_in_atari, enemy_in_atari, own_groups, enemy_groups, freedoms, centre, centre_moves,
+ * decisive), `low`, `high`, `temp`, `pattern_table` (None, or PatternWeights.dense_table:
+ * bytes of PATTERN_TABLE_SIZE doubles) and `pattern_mix`; komi is the rules'. The table is
+ * held by `priors`: it lives as long as the call that read it. */
+static int read_priors(PyObject *priors, double komi, PriorParams *pp) {
+    static const FieldSpec weights[] = {
+        {"captures", 'd', offsetof(PriorParams, captures)},
+        {"own_in_atari", 'd', offsetof(PriorParams, own_in_atari)},
+        {"enemy_in_atari", 'd', offsetof(PriorParams, enemy_in_atari)},
+        {"own_groups", 'd', offsetof(PriorParams, own_groups)},
+        {"enemy_groups", 'd', offsetof(PriorParams, enemy_groups)},
+        {"freedoms", 'd', offsetof(PriorParams, freedoms)},
+        {"centre", 'd', offsetof(PriorParams, centre)},
+        {"centre_moves", 'l', offsetof(PriorParams, centre_moves)},
+        {"decisive", 'd', offsetof(PriorParams, decisive)},
+        {NULL, 0, 0},
+    };
+    static const FieldSpec band[] = {
+        {"low", 'd', offsetof(PriorParams, low)},
+        {"high", 'd', offsetof(PriorParams, high)},
+        {"temp", 'd', offsetof(PriorParams, temp)},
+        {"pattern_mix", 'd', offsetof(PriorParams, pattern_mix)},
+        {NULL, 0, 0},
+    };
+    static const char PRIORS[] = "the priors";
+    PyObject *w = field(priors, PRIORS, "weights");
+    if (!w) return -1;
+    int err = read_fields(w, "the priors' weights", weights, pp);
+    Py_DECREF(w);
+    if (err < 0 || read_fields(priors, PRIORS, band, pp) < 0) return -1;
+    PyObject *table = field(priors, PRIORS, "pattern_table");
+    if (!table) return -1;
+    /* a borrowed pointer into bytes that `priors` holds (the caller holds `priors`) */
+    int ok = table == Py_None ||
+             (PyBytes_Check(table) && PyBytes_GET_SIZE(table) == (Py_ssize_t)(PATTERN_TABLE_SIZE * sizeof(double)));
+    pp->patterns = ok && table != Py_None ? (const double *)PyBytes_AS_STRING(table) : NULL;
+    Py_DECREF(table);
     if (!ok) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_TypeError, "priors must be None or a tuple of 12 numbers");
-        return -1;
-    }
-    if (table != Py_None &&
-        (!PyBytes_Check(table) || PyBytes_GET_SIZE(table) != (Py_ssize_t)(PATTERN_TABLE_SIZE * sizeof(double)))) {
         PyErr_Format(PyExc_TypeError, "the priors' pattern table must be None or bytes of %d doubles",
                      PATTERN_TABLE_SIZE);
         return -1;
     }
-    pp->patterns = table == Py_None ? NULL : (const double *)PyBytes_AS_STRING(table);
     pp->komi = komi;
     return 0;
 }
@@ -175,7 +304,7 @@ static PyObject *float_list(const double *values, Py_ssize_t n) {
 
 /* prior_rates(state, to_move, codes, priors, komi) -> [rate]: search_prior.c's rates of the
  * moves `codes` (point index, -1 pass, -2 swap) of colour to_move, as
- * MctsPlayer._prior_rates gives them (tests compare the two) */
+ * PythonTree.prior_rates gives them (tests compare the two) */
 static PyObject *search_prior_rates(PyObject *module, PyObject *args) {
     PyObject *so, *codes_obj, *priors;
     int to_move;
@@ -183,7 +312,7 @@ static PyObject *search_prior_rates(PyObject *module, PyObject *args) {
     PriorParams pp;
     if (!PyArg_ParseTuple(args, "OiOOd", &so, &to_move, &codes_obj, &priors, &komi)) return NULL;
     StateObject *s = as_state(so);
-    if (!s || parse_priors(priors, komi, &pp) < 0) return NULL;
+    if (!s || read_priors(priors, komi, &pp) < 0) return NULL;
     if (to_move != 0 && to_move != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
     PyObject *seq = PySequence_Fast(codes_obj, "codes must be a sequence of move codes");
     if (!seq) return NULL;
@@ -259,7 +388,7 @@ fail:
 
 /* The root's children in pool order as (code, n, w, rave_n, rave_w, prior, pv), pv being
  * the principal variation below the child: the descendants chosen by the most visits
- * (then wins, the first on ties, as max() in MctsPlayer.analysis), each (code, player, n,
+ * (then wins, the first on ties, as max() in searcher.analyse), each (code, player, n,
  * w, rave_n, rave_w, prior), at most 64, ending with the first unvisited one. */
 static PyObject *root_children(const Tree *t, int32_t root) {
     const TreeNode *r = &t->nodes[root];
@@ -494,7 +623,8 @@ static PyTypeObject TreeType = {
     .tp_new = TreeObject_new,
 };
 
-/* tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None,
+/* tree_search(state, colour, mt_state, config, komi, territory_scoring, playouts, max_nodes,
+ *             priors, deadline=None,
  *             whole=True, tree=None, helpers=(), stop=None, progress=None, interval=0.5,
  *             ownership=False)
  *   -> (simulations, new mt_state, nodes, pool full), nodes being every node in preorder
@@ -502,7 +632,8 @@ static PyTypeObject TreeType = {
  *      with `ownership`, a fifth item (white, black, playouts): per point index the number
  *      of simulations whose final position holds a White (Black) ball there, summed over
  *      the threads, and the number of simulations counted (= simulations)
- * priors: None (no priors) or the heuristic prior parameters (see parse_priors);
+ * config: the search's settings, read by field name once (read_search_params: a SearchConfig);
+ * priors: None (no priors) or the heuristic priors' settings by field name (read_priors);
  * playouts < 0: no limit; deadline: a time.perf_counter() value; tree: a Tree to search
  * on (from its root, or a new one; it keeps the tree, and its own max_nodes), else a tree
  * of max_nodes made for this search and freed; helpers: the generator states
@@ -511,10 +642,7 @@ static PyTypeObject TreeType = {
  * simulation) or another callable (asked every POLL_SECONDS by the first thread, with the
  * GIL): set or true, the search ends after the simulations in flight; progress: called
  * about every `interval` seconds by the first thread with (simulations, root n, root w, the
- * root's children with their pv, tree size), a true answer stopping the search
- * params = (uct_c, rave_k, uct_prior_visits, uct_prior_wins, prior_value, expand_visits,
- *           prior_depth, prior_visits, decided_every, playout_moves, early_stop,
- *           territory_scoring, evaluator, komi, (6 evaluator tunables)) */
+ * root's children with their pv, tree size), a true answer stopping the search */
 #define MAX_SEARCH_THREADS 1024
 
 /* The threads' ownership counts summed: (white, black, playouts), the two lists indexed by
@@ -544,23 +672,21 @@ static PyObject *ownership_counts(const SearchRun *runs, Py_ssize_t threads, int
 }
 
 static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *kwds) {
-    static char *keywords[] = {"state", "colour", "mt_state", "params", "playouts", "max_nodes", "priors", "deadline",
+    static char *keywords[] = {"state", "colour", "mt_state", "config", "komi", "territory_scoring", "playouts",
+                               "max_nodes", "priors", "deadline",
                                "whole", "tree", "helpers", "stop", "progress", "interval", "ownership", NULL};
-    PyObject *so, *mt_state, *priors_obj, *deadline_obj = Py_None, *tree_obj = Py_None, *helpers = NULL;
+    PyObject *so, *mt_state, *config, *priors_obj, *deadline_obj = Py_None, *tree_obj = Py_None, *helpers = NULL;
     PyObject *stop = Py_None, *progress = Py_None;
     double interval = 0.5;
-    int colour, whole = 1, ownership = 0;
+    int colour, territory_scoring, whole = 1, ownership = 0;
+    double komi;
     long playouts;
     long max_nodes;
     SearchParams prm;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiO!(dddddlllllppid(dddddd))llO|OpOO!OOdp", keywords, &so, &colour,
-                          &PyTuple_Type, &mt_state,
-                          &prm.uct_c, &prm.rave_k, &prm.uct_prior_visits, &prm.uct_prior_wins, &prm.prior_value,
-                          &prm.expand_visits, &prm.prior_depth, &prm.prior_visits, &prm.decided_every,
-                          &prm.playout_moves, &prm.early_stop, &prm.territory_scoring, &prm.evaluator, &prm.komi,
-                          &prm.eval[0], &prm.eval[1], &prm.eval[2], &prm.eval[3], &prm.eval[4], &prm.eval[5],
-                          &playouts, &max_nodes, &priors_obj, &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers,
-                          &stop, &progress, &interval, &ownership))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiO!OdpllO|OpOO!OOdp", keywords, &so, &colour, &PyTuple_Type,
+                                     &mt_state, &config, &komi, &territory_scoring, &playouts, &max_nodes, &priors_obj,
+                                     &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers, &stop, &progress,
+                                     &interval, &ownership))
         return NULL;
     double deadline = 0.0;
     if (deadline_obj != Py_None) {
@@ -570,6 +696,7 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
     StateObject *s = as_state(so);
     if (!s) return NULL;
     if (colour != 0 && colour != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
+    if (read_search_params(config, komi, territory_scoring, &prm) < 0) return NULL;
     if (prm.evaluator != 0 && prm.evaluator != 1) return PyErr_Format(PyExc_ValueError, "evaluator must be 0 or 1");
     if (prm.decided_every < 1 || prm.expand_visits < 1)
         return PyErr_Format(PyExc_ValueError, "decided_every and expand_visits must be >= 1");
@@ -577,7 +704,7 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
     if (tree_obj != Py_None && !PyObject_TypeCheck(tree_obj, &TreeType))
         return PyErr_Format(PyExc_TypeError, "tree must be a Tree or None");
     PriorParams priors;
-    if (priors_obj != Py_None && parse_priors(priors_obj, prm.komi, &priors) < 0) return NULL;
+    if (priors_obj != Py_None && read_priors(priors_obj, prm.komi, &priors) < 0) return NULL;
     if (stop != Py_None && !PyCallable_Check(stop)) return PyErr_Format(PyExc_TypeError, "stop must be a StopFlag, callable or None");
     if (progress != Py_None && !PyCallable_Check(progress)) return PyErr_Format(PyExc_TypeError, "progress must be callable or None");
     if (!(interval > 0.0 && interval < 1e9)) return PyErr_Format(PyExc_ValueError, "interval must be > 0 seconds");
@@ -784,7 +911,7 @@ static PyMethodDef search_functions[] = {
     {"uct_select", (PyCFunction)(void (*)(void))search_uct_select, METH_FASTCALL,
      "uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins) -> best child or None"},
     {"simulate", (PyCFunction)search_simulate, METH_VARARGS,
-     "simulate(state, seed, max_moves, komi, territory_scoring, evaluator, params) -> White's result"},
+     "simulate(state, seed, max_moves, komi, territory_scoring, evaluator, config) -> White's result"},
     {"heavy_playout", (PyCFunction)search_heavy_playout, METH_VARARGS,
      "heavy_playout(state, mt_state, max_moves, tactics) -> (played, mt_state)"},
     {"prior_rates", (PyCFunction)search_prior_rates, METH_VARARGS,
@@ -794,7 +921,8 @@ static PyMethodDef search_functions[] = {
     {"pattern_log_strengths", (PyCFunction)search_pattern_log_strengths, METH_VARARGS,
      "pattern_log_strengths(state, colour, codes, table) -> the log strength of each move"},
     {"tree_search", (PyCFunction)(void (*)(void))search_tree_search, METH_VARARGS | METH_KEYWORDS,
-     "tree_search(state, colour, mt_state, params, playouts, max_nodes, priors, deadline=None, whole=True, tree=None, "
+     "tree_search(state, colour, mt_state, config, komi, territory_scoring, playouts, max_nodes, priors, "
+     "deadline=None, whole=True, tree=None, "
      "helpers=(), stop=None, progress=None, interval=0.5, ownership=False) -> (simulations, mt_state, nodes, full"
      "[, (white, black, playouts)])"},
     {NULL, NULL, 0, NULL},

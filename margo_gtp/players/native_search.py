@@ -92,25 +92,25 @@ def new_stop_flag() -> Any:
 
 def uct_select_for(board: Board) -> Callable[..., Any] | None:
     """``_search.uct_select(children, log_parent, uct_c, rave_k, prior_visits, prior_wins)``
-    (the selection loop of ``MctsPlayer._descend`` in C) for a search on ``board``'s core,
+    (the selection loop of ``PythonTree._descend`` in C) for a search on ``board``'s core,
     or None to run the Python loop."""
     if _search is None or native_state(board) is None:
         return None
     return _search.uct_select
 
 
-def simulate(board: Board, seed: int, max_moves: int, evaluator: int, params: tuple[float, ...]) -> float | None:
+def simulate(board: Board, seed: int, max_moves: int, evaluator: int, tunables: Any) -> float | None:
     """The MCTS bulk call: ``board.seeded_playout(seed, max_moves)``, then White's result --
-    exact (1, 0 or 1/2) if the game is over, else the C port of ``mcts.heuristic_evaluator``
-    (``evaluator`` 0, with ``params`` = (scale_min, scale_per_point, freedom_value,
-    short_of_freedoms_loss, group_cost, ladder_depth)) or of ``mcts.territory_evaluator``
+    exact (1, 0 or 1/2) if the game is over, else the C port of ``evaluate.heuristic_evaluator``
+    (``evaluator`` 0, with the tunables read by field name from ``tunables``: a
+    ``SearchConfig`` or ``evaluate.EvalTunables``) or of ``evaluate.territory_evaluator``
     (1). One crossing of the Python/C boundary. None, with nothing played, off the C path."""
     state = native_state(board)
     if _search is None or state is None:
         return None
     rules = board.rules
     return _search.simulate(state, seed & 0xFFFFFFFFFFFFFFFF, max_moves, rules.komi, rules.scoring == "territory",
-                            evaluator, params)
+                            evaluator, tunables)
 
 
 def heavy_playout(board: Board, rng: random.Random, max_moves: int, tactics: float) -> int | None:
@@ -159,10 +159,10 @@ def move_of(board: Board, code: int) -> Move:
     return Move(board.geometry.points[code])
 
 
-def prior_rates(board: Board, moves: list[Move], to_move: int, priors: tuple) -> list[float]:
+def prior_rates(board: Board, moves: list[Move], to_move: int, priors: Any) -> list[float]:
     """The C tree's prior win rates of ``moves`` for ``to_move`` in ``board`` (``search_prior.c``),
-    for ``priors`` = ``MctsPlayer._c_tree_priors()``: those of ``MctsPlayer._prior_rates``,
-    float for float. :func:`can_search` must hold."""
+    for ``priors`` (``c_tree.Priors``, read by field name): those of the Python tree's
+    ``PythonTree.prior_rates``, float for float. :func:`can_search` must hold."""
     return _search.prior_rates(native_state(board), to_move, [code_of(board, move) for move in moves], priors,
                                board.rules.komi)
 
@@ -186,22 +186,23 @@ def code_of(board: Board, move: Move) -> int:
     return board.geometry.index[move.point]
 
 
-def search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int | None,
-           deadline: float | None, priors: tuple | None,
+def search(board: Board, colour: Colour, rng: random.Random, config: Any, playouts: int | None,
+           deadline: float | None, priors: Any,
            max_nodes: int | None = None, tree: Any = None,
            threads: int = 1, stop: Callable[[], bool] | None = None,
            progress: Callable[..., object] | None = None,
            interval: float = 0.5, ownership: Any = None) -> tuple[int, int, float, list[tuple], int]:
     """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
-    ``rng`` as ``MctsPlayer.search`` does (its state goes in and comes back): until
+    ``rng`` as ``PythonTree.search`` does (its state goes in and comes back): until
     ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
-    value; None: none). ``params``: see ``_search.tree_search``; ``priors``: the heuristic
-    prior parameters (``MctsPlayer._c_tree_priors``), from which the C tree computes the
-    priors itself (``search_prior.c``), or None for no priors. Returns (simulations, root
+    value; None: none). ``config``: the search's settings, a ``SearchConfig`` that the C
+    glue reads by field name (komi and the scoring are ``board``'s rules'); ``priors``: the
+    heuristic priors' settings (``c_tree.Priors``, by field name too), from which the C tree
+    computes the priors itself (``search_prior.c``), or None for no priors. Returns (simulations, root
     visits, root wins, the root's children as (code, n, w, rave_n, rave_w, prior, pv), the
     tree's size in nodes); ``pv`` lists (code, player, n, w, rave_n, rave_w, prior) along
     the most visited line below the child. With ``tree`` (:func:`new_tree`) the search goes
-    on from that tree's root (priming it as ``MctsPlayer._prime`` does) and the tree is
+    on from that tree's root (priming it as ``PythonTree._prime`` does) and the tree is
     kept; else a tree of ``max_nodes`` is made and freed. :func:`can_search` must hold.
 
     ``threads`` > 1 search the one tree together with the GIL released; each thread beside
@@ -221,7 +222,8 @@ def search(board: Board, colour: Colour, rng: random.Random, params: tuple, play
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
     done, internal, (n, w, children, size), _, *owned = _search.tree_search(
-        native_state(board), int(colour), internal, params, -1 if playouts is None else playouts,
+        native_state(board), int(colour), internal, config, board.rules.komi, board.rules.scoring == "territory",
+        -1 if playouts is None else playouts,
         max_nodes or default_max_nodes(), priors, deadline, False, tree, helpers, stop=stop, progress=progress,
         interval=interval, ownership=ownership is not None)
     rng.setstate((version, internal, gauss))
@@ -237,8 +239,8 @@ def helper_states(rng: random.Random, threads: int) -> tuple:
     return tuple(random.Random(rng.getrandbits(64)).getstate()[1] for _ in range(threads - 1))
 
 
-def tree_search(board: Board, colour: Colour, rng: random.Random, params: tuple, playouts: int,
-                priors: tuple | None,
+def tree_search(board: Board, colour: Colour, rng: random.Random, config: Any, playouts: int,
+                priors: Any,
                 max_nodes: int = 1 << 24, threads: int = 1, tree: Any = None,
                 ownership: Any = None) -> tuple[int, list[tuple], bool]:
     """As :func:`search` with a playout budget, returning every node in preorder as (depth,
@@ -247,7 +249,8 @@ def tree_search(board: Board, colour: Colour, rng: random.Random, params: tuple,
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
     done, internal, nodes, full, *owned = _search.tree_search(
-        native_state(board), int(colour), internal, params, playouts, max_nodes, priors, None, True, tree, helpers,
+        native_state(board), int(colour), internal, config, board.rules.komi, board.rules.scoring == "territory",
+        playouts, max_nodes, priors, None, True, tree, helpers,
         ownership=ownership is not None)
     rng.setstate((version, internal, gauss))
     if ownership is not None:

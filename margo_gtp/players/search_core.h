@@ -2,12 +2,16 @@
  * search_*.c files share. The search uses the rules core through its header only
  * (margo_gtp/engine/rules_core.h), as KataGo's cpp/search uses cpp/game.
  *
- *   search_eval.c    mcts.heuristic_evaluator / territory_evaluator -> heuristic, simulate
- *   search_policy.c  playout_policy.HeavyPolicy                     -> heavy_playout
- *   search_uct.c     mcts._child_score                              -> uct_score
- *   search_prior.c   MctsPlayer._prior_rates (HeuristicPlayer.evaluate) -> prior_rates
- *   search_tree.c    MctsPlayer.search (_descend, _expand, _backup)  -> tree_search
- *   search_patterns.c patterns.features                            -> pattern_features
+ *   search_eval.c    evaluate.heuristic_evaluator / territory_evaluator -> heuristic, simulate
+ *   search_policy.c  playout_policy.HeavyPolicy                         -> heavy_playout
+ *   search_uct.c     searcher._child_score                              -> uct_score
+ *   search_prior.c   PythonTree.prior_rates (HeuristicPlayer.evaluate)   -> prior_rates
+ *   search_tree.c    PythonTree.search (_descend, _expand, _backup)      -> tree_search
+ *   search_patterns.c patterns.features                                 -> pattern_features
+ *
+ * (PythonTree is margo_gtp/players/python_tree.py, the reference these ports are tested
+ * against.) The settings come from a SearchConfig (search_config.py), which _search.c reads
+ * by field name once per call into the structs below.
  */
 #ifndef MARGO_SEARCH_CORE_H
 #define MARGO_SEARCH_CORE_H
@@ -47,7 +51,7 @@ typedef struct {
     int32_t count, cap, max_nodes; /* the pool never grows past max_nodes */
 } Tree;
 
-/* MctsPlayer's options and mcts.py's tunables that the search reads */
+/* The SearchConfig fields the search reads (_search.c's read_search_params, by name) */
 typedef struct {
     double uct_c, rave_k, uct_prior_visits, uct_prior_wins, prior_value;
     long expand_visits, prior_depth, prior_visits, decided_every, playout_moves;
@@ -55,21 +59,21 @@ typedef struct {
     double komi, eval[6];
 } SearchParams;
 
-/* search_prior.c: the prior win rates of moves, as MctsPlayer._prior_rates gives them:
+/* search_prior.c: the prior win rates of moves, as PythonTree.prior_rates gives them:
  * HeuristicPlayer.evaluate's one-ply score of each move (its Weights below), then
  * low + (high - low) * exp((score - best score) / temp). This is the search's one entry
  * point for priors: the tree calls prior_rates at each expansion within prior_depth of the
  * root (and when it primes a reused tree), on the thread's own position, without the lock
  * and without the GIL. With patterns on, the learned pattern priors (search_patterns.c) are mixed in
- * here, as MctsPlayer._prior_rates mixes them. */
+ * here, as PythonTree.prior_rates mixes them. */
 typedef struct {
     /* heuristic.Weights */
     double captures, own_in_atari, enemy_in_atari, own_groups, enemy_groups, freedoms, centre;
     long centre_moves;        /* plies of the game during which the centre term counts */
     double decisive;          /* a pass that ends the game: +decisive won, -decisive not */
-    double low, high, temp;   /* mcts.PRIOR_LOW, PRIOR_HIGH, MctsPlayer.prior_temp */
+    double low, high, temp;   /* SearchConfig.prior_low, prior_high, prior_temp */
     double komi;              /* the rules' komi: who wins when a pass ends the game */
-    /* the learned patterns (search_patterns.c, MctsPlayer._prior_rates): NULL for none, else
+    /* the learned patterns (search_patterns.c, PythonTree.prior_rates): NULL for none, else
      * the dense table of log gammas, mixed in as (1 - mix) * heuristic + mix * pattern rate */
     const double *patterns;
     double pattern_mix;
@@ -148,7 +152,7 @@ struct SearchRun {
 int32_t tree_new_root(Tree *t, int player, double prior_value);
 void tree_free(Tree *t);
 int tree_advance(Tree *t, int32_t *root, int code, int colour);
-/* MctsPlayer.search from sh->root by `threads` threads on the one tree (runs[0] runs on the
+/* PythonTree.search from sh->root by `threads` threads on the one tree (runs[0] runs on the
  * calling thread, which must not hold the GIL; the others are started here): until
  * sh->playouts simulations or sh->deadline. Simulations backed up; sh->error says if the
  * search failed (no Python exception is set). */

@@ -1,4 +1,4 @@
-/* The leaf evaluation of MCTS: C ports of margo_gtp/players/mcts.py's heuristic_evaluator
+/* The leaf evaluation of MCTS: C ports of margo_gtp/players/evaluate.py's heuristic_evaluator
  * (with can_escape and ladder_captures, its ladder reading) and territory_evaluator, and
  * the bulk call that plays a seeded playout and evaluates its end in one crossing. The same
  * double operations in the same order as the Python, so the same results. */
@@ -23,7 +23,7 @@ static int stats_cb(StateObject *s, int colour, const W *group, const W *freedom
     return 0;
 }
 
-/* mcts._freedoms_through: the freedoms of colour's group holding the ball at i (into out);
+/* evaluate._freedoms_through: the freedoms of colour's group holding the ball at i (into out);
  * returns their number, or -1 when i holds no unburied ball of colour (it was taken). */
 static int freedoms_through(StateObject *s, int colour, int i, W *out) {
     W group[MAXW];
@@ -32,7 +32,7 @@ static int freedoms_through(StateObject *s, int colour, int i, W *out) {
 
 static int ladder_captures(StateObject *s, int attacker, int ball, const W *liberties, int depth);
 
-/* mcts.can_escape: colour, to move, saves its group whose last freedom is point i by
+/* evaluate.can_escape: colour, to move, saves its group whose last freedom is point i by
  * playing there: legal and captures, or leaves the group three freedoms or more, or two
  * that a ladder of at most `depth` more ataris cannot take. 1 yes, 0 no, -1 memory error. */
 static int can_escape(StateObject *s, int colour, int i, int depth) {
@@ -55,7 +55,7 @@ static int can_escape(StateObject *s, int colour, int i, int depth) {
     return escaped;
 }
 
-/* mcts.ladder_captures: attacker, to move, takes the group holding `ball`, whose two
+/* evaluate.ladder_captures: attacker, to move, takes the group holding `ball`, whose two
  * freedoms are `liberties`, by an atari on one of them that the group cannot escape
  * (can_escape with depth - 1). 1 yes, 0 no, -1 memory error. */
 static int ladder_captures(StateObject *s, int attacker, int ball, const W *liberties, int depth) {
@@ -88,7 +88,7 @@ static int ladder_captures(StateObject *s, int attacker, int ball, const W *libe
     return 0;
 }
 
-/* mcts.heuristic_evaluator; prm = (scale_min, scale_per_point, freedom_value,
+/* evaluate.heuristic_evaluator; prm = (scale_min, scale_per_point, freedom_value,
  * short_of_freedoms_loss, group_cost, ladder_depth). Returns -2 on a memory error. */
 /* One group walk per colour serves both the zombie mask of the territory score and the
  * group statistics (the position does not change in between: can_escape runs after). */
@@ -172,7 +172,7 @@ double heuristic(StateObject *s, double komi, const double prm[6]) {
     return 1.0 / (1.0 + exp(-margin / scale));
 }
 
-/* The MCTS bulk call (mcts.seeded_playout): a splitmix64 playout of at most max_moves moves
+/* The MCTS bulk call (evaluate.seeded_playout): a splitmix64 playout of at most max_moves moves
  * (Board.seeded_playout), then White's result: exact (1, 0 or 1/2) if the game is over,
  * else evaluator 0 (heuristic, with prm) or 1 (the sign of the territory count). Returns
  * -2 with an exception set on a memory error. */

@@ -1,4 +1,4 @@
-/* The heuristic priors of MCTS in C: MctsPlayer._prior_rates of margo_gtp/players/mcts.py,
+/* The heuristic priors of MCTS in C: PythonTree.prior_rates of margo_gtp/players/python_tree.py,
  * which scores every move with HeuristicPlayer.evaluate (players/heuristic.py) and turns the
  * scores into prior win rates. The same features, the same double operations in the same
  * order (the build turns off floating-point contraction), so the same rates as Python's,
@@ -7,7 +7,7 @@
  * It runs on search threads without the GIL: no Python object is touched, and the position
  * is changed (each move pushed, looked at, undone) and left as it was. With patterns on
  * (PriorParams.patterns), prior_rates mixes in the learned patterns' rates
- * (search_patterns.c), float for float as MctsPlayer._prior_rates (tests/test_patterns.py).
+ * (search_patterns.c), float for float as PythonTree.prior_rates (tests/test_patterns.py).
  */
 #include "search_core.h"
 
@@ -91,7 +91,7 @@ static int evaluate(StateObject *s, int code, int colour, const PriorParams *pp,
     return 0;
 }
 
-/* MctsPlayer._heuristic_rates */
+/* PythonTree._heuristic_rates */
 static int heuristic_rates(StateObject *s, int to_move, const int32_t *codes, int n, const PriorParams *pp,
                            double *rates) {
     if (n <= 0) return 0;
@@ -105,7 +105,7 @@ static int heuristic_rates(StateObject *s, int to_move, const int32_t *codes, in
     return 0;
 }
 
-/* MctsPlayer._prior_rates: the heuristic rates, or with patterns their mix with the pattern
+/* PythonTree.prior_rates: the heuristic rates, or with patterns their mix with the pattern
  * rates of the placements (patterns.rates_of of their log strengths), the same double
  * operations in the same order as the Python. */
 int prior_rates(StateObject *s, int to_move, const int32_t *codes, int n, const PriorParams *pp, double *rates) {

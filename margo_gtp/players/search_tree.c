@@ -1,7 +1,7 @@
-/* The MCTS tree in C: MctsPlayer.search of margo_gtp/players/mcts.py (UCT + RAVE with
+/* The MCTS tree in C: PythonTree.search of margo_gtp/players/python_tree.py (UCT + RAVE with
  * progressive-bias priors), step for step, on a pool of nodes addressed by index.
  *
- * One simulation, as MctsPlayer._simulate: descend from the root by uct_score (the first
+ * One simulation, as PythonTree._simulate: descend from the root by uct_score (the first
  * child on ties), replaying the moves on a working copy of the position; expand the leaf on
  * its expand_visits-th visit (one child per legal move, in the order Board.legal_moves
  * gives, shuffled as random.Random.shuffle shuffles, then with priors near the root);
@@ -13,7 +13,7 @@
  * node). Where the Python search copies the board for each simulation, this one undoes
  * its moves: undo is exact, so the positions are the same.
  *
- * The priors are the heuristic player's (MctsPlayer._prior_rates), computed here by
+ * The priors are the heuristic player's (PythonTree.prior_rates), computed here by
  * prior_rates (search_prior.c) at an expansion within prior_depth of the root, on the
  * expanding thread's own position; the arithmetic on them (virtual visits, the stable
  * sort) is done as _give_priors does. No Python code runs during a search.
@@ -170,7 +170,7 @@ static void shuffle_with(MT *m, int32_t *codes, double *rates, int n) {
     }
 }
 
-/* MctsPlayer._expand, first half, without the lock: the legal moves of to_move in the
+/* PythonTree._expand, first half, without the lock: the legal moves of to_move in the
  * thread's position into run->codes, and their prior rates into run->rates when the
  * children get priors (*with_priors). `seen` is a pool size read under the lock since the
  * search began: the pool only grows during a search, so when `seen` plus the children
@@ -192,7 +192,7 @@ static int children_for(SearchRun *run, int to_move, int depth, int64_t seen, in
     return n;
 }
 
-/* MctsPlayer._expand, second half, under the lock (or before the threads start): the n
+/* PythonTree._expand, second half, under the lock (or before the threads start): the n
  * children (run->codes, shuffled by the thread's generator, with their priors when
  * with_priors) attached to node, which no other thread expands meanwhile. The generator
  * draws only when the children fit, as before the split. 0 done (or refused: the pool is
@@ -241,7 +241,7 @@ static int attach_children(SearchRun *run, int32_t node_index, int to_move, int 
     return 0;
 }
 
-/* MctsPlayer._expand whole, by one thread before the others start (the root) */
+/* PythonTree._expand whole, by one thread before the others start (the root) */
 static int expand(SearchRun *run, int32_t node_index, int to_move, int depth) {
     int with_priors, error = SEARCH_OK;
     int n = children_for(run, to_move, depth, run->sh->tree->count, &with_priors, &error);
@@ -271,7 +271,7 @@ static int path_reserve(SearchRun *run, int len) {
     return SEARCH_OK;
 }
 
-/* MctsPlayer._descend, its selection: the path (node indices, root first) into run->path,
+/* PythonTree._descend, its selection: the path (node indices, root first) into run->path,
  * the moves into it into run->path_codes and run->path_colours (the colour that made
  * each, the node's player); returns its length, -1 failed. Under the lock, and only
  * reads the tree and copies: the moves are played after the lock is released (replay).
@@ -333,7 +333,7 @@ static void abandon(SearchRun *run, int len, int error, int32_t marked) {
     tree_unlock(sh);
 }
 
-/* The rest of MctsPlayer._descend, without the lock: the path's moves played on the
+/* The rest of PythonTree._descend, without the lock: the path's moves played on the
  * thread's own position; then, when the leaf is due, its children made (legal moves and
  * priors unlocked, attached under the lock) and the first one stepped into, as the Python
  * search steps into its first child. Returns the path's new length, -1 failed (the
@@ -375,7 +375,7 @@ static int play_path(SearchRun *run, int len, int expand_due, int64_t seen) {
 }
 
 /* The points the playout played after stack entry `start`, per colour (the AMAF keys of
- * MctsPlayer._backup's board.played_points_since): gathered from the thread's own
+ * PythonTree._backup's board.played_points_since): gathered from the thread's own
  * position, without the lock. */
 static void playout_points(const StateObject *s, Py_ssize_t start, W played[2][MAXW]) {
     memset(played, 0, 2 * MAXW * sizeof(W));
@@ -383,7 +383,7 @@ static void playout_points(const StateObject *s, Py_ssize_t start, W played[2][M
         if (s->stack[k].code >= 0) SETB(played[s->stack[k].colour], s->stack[k].code);
 }
 
-/* Ownership (MctsPlayer._simulate's ownership.add): the balls of the simulation's final
+/* Ownership (PythonTree._simulate's ownership.add): the balls of the simulation's final
  * position -- the tree's moves, the playout, as the evaluation saw it -- counted per point
  * index into the thread's own arrays, buried balls too (they are on the board), as
  * Ownership.add_masks counts the ball bit sets. Without the lock. */
@@ -397,7 +397,7 @@ static void count_balls(SearchRun *run, const StateObject *s) {
     run->owner_playouts += 1;
 }
 
-/* MctsPlayer._backup: the result along the path, AMAF statistics of the siblings; the
+/* PythonTree._backup: the result along the path, AMAF statistics of the siblings; the
  * path's virtual loss removed. Under the lock. */
 static void backup(SearchRun *run, int len, double white_result, W played[2][MAXW]) {
     SearchShared *sh = run->sh;
@@ -432,7 +432,7 @@ static double perf_counter(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* MctsPlayer._decided: the most visited root child leads the runner-up by more visits
+/* PythonTree._decided: the most visited root child leads the runner-up by more visits
  * than the simulations left can give it (playouts < 0: no playout budget; no deadline
  * when has_deadline is 0). */
 static int decided(const Tree *t, int32_t root, long done, long playouts, double start, double now, int has_deadline,
@@ -457,7 +457,7 @@ static int decided(const Tree *t, int32_t root, long done, long playouts, double
     return (double)(first - second) > left;
 }
 
-/* MctsPlayer._prime: a reused tree gets the priors a fresh search would have given it --
+/* PythonTree._prime: a reused tree gets the priors a fresh search would have given it --
  * the nodes within prior_depth of the root that were expanded deeper down (so without
  * priors) get them now (added to their visits, not sorted). The thread's position is
  * node's (the moves to it played); 0 or -1 failed. Before the threads start. */
@@ -495,7 +495,7 @@ static int prime(SearchRun *run, int32_t node_index, int to_move, int depth) {
     return 0;
 }
 
-/* Keep the subtree below the root's child that `colour` reached by `code` (MctsPlayer.notify):
+/* Keep the subtree below the root's child that `colour` reached by `code` (PythonTree.advance):
  * copied breadth-first into a fresh pool (children stay consecutive, in their order), the
  * rest freed. 1 done, 0 no such child (the tree is unchanged), -1 with MemoryError. */
 int tree_advance(Tree *t, int32_t *root, int code, int colour) {

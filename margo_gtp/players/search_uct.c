@@ -1,4 +1,4 @@
-/* The selection score of MCTS (mcts._child_score): UCT blended with the AMAF value (RAVE,
+/* The selection score of MCTS (searcher._child_score): UCT blended with the AMAF value (RAVE,
  * Gelly & Silver 2007), the same double operations in the same order as the Python (the
  * build turns off floating-point contraction, so beta * amaf + (1 - beta) * q is not fused
  * into one rounding), so the same floats and the same choices. */

@@ -1,8 +1,8 @@
 """The ``mcts`` player's spec options: ``mcts:seconds=1,playouts=5000,c=0.4,...`` read into
-:class:`~margo_gtp.players.mcts.MctsPlayer` keywords.
+a :class:`~margo_gtp.players.search_config.SearchConfig`.
 
-:data:`OPTIONS` is the one table of them: the spec key, the ``MctsPlayer`` keyword it sets
-and how its value is read. Every value is read by :mod:`margo_gtp.options` (ASCII digits
+:data:`OPTIONS` is the one table of them: the spec key, the ``SearchConfig`` field it sets
+(also the ``MctsPlayer`` keyword of that name) and how its value is read. Every value is read by :mod:`margo_gtp.options` (ASCII digits
 only, no ``1_0``, no ``inf``/``nan``, switches ``on``/``off``/``true``/``false``), and every
 refusal is one line, ``player option KEY must be EXPECTED: 'VALUE'``, raised as
 :class:`~margo_gtp.players.PlayerSpecError`. ``seed`` is read by the registry
@@ -18,8 +18,10 @@ from collections.abc import Callable
 from margo_gtp.engine.core import CORES, native_available
 from margo_gtp.options import OptionError, read_choice, read_decimal, read_integer, read_switch
 from margo_gtp.players import native_search
-from margo_gtp.players.mcts import EVALUATORS, MAX_LADDER_DEPTH, MAX_THREADS, MIN_MAX_NODES, MctsPlayer
+from margo_gtp.players.evaluate import EVALUATORS
+from margo_gtp.players.mcts import MctsPlayer
 from margo_gtp.players.playout_policy import POLICIES
+from margo_gtp.players.search_config import MAX_LADDER_DEPTH, MAX_THREADS, MIN_MAX_NODES, SearchConfig
 
 __all__ = ["OPTIONS", "make_mcts"]
 
@@ -130,7 +132,7 @@ def _core(value: str, key: str) -> str:
     return core
 
 
-#: Spec options of ``mcts`` -> (MctsPlayer keyword, reader).
+#: Spec options of ``mcts`` -> (SearchConfig field, reader).
 OPTIONS: dict[str, tuple[str, Reader]] = {
     "seconds": ("seconds", _seconds),
     "playouts": ("playouts", _positive_count),
@@ -160,7 +162,7 @@ OPTIONS: dict[str, tuple[str, Reader]] = {
 
 
 def read_mcts_options(options: dict[str, str]) -> dict[str, object]:
-    """``{spec key: text}`` -> ``{MctsPlayer keyword: value}``; PlayerSpecError for an
+    """``{spec key: text}`` -> ``{SearchConfig field: value}``; PlayerSpecError for an
     unknown key or a bad value."""
     from margo_gtp.players import PlayerSpecError
 
@@ -188,6 +190,10 @@ def make_mcts(options: dict[str, str], seed: int | None) -> MctsPlayer:
     from margo_gtp.players.patterns import PatternWeightsError
 
     try:
-        return MctsPlayer(random.Random(seed), **keywords)  # type: ignore[arg-type]
+        config = SearchConfig(**keywords)  # type: ignore[arg-type]
+    except ValueError as error:  # the readers above refuse first: this is a reader out of step with the config
+        raise PlayerSpecError(f"player option {error}") from None
+    try:
+        return MctsPlayer(random.Random(seed), config=config)
     except PatternWeightsError as error:  # patterns=on with a weights file it cannot use: refused
         raise PlayerSpecError(f"player option patterns=on: {error}") from None

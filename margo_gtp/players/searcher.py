@@ -1,0 +1,200 @@
+"""The pieces every searcher shares, and the shape a searcher has (:class:`Searcher`).
+
+A *searcher* runs the tree search behind a player: it is given a position, a budget and a
+way to be stopped, and returns the root of its tree as :class:`Node` objects -- the root
+and every child of it exact, each with its visits, wins, AMAF statistics and prior -- which
+is all a player reads (the move to play: :func:`best_child`; what ``analyze`` prints:
+:func:`analyse`). Two searchers have that shape today, both of the one UCT+RAVE search
+(:mod:`.mcts`):
+
+- :class:`.python_tree.PythonTree`, the Python tree: the reference (the oracle the C tree
+  is tested against), and the searcher of what the C tree cannot run;
+- :class:`.c_tree.CTree`, the driver of the C tree (``search_tree.c``): the same tree for a
+  seed with one thread, more threads on one tree, a view of it back as Nodes.
+
+A new search (a network-guided PUCT search, say) plugs in by the same protocol: it takes
+its settings when it is made, keeps its tree between moves if it likes (:meth:`Searcher.advance`),
+and answers :meth:`Searcher.search` with a root of Nodes, so the player's move choice,
+resignation, analysis output, pondering and ``margo-analysis`` read it unchanged
+(docs/players.md, "The searcher's shape").
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from margo_gtp.engine import Board, Colour, Move
+from margo_gtp.players.search_config import PRIOR_VALUE, PRIOR_VISITS, PROGRESS_SECONDS
+
+__all__ = ["Analysis", "Node", "PatternChoice", "Searcher", "analyse", "best_child", "position_key"]
+
+
+class Node:
+    """One position of the search tree, reached from its parent by ``move``.
+
+    Fields (``__slots__``; nothing else is stored, boards are replayed from the root):
+
+    ``move``      the move leading here (``None`` at the root)
+    ``player``    colour (int) that played ``move``; the root holds the colour that made
+                  the last move, i.e. the opponent of the colour to move
+    ``point``     flat point index of ``move`` (-1 for pass, swap and the root): AMAF key
+    ``parent``    parent node (``None`` at the root)
+    ``children``  ``None`` until expanded; then one node per legal move ([] when the
+                  position is terminal)
+    ``n``, ``w``  visits and wins for ``player`` (a draw counts half)
+    ``rave_n``, ``rave_w``  AMAF visits and wins for ``player``: simulations through the
+                  parent in which ``player`` played ``point`` later on
+    ``prior``     the heuristic prior win rate of ``move``; ``primed``: see __init__
+    """
+
+    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w", "prior", "primed")
+
+    def __init__(self, move: Move | None, player: int, point: int, parent: "Node | None") -> None:
+        self.move = move
+        self.player = player
+        self.point = point
+        self.parent = parent
+        self.children: list[Node] | None = None
+        self.n = 0
+        self.w = 0.0
+        self.rave_n = 0
+        self.rave_w = 0.0
+        self.prior = PRIOR_VALUE  # the heuristic prior win rate given at expansion, if any
+        # True once the children have had their chance at priors (they get them only
+        # within prior_depth of the root): a node expanded deeper and later made the
+        # root, or a child of the root, by tree reuse is primed then (PythonTree._prime)
+        self.primed = False
+
+    def win_rate(self) -> float:
+        """Wins for ``player`` per visit (``PRIOR_VALUE`` when unvisited)."""
+        return self.w / self.n if self.n else PRIOR_VALUE
+
+    def size(self) -> int:
+        """Nodes in this subtree (iterative: trees can be deep)."""
+        count, stack = 0, [self]
+        while stack:
+            node = stack.pop()
+            count += 1
+            if node.children:
+                stack.extend(node.children)
+        return count
+
+    def __repr__(self) -> str:
+        label = "root" if self.move is None else self.move.gtp()
+        return f"<Node {label} n={self.n} w={self.w:g} rave={self.rave_w:g}/{self.rave_n}>"
+
+
+_COLOURS = (Colour.WHITE, Colour.BLACK)  # Colour(c) without the enum call, in the hot loop
+
+
+def _child_score(child: Node, log_parent: float, uct_c: float, rave_k: float) -> float:
+    """UCT value of ``child`` blended with its AMAF value (Gelly & Silver 2007)."""
+    n = child.n + PRIOR_VISITS
+    q = (child.w + PRIOR_VALUE * PRIOR_VISITS) / n
+    if child.rave_n:
+        amaf = child.rave_w / child.rave_n
+        beta = math.sqrt(rave_k / (3 * child.n + rave_k)) if rave_k else 0.0
+        q = beta * amaf + (1 - beta) * q
+    return q + uct_c * math.sqrt(log_parent / n)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One candidate move of the current search, as ``margo-analyze`` prints it."""
+
+    move: Move
+    visits: int
+    winrate: float  # for the colour to move
+    prior: float    # prior win rate from the heuristic at expansion (PRIOR_VALUE when none)
+    order: int      # 0 = the move the player would choose now
+    pv: tuple[Move, ...]
+    amaf: float = PRIOR_VALUE  # all-moves-as-first (RAVE) win rate for the colour to move
+
+
+def best_child(root: Node) -> Node:
+    """The move a player chooses: the most visited child (then the most wins)."""
+    assert root.children, "search needs a position with legal moves"
+    return max(root.children, key=lambda child: (child.n, child.w))
+
+
+def analyse(root: Node, max_moves: int = 10, pv_length: int = 8) -> list[Analysis]:
+    """The root's most visited children, best first, with principal variations."""
+    children = sorted(root.children or [], key=lambda child: (child.n, child.w), reverse=True)
+    out = []
+    for order, child in enumerate(children[:max_moves]):
+        if child.n == 0:
+            break
+        pv = [child.move]
+        node = child
+        while node.children and len(pv) < pv_length:
+            node = max(node.children, key=lambda c: (c.n, c.w))
+            if node.n == 0:
+                break
+            pv.append(node.move)
+        amaf = child.rave_w / child.rave_n if child.rave_n else PRIOR_VALUE
+        out.append(Analysis(child.move, child.n, child.win_rate(), child.prior, order, tuple(pv), amaf))  # type: ignore[arg-type]
+    return out
+
+
+def position_key(board: Board, colour: Colour | int) -> tuple[int, int, int]:
+    """What a kept tree is the tree of: (Zobrist key, moves played, colour to move)."""
+    return board.zobrist_key, len(board.history), int(colour)
+
+
+class PatternChoice:
+    """The learned pattern weights of a player's priors, and which board sizes they serve:
+    one object per player, shared by its searchers (so a size is warned about once)."""
+
+    def __init__(self, weights: Any = None) -> None:
+        self.weights = weights
+        self._warned: set[int] = set()  # board sizes already warned about
+
+    def for_board(self, board: Board) -> Any:
+        """The weights to use on ``board``: None with patterns off, or when they were not
+        trained on its size (then the heuristic priors alone, and one warning line on
+        stderr per size: the size is known only once a game starts, and GTP may change it)."""
+        weights = self.weights
+        if weights is None or board.size in weights.board_sizes:
+            return weights
+        if board.size not in self._warned:
+            self._warned.add(board.size)
+            trained = ", ".join(f"{size}x{size}" for size in weights.board_sizes)
+            print(f"mcts: pattern weights {weights.path} were trained on {trained}, not {board.size}x{board.size}: "
+                  "heuristic priors only", file=sys.stderr, flush=True)
+        return None
+
+
+class Searcher(Protocol):
+    """The shape of a searcher (see the module docstring). Settings come in when it is made
+    (a :class:`~.search_config.SearchConfig` for the MCTS searchers), never per call."""
+
+    #: The root of the last search (None before one, or after :meth:`reset`): a Node whose
+    #: children are exact; a stoppable search may refresh it while it runs.
+    root: Node | None
+    #: Simulations (or evaluations) run by the last search, and the size in nodes of the
+    #: searcher's own tree when it keeps one outside Python (0: none).
+    last_simulations: int
+    last_tree_nodes: int
+
+    def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
+               stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
+               interval: float = PROGRESS_SECONDS, ownership: Any = None) -> Node:
+        """Search ``board`` for ``colour`` to move until ``playouts`` simulations, the
+        ``deadline`` (on the player's clock) or ``stop()``; report ``on_progress(root)``
+        about every ``interval`` seconds (a true answer stops); count every simulation's
+        final position in ``ownership`` when given. Returns :attr:`root`. The tree of the
+        same position is searched on (reuse); another position's is dropped."""
+        ...
+
+    def advance(self, board: Board, move: Move, colour: Colour) -> None:
+        """``colour`` played ``move`` (``board`` is after it): keep the subtree below it as
+        the tree of the new position, or drop the tree."""
+        ...
+
+    def reset(self) -> None:
+        """Drop the tree (the position changed other than by one move)."""
+        ...
