@@ -339,3 +339,29 @@ def test_the_shipped_weights_load_with_their_header():
         assert header.meta["command"].startswith("scripts/net-train --data")
         assert len(header.meta["data_digest"]) == 64
     assert move_index(9, Move.PASS) == 285 and move_index(9, Move.SWAP) == 286
+
+
+def test_margo_analyze_shows_the_net_search_with_the_policy_as_prior(net5):
+    """A net session's analysis is its own search: visits of the net tree, and each move's
+    prior is the policy's probability (they sum to at most 1), not a heuristic win rate."""
+    from margo_gtp.engine import Rules as _Rules
+    from margo_gtp.protocol.analysis import install, parse_info
+    from margo_gtp.protocol.session import make_gtp_engine
+
+    player = NetPlayer([net5], random.Random(0), playouts=60)
+    engine = make_gtp_engine(player, _Rules(size=5))
+    session = engine.session
+    install(engine, session)
+    assert engine.run_command("play", ["w", "c3"])[0] is False
+    assert engine.run_command("genmove", ["b"])[0] is False
+    lines = []
+    stream = engine.run_command("margo-analyze_snapshot", ["w", "10"])[1]
+    stream.run(lines.append, lambda: False)
+    infos = [parse_info(line) for line in lines]
+    assert infos and all(info["move"] for info in infos)
+    assert [int(info["order"]) for info in infos] == list(range(len(infos)))
+    visits = [int(info["visits"]) for info in infos]
+    assert visits == sorted(visits, reverse=True) and visits[0] > 0
+    assert sum(float(info["prior"]) for info in infos) <= 1.0 + 1e-9
+    root = player.root
+    assert {child.move.gtp() for child in root.children if child.n} >= {info["move"] for info in infos}

@@ -29,6 +29,7 @@ import hashlib
 import json
 import math
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -270,10 +271,14 @@ def export_onnx(model: MarGoNet, path: Path, header: dict) -> None:
     enc = encoding_for(model.encoding, model.size)
     example = torch.zeros(1, enc.channels, enc.grid, enc.grid)
     temporary = path.with_name(path.name + ".export")
-    torch.onnx.export(model, (example,), str(temporary), input_names=["planes"],
-                      output_names=["policy", "value", "ownership", "score"],
-                      dynamic_axes={name: {0: "batch"} for name in ("planes", "policy", "value", "ownership", "score")},
-                      opset_version=17, dynamo=False)
+    with warnings.catch_warnings():
+        # the TorchScript exporter, on purpose: the newer one needs onnxscript, one more
+        # dependency for the same graph; PyTorch warns that it is the older of the two
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(model, (example,), str(temporary), input_names=["planes"],
+                          output_names=["policy", "value", "ownership", "score"],
+                          dynamic_axes={name: {0: "batch"} for name in ("planes", "policy", "value", "ownership", "score")},
+                          opset_version=17, dynamo=False)
     proto = onnx.load(str(temporary))
     temporary.unlink()
     meta = dict(header, format=NET_FORMAT, version=NET_VERSION, encoding=model.encoding, size=model.size,

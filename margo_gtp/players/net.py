@@ -38,6 +38,7 @@ from pathlib import Path
 
 from margo_gtp.engine import Board, Colour, Move
 from margo_gtp.players.base import Budget, Resign
+from margo_gtp.players.searcher import Node
 
 __all__ = ["NetError", "NetEvaluator", "NetPlayer", "NetSearch", "load_net", "NET_FORMAT", "NET_VERSION"]
 
@@ -193,6 +194,8 @@ class NetSearch:
         self.threads = max(1, threads)
         self.lock = threading.Lock()
         self._done = self._in_flight = 0
+        self._stopped = False
+        self._progress: tuple = (None, 0.1, 0.0)
         self.evaluator = evaluator
         self.c_puct, self.fpu_reduction, self.batch = c_puct, fpu_reduction, max(1, batch)
         self.clock = clock
@@ -225,8 +228,11 @@ class NetSearch:
     # -- the search ---------------------------------------------------------------------
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
-               stop: Callable[[], bool] | None = None) -> NetNode:
-        """Run simulations until ``playouts`` were run, ``deadline`` passed or ``stop()``.
+               stop: Callable[[], bool] | None = None, on_progress: Callable[[NetNode], object] | None = None,
+               interval: float = 0.1) -> NetNode:
+        """Run simulations until ``playouts`` were run, ``deadline`` passed or ``stop()``;
+        ``on_progress(root)`` is called (under the tree's lock) about every ``interval``
+        seconds, and a true answer stops the search.
 
         With ``threads`` > 1 every thread gathers a batch under the tree's lock, evaluates it
         without the lock (ONNX Runtime releases the GIL, so one thread's network call runs
@@ -234,16 +240,17 @@ class NetSearch:
         root = self.root_for(board, colour)
         if not root.expanded:
             self._apply(self._compute([(root, board.copy(), [])]))
-        self._done, self._in_flight = 0, 0
+        self._done, self._in_flight, self._stopped = 0, 0, False
         limits = (playouts, deadline, stop)
+        self._progress = (on_progress, interval, self.clock() + interval)
         if self.threads == 1:
-            self._work(root, board, limits)
+            self._work(root, board, limits, reporter=True)
         else:
             workers = [threading.Thread(target=self._work, args=(root, board, limits), daemon=True)
                        for _ in range(self.threads - 1)]
             for worker in workers:
                 worker.start()
-            self._work(root, board, limits)
+            self._work(root, board, limits, reporter=True)
             for worker in workers:
                 worker.join()
         self.last_simulations = self._done
@@ -253,9 +260,9 @@ class NetSearch:
         playouts, deadline, stop = limits
         return ((playouts is not None and self._done + self._in_flight >= playouts)
                 or (deadline is not None and self.clock() >= deadline)
-                or (stop is not None and stop()) or root.terminal is not None)
+                or (stop is not None and stop()) or root.terminal is not None or self._stopped)
 
-    def _work(self, root: NetNode, board: Board, limits: tuple) -> None:
+    def _work(self, root: NetNode, board: Board, limits: tuple, reporter: bool = False) -> None:
         """One search thread's loop: gather, evaluate, apply (see :meth:`search`)."""
         playouts = limits[0]
         while True:
@@ -285,6 +292,12 @@ class NetSearch:
                 self._apply(results)
                 self._in_flight -= len(pending)
                 self._done += len(pending)
+                on_progress, interval, next_report = self._progress
+                if reporter and on_progress is not None and self.clock() >= next_report:
+                    self.last_simulations = self._done
+                    if on_progress(root):
+                        self._stopped = True
+                    self._progress = (on_progress, interval, self.clock() + interval)
 
     def _select(self, node: NetNode) -> int:
         np = self.np
@@ -415,7 +428,10 @@ class NetPlayer:
         self._fallback = None
         self._warned: set[int] = set()
         self.last_simulations = 0
+        self.last_tree_nodes = 0  # the tree lives in Python (the Searcher shape's field)
         self.last_winrate: float | None = None
+        self.root: Node | None = None
+        self.clock = time.perf_counter
 
     def search_for(self, board: Board) -> NetSearch | None:
         return self.searches.get(board.size)
@@ -464,10 +480,35 @@ class NetPlayer:
         return root.moves[best]
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
-               stop: Callable[[], bool] | None = None) -> "_RootView":
-        """The search as self-play reads it: a root whose ``children`` have ``move`` and ``n``."""
+               stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
+               interval: float = 0.1, ownership: object = None) -> Node:
+        """The search in the searchers' shape (:class:`~.searcher.Searcher`): a root of
+        :class:`~.searcher.Node` objects whose children are exact, each with its ``prior``
+        the policy's probability, and the principal variation below the visited ones.
+        Self-play, ``margo-analyze`` and pondering read it. On a size without a net, the
+        ``mcts`` fallback searches. ``ownership`` is not counted (the net's ownership head
+        is not read yet)."""
+        fallback = self._fallback_for(board)
+        if fallback is not None:
+            return fallback.search(board, colour, playouts=playouts, deadline=deadline, stop=stop,
+                                   on_progress=on_progress, interval=interval)
         tree = self.searches[board.size]
-        return _RootView(tree.search(board, colour, playouts=playouts, deadline=deadline, stop=stop))
+        report = None
+        if on_progress is not None:
+            def report(root: NetNode) -> object:
+                self.last_simulations = tree.last_simulations
+                return on_progress(node_view(root, colour))
+        root = tree.search(board, colour, playouts=playouts, deadline=deadline, stop=stop, on_progress=report,
+                           interval=interval)
+        self.last_simulations = tree.last_simulations
+        self.root = node_view(root, colour)
+        return self.root
+
+    def analysis(self, root: Node, max_moves: int = 10, pv_length: int = 8) -> list:
+        """``margo-analyze``'s lines of a root from :meth:`search`."""
+        from margo_gtp.players.searcher import analyse
+
+        return analyse(root, max_moves, pv_length)
 
     def notify(self, board: Board, move: Move, colour: Colour) -> None:
         tree = self.searches.get(board.size)
@@ -485,22 +526,33 @@ class NetPlayer:
             self._fallback.reset(board)
 
 
-@dataclass(frozen=True)
-class _Child:
-    move: Move
-    n: int
-    w: float
-    prior: float
+def node_view(tree: NetNode, colour: Colour, principal: int = 10, pv_length: int = 8) -> Node:
+    """A :class:`~.searcher.Node` view of a net search's root for ``colour`` to move: every
+    child exact (visits, wins for ``colour``, the policy's probability as ``prior``), and
+    below the ``principal`` most visited ones their most visited line."""
+    from margo_gtp.players.searcher import Node
 
-
-class _RootView:
-    """A read-only view of a :class:`NetNode` root in the shape the self-play reads."""
-
-    def __init__(self, root: NetNode) -> None:
-        self.n = root.n
-        self.children = [] if root.prior is None else [
-            _Child(move, int(n), float(w), float(p))
-            for move, n, w, p in zip(root.moves, root.child_n, root.child_w, root.prior)]
+    root = Node(None, int(colour) ^ 1, -1, None)
+    root.n, root.w = tree.n, tree.w
+    root.children = []
+    if tree.prior is None:
+        return root
+    for i, move in enumerate(tree.moves):
+        child = Node(move, int(colour), -1, root)
+        child.n, child.w, child.prior = int(tree.child_n[i]), float(tree.child_w[i]), float(tree.prior[i])
+        root.children.append(child)
+    ranked = sorted(range(len(tree.moves)), key=lambda i: -int(tree.child_n[i]))[:principal]
+    for i in ranked:
+        node, below = root.children[i], tree.children[i]
+        for _ in range(pv_length - 1):
+            if below is None or below.prior is None or not below.child_n.any():
+                break
+            j = int(below.child_n.argmax())
+            step = Node(below.moves[j], below.to_move, -1, node)
+            step.n, step.w, step.prior = int(below.child_n[j]), float(below.child_w[j]), float(below.prior[j])
+            node.children = [step]
+            node, below = step, below.children[j]
+    return root
 
 
 def header_json(path: str | os.PathLike[str]) -> str:

@@ -172,7 +172,7 @@ class AnalysisGroup(HandlerGroup):
 
     def __init__(self, session: Any) -> None:
         self.session = session
-        own = session.player if isinstance(session.player, MctsPlayer) else None
+        own = session.player if searches(session.player) else None
         self._mcts = own
         self._private: MctsPlayer | None = None
 
@@ -252,9 +252,12 @@ class AnalysisGroup(HandlerGroup):
 
 
 def searches(player: object) -> bool:
-    """True for players whose own search the analysis commands show (MCTS players);
-    other players are analysed by a private searcher."""
-    return isinstance(player, MctsPlayer)
+    """True for players whose own search the analysis commands show (``mcts`` and ``net``:
+    both answer ``search``/``analysis`` in the searchers' shape); other players are analysed
+    by a private MCTS searcher."""
+    from margo_gtp.players.net import NetPlayer
+
+    return isinstance(player, (MctsPlayer, NetPlayer))
 
 
 def install(engine: GtpEngine, session: Any) -> AnalysisGroup:
