@@ -365,3 +365,24 @@ def test_margo_analyze_shows_the_net_search_with_the_policy_as_prior(net5):
     assert sum(float(info["prior"]) for info in infos) <= 1.0 + 1e-9
     root = player.root
     assert {child.move.gtp() for child in root.children if child.n} >= {info["move"] for info in infos}
+
+
+def test_net_selfplay_resumes_and_refuses_other_options_on_its_folder(tmp_path):
+    script = ROOT / "scripts" / "net-selfplay"
+    out = tmp_path / "data"
+    base = [sys.executable, str(script), "--out", str(out), "--size", "4", "--visits", "8", "--fast-visits", "4",
+            "--games-per-chunk", "1"]
+    first = subprocess.run([*base, "--chunks", "2"], capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert "net-selfplay: 2 games" in first.stdout
+    before = {p.name: p.stat().st_mtime_ns for p in out.glob("chunk-*.npz")}
+    assert sorted(before) == ["chunk-000000.npz", "chunk-000001.npz"]
+    again = subprocess.run([*base, "--chunks", "3"], capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "net-selfplay: 1 games" in again.stdout
+    assert {p.name: p.stat().st_mtime_ns for p in out.glob("chunk-*.npz") if p.name in before} == before
+    other = subprocess.run([*base[:-4], "--visits", "9", "--fast-visits", "4", "--games-per-chunk", "1", "--chunks", "3"],
+                           capture_output=True, text=True, timeout=300)
+    assert (other.returncode, other.stderr) == (
+        2, f"net-selfplay: {out} holds a run with other options ({out / 'run.json'}); use another --out\n")
+    chunks = [netdata.read_chunk(p, 4) for p in sorted(out.glob("chunk-*.npz"))]
+    assert [c.header["chunk"] for c in chunks] == [0, 1, 2]
