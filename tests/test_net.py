@@ -188,6 +188,9 @@ def test_training_refuses_an_empty_folder_and_a_corrupt_chunk(tmp_path):
     assert done.stderr.startswith(f"net-train: {empty / 'chunk-000000.npz'}: not a readable margo-netdata chunk")
     assert done.stderr.count("\n") == 1
     assert not (tmp_path / "n.onnx").exists()
+    done = subprocess.run([sys.executable, str(script), "--data", str(empty), "--out", str(tmp_path / "no" / "n.onnx")],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (2, f"net-train: --out {tmp_path / 'no' / 'n.onnx'}: its folder does not exist\n")
 
 
 # -- training, export, and ONNX Runtime against PyTorch ---------------------------------
