@@ -580,7 +580,7 @@ def load_board(text: str, before_move: int | None = None) -> tuple[GameRecord, B
 # Projected export (a Go record for Go viewers)
 
 
-def top_view(balls: Mapping[Point, Colour]) -> dict[tuple[int, int], Colour]:
+def top_colours(balls: Mapping[Point, Colour]) -> dict[tuple[int, int], Colour]:
     """2-D point ``(col, row)`` -> colour of the highest ball of its column
     (:func:`margo_gtp.vertex.top_view` without the points)."""
     return {key: colour for key, (_, colour) in vertex.top_view(balls).items()}
@@ -626,7 +626,7 @@ def dumps_projected(record: GameRecord) -> str:
     _set_game_info(root, record, record.rules.komi)
 
     board = replay(record, 0)
-    shown = top_view(board.balls())
+    shown = top_colours(board.balls())
     _set_stones(root, "AB", (p for p, c in shown.items() if c == Colour.BLACK))
     _set_stones(root, "AW", (p for p, c in shown.items() if c == Colour.WHITE))
     if record.setup_to_move is not None:
@@ -664,7 +664,7 @@ def dumps_projected(record: GameRecord) -> str:
         expected = dict(shown)
         if played:
             expected[(col, row)] = colour
-        shown = top_view(board.balls())
+        shown = top_colours(board.balls())
         cleared = [p for p in expected if p not in shown]
         changed = [p for p, c in shown.items() if expected.get(p) != c]
         if cleared or changed:
