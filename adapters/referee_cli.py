@@ -36,8 +36,8 @@ from margo_gtp.client import program_missing
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags, parse_rule_pairs
 from margo_gtp.files import write_atomically
-from margo_gtp.progress import progress_bar
 from margo_gtp.game.faults import EngineStartError
+from margo_gtp.progress import progress_bar
 
 from margo_adapters.cluster_options import check_cluster_address, parse_runtime_env
 from margo_adapters.limits import check_bounds
