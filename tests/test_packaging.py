@@ -324,9 +324,10 @@ def test_the_wheel_carries_the_packages_and_the_compiled_core(built):
     modules = {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp").rglob("*.py")}
     modules |= {"margo_adapters/" + str(p.relative_to(ROOT / "adapters")) for p in (ROOT / "adapters").rglob("*.py")}
     static = {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "web" / "static").iterdir()}
-    static |= {str(p.relative_to(ROOT)) for pattern in ("*.json", "*.onnx")
-               for p in (ROOT / "margo_gtp" / "players" / "data").glob(pattern)}  # weights and the networks
+    static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data").glob("*.json")}
+    static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data").glob("*.onnx")}
     assert "margo_gtp/players/data/patterns-v1.json" in static  # the shipped pattern weights
+    assert {"margo_gtp/players/data/net-7x7.onnx", "margo_gtp/players/data/net-9x9.onnx"} <= static  # the nets
     python_tag = f"cp{sys.version_info.major}{sys.version_info.minor}"  # one wheel per version: not abi3
     platform_tag = sysconfig.get_platform().replace("-", "_").replace(".", "_")
     assert built["wheel"].name == f"{NAME}-{python_tag}-{python_tag}-{platform_tag}.whl"
