@@ -8,23 +8,15 @@ them are :mod:`margo_gtp.protocol.game_analysis` (docs/review.md has the fields)
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Annotated, Optional
 
 import typer
 
 from margo_gtp.cli import run_app, version_callback
+from margo_gtp.machine import available_cores
 
 app = typer.Typer(add_completion=False)
-
-
-def default_processes() -> int:
-    """Every core this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 @app.command()
@@ -40,7 +32,7 @@ def analysis(
     from margo_gtp.protocol.game_analysis import bounded_lines, serve
 
     try:
-        processes = default_processes() if threads is None else read_integer(threads, "--threads", minimum=1, maximum=256)
+        processes = available_cores() if threads is None else read_integer(threads, "--threads", minimum=1, maximum=256)
     except OptionError as error:
         raise typer.BadParameter(str(error)) from None
 

@@ -8,11 +8,11 @@ deletes the file once the game's record and SGF are written (:func:`margo_adapte
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from margo_gtp.files import json_line
 from margo_gtp.game.record import GameRecord, feed_move
 
 LIVE_DIRECTORY = "live"
@@ -47,7 +47,7 @@ class LiveFeed:
 
     def _write(self, item: Mapping[str, Any]) -> None:
         if self.handle is not None:
-            self.handle.write(json.dumps(item, separators=(",", ":")) + "\n")
+            self.handle.write(json_line(item))
             self.handle.flush()
 
     def __enter__(self) -> "LiveFeed":

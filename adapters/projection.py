@@ -1,7 +1,7 @@
 """The projection's pure maths and the engine's board view, for the 2-D proxy.
 
 Holds :func:`lift` (a 2-D move -> the lowest empty 3-D point of its column),
-:func:`top_view` and :func:`board_rows` (what GoGui draws), :func:`project_vertex`
+:func:`board_rows` (what GoGui draws, from :func:`margo_gtp.vertex.top_view`), :func:`project_vertex`
 (a native vertex -> its 2-D point) and :class:`NativeView` (the engine's ``margo-board``
 answer). No process, no GTP: the projection itself is :mod:`margo_gtp.vertex`
 (``gtp.md`` section 5); the session using these lives in
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from margo_gtp.vertex import Point, column_points, format_point_2d, parse_vertex, project, projected_size
+from margo_gtp.vertex import Point, column_points, format_point_2d, parse_vertex, project, projected_size, top_view
 
 
 def lift(col: int, row: int, size: int, occupied: set[Point] | dict[Point, str]) -> Point | None:
@@ -24,16 +24,6 @@ def lift(col: int, row: int, size: int, occupied: set[Point] | dict[Point, str])
         if point not in occupied:
             return point
     return None
-
-
-def top_view(balls: dict[Point, str]) -> dict[tuple[int, int], tuple[Point, str]]:
-    """2-D point -> (highest ball of its column, its colour letter)."""
-    view: dict[tuple[int, int], tuple[Point, str]] = {}
-    for point, colour in balls.items():
-        key = project(point)
-        if key not in view or view[key][0].level < point.level:
-            view[key] = (point, colour)
-    return view
 
 
 def board_rows(size: int, balls: dict[Point, str], hole: str = "?") -> list[str]:

@@ -60,11 +60,12 @@ from pathlib import Path
 from typing import Any
 
 from margo_gtp.engine import Rules
+from margo_gtp.files import write_atomically
 
 from margo_adapters.live_feed import LIVE_DIRECTORY, live_path
 from margo_adapters.match_config import EngineSpec, MatchConfig, default_names
 from margo_adapters.match_runners import Backend, MatchDecided, run_parallel, run_serial
-from margo_adapters.results_log import ResultsLog, prepare_directory, write_atomically
+from margo_adapters.results_log import ResultsLog, prepare_directory
 
 
 @dataclass

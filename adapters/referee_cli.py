@@ -28,21 +28,23 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import Progress
 from rich.table import Table
 
 from margo_gtp.cli import run_app, version_callback
 from margo_gtp.client import program_missing
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags, parse_rule_pairs
+from margo_gtp.files import write_atomically
 from margo_gtp.game.faults import EngineStartError
+from margo_gtp.progress import progress_bar
 
 from margo_adapters.cluster_options import check_cluster_address, parse_runtime_env
 from margo_adapters.limits import check_bounds
 from margo_adapters.match_runners import Backend
 from margo_adapters.openings import OpeningsError, load_openings
 from margo_adapters.referee import run_match
-from margo_adapters.results_log import MATCH_FILE, RESULTS_FILE, SUMMARY_FILE, MatchMismatch, load_records, write_atomically
+from margo_adapters.results_log import MATCH_FILE, RESULTS_FILE, SUMMARY_FILE, MatchMismatch, load_records
 from margo_adapters.match_config import (
     Adjudication,
     EngineSpec,
@@ -330,8 +332,8 @@ class BookProgress:
         if self.progress is None:
             if not self.bar:
                 _say(self.console, f"margo-match: checking the opening book {self.book} ({total / 1e6:.1f} MB)")
-            self.progress = Progress(TextColumn("checking the opening book"), BarColumn(), TimeElapsedColumn(),
-                                     console=self.console, transient=True, disable=not self.bar)
+            self.progress = progress_bar("checking the opening book", counts=False, remaining=False,
+                                         console=self.console, enabled=self.bar)
             self.progress.__enter__()
             self.task = self.progress.add_task("book", total=total)
         self.progress.update(self.task, completed=done)
@@ -439,10 +441,7 @@ class _ScoreProgress:
     def __init__(self, console: Console, enabled: bool, title: str = "") -> None:
         self.enabled = enabled
         self.title = title
-        self.progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
-            console=console, disable=not enabled,
-        )
+        self.progress = progress_bar(console=console, enabled=enabled, transient=False)
         self.task: Any = None
         self.score = {"A": 0, "B": 0, None: 0}
         self.llr: float | None = None  # shown when an SPRT runs

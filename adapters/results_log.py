@@ -1,10 +1,11 @@
 """A match directory on disk: ``match.json``, the durable ``results.jsonl``, atomic writes.
 
-Durability: the SGF is written (temporary file, fsync, rename: :func:`write_atomically`)
-and then the record is appended to ``results.jsonl`` with flush and fsync
-(:class:`ResultsLog`); a game counts as finished exactly when its line is in
-``results.jsonl``. On start the log is read back, a torn last line (a kill during the
-write) is cut off, and only the games not yet there are played. ``match.json`` describes
+Durability: the SGF is written (temporary file, fsync, rename:
+:func:`margo_gtp.files.write_atomically`) and then the record is appended to
+``results.jsonl`` with fsync (:class:`ResultsLog`); a game counts as finished exactly when
+its line is in ``results.jsonl``. On start the log is read back, a torn last line (a kill
+during the write; :mod:`margo_gtp.files` states the rule) is cut off, and only the games
+not yet there are played. ``match.json`` describes
 the match; :func:`prepare_directory` replaces it only while no game is finished (so a typo
 in an engine command does not block the corrected command), and refuses a directory that
 holds another match (:class:`MatchMismatch`).
@@ -13,10 +14,11 @@ holds another match (:class:`MatchMismatch`).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from margo_gtp import files
 
 from margo_adapters.match_config import MatchConfig
 
@@ -39,14 +41,10 @@ class ResultsLog:
         if not self.path.exists():
             return []
         data = self.path.read_bytes()
-        end = data.rfind(b"\n") + 1
-        if repair and end < len(data):
-            with open(self.path, "r+b") as handle:
-                handle.truncate(end)
-                handle.flush()
-                os.fsync(handle.fileno())
+        if repair and files.whole_length(data) < len(data):
+            files.cut_torn_line(self.path)
         records: dict[int, dict[str, Any]] = {}
-        for line in data[:end].splitlines():
+        for _, line in files.complete_lines(data):
             if not line.strip():
                 continue
             try:
@@ -58,21 +56,7 @@ class ResultsLog:
         return [records[game] for game in sorted(records)]
 
     def append(self, record: Mapping[str, Any]) -> None:
-        line = json.dumps(record, separators=(",", ":"), sort_keys=False) + "\n"
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader sees the old file or the whole new one."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+        files.append_durably(self.path, files.json_line(record))
 
 
 class MatchMismatch(ValueError):
@@ -113,7 +97,7 @@ def prepare_directory(config: MatchConfig, directory: Path) -> list[dict[str, An
             return finished
     # A new match, or one that never finished a game (say, a typo in an engine command
     # stopped it): nothing is lost by describing the match asked for now.
-    write_atomically(match_file, json.dumps(identity, indent=2) + "\n")
+    files.write_atomically(match_file, json.dumps(identity, indent=2) + "\n")
     return finished
 
 

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from margo_gtp.cli import run_app, version_callback
+from margo_gtp.machine import available_cores
 
 #: Simulations per position by default: a 200-move 9x9 game's 201 positions in about a
 #: minute on two cores (docs/review.md, "Budget").
@@ -35,14 +36,6 @@ app = typer.Typer(add_completion=False)
 
 class ReviewFailed(Exception):
     """A one-line reason to stop with exit code 2."""
-
-
-def default_processes() -> int:
-    """Every core this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def _pyplot() -> Any:
@@ -223,12 +216,11 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
 def _collect(entries: Iterator[dict[str, Any]], total: int) -> list[dict[str, Any]]:
     """The entries, with a progress bar on a terminal (stderr)."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    console = Console(stderr=True)
-    columns = (TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    from margo_gtp.progress import progress_bar
+
     done: list[dict[str, Any]] = []
-    with Progress(*columns, console=console, disable=not console.is_terminal, transient=True) as progress:
+    with progress_bar("reviewing", elapsed=False, console=Console(stderr=True)) as progress:
         task = progress.add_task("review", total=total)
         for entry in entries:
             done.append(entry)
@@ -267,7 +259,7 @@ def main_command(
             raise typer.BadParameter(f"cannot split {engine!r}: {error}", param_hint="--engine") from None
     budget = None if second_count is not None else (visit_count or DEFAULT_REVIEW_VISITS)
     try:
-        review(game, out, budget, second_count, engine, processes or default_processes(), seed_number, ownership)
+        review(game, out, budget, second_count, engine, processes or available_cores(), seed_number, ownership)
     except ReviewFailed as error:
         sys.stderr.write(f"{PROGRAM}: {error}\n")
         return 2

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from margo_gtp import textfile
+from margo_gtp import files, textfile
 
 LOCK_FILE = ".lock"
 #: Longest command line stored for the message (a command line can be megabytes long).
@@ -86,9 +86,7 @@ def lock_folder(directory: Path, option: str = "--out") -> FolderLock:
     lock = FolderLock(directory, descriptor)
     _HELD.add(lock)
     try:
-        temporary = directory / f"{LOCK_FILE}.{os.getpid()}.tmp"
-        temporary.write_text(json.dumps(holder) + "\n", encoding="utf-8")
-        os.replace(temporary, directory / LOCK_FILE)
+        files.write_atomically(directory / LOCK_FILE, json.dumps(holder) + "\n")
     except BaseException:
         lock.release()
         raise

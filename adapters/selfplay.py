@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from margo_gtp import textfile
+from margo_gtp import files, textfile
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.engine.rules import RulePairError, merge_option_flags, parse_rule_pairs
 from margo_gtp.game.bots import PlayerBot
@@ -181,11 +181,11 @@ def read_json_lines(path: Path) -> list[tuple[str, Any]]:
     of the strength tools, a margo-match ``results.jsonl``), ``where`` being ``path:line``.
 
     Strict, because the scripts that read it count games and a count must not silently
-    drop one: an unreadable file or line raises :class:`RunFileError` with one of
+    drop one: an unreadable file or whole line raises :class:`RunFileError` with one of
     ``PATH: no such file``, ``PATH: is a directory``, ``PATH: cannot read: REASON`` or
-    ``PATH:N: not a JSON line``. (The referee's resume and margo-web read live files,
-    whose last line may be half written, and skip such lines instead.) What a line must
-    hold is the caller's to check."""
+    ``PATH:N: not a JSON line``. A torn last line (no newline: its writer died in it) is
+    no game and is left out, as :mod:`margo_gtp.files` rules for every JSON-lines file.
+    What a line must hold is the caller's to check."""
     try:  # a regular file of at most MAX_RUN_FILE_BYTES: /dev/zero or a FIFO is refused at once
         text = textfile.read_bytes(path, MAX_RUN_FILE_BYTES).decode("utf-8")
     except textfile.TextFileError as error:
@@ -195,7 +195,7 @@ def read_json_lines(path: Path) -> list[tuple[str, Any]]:
     except UnicodeDecodeError as error:
         raise RunFileError(f"{path}: cannot read: {error}") from None
     values = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in files.complete_lines(text):
         if not line.strip():
             continue
         try:

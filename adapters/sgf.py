@@ -21,7 +21,7 @@ from margo_gtp.sgf import (  # noqa: F401  (re-exported for callers of the old p
     parse_sgf_point,
     record_from_board,
     replay,
-    top_view,
+    top_colours,
 )
 
 

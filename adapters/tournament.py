@@ -48,6 +48,7 @@ from typing import Any
 from margo_gtp import textfile
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags
+from margo_gtp.files import write_atomically
 
 from margo_adapters.match_runners import Backend
 from margo_adapters.referee import MatchRun, run_match
@@ -56,7 +57,6 @@ from margo_adapters.results_log import (
     differing_keys,
     load_records,
     read_description,
-    write_atomically,
 )
 from margo_adapters.match_config import (
     Adjudication,

@@ -58,6 +58,7 @@ from sgfmill import sgf as sgfmill_sgf
 from margo_gtp import __version__, textfile
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules, RulesError
 from margo_gtp.options import PairError, read_pairs
+from margo_gtp import vertex
 from margo_gtp.vertex import Point, column_points, format_point_2d, parse_decimal, project, projected_size
 
 #: Private SGF game number of native MarGo records (no number is registered for MarGo).
@@ -579,14 +580,10 @@ def load_board(text: str, before_move: int | None = None) -> tuple[GameRecord, B
 # Projected export (a Go record for Go viewers)
 
 
-def top_view(balls: Mapping[Point, Colour]) -> dict[tuple[int, int], Colour]:
-    """2-D point ``(col, row)`` -> colour of the highest ball of its column."""
-    view: dict[tuple[int, int], tuple[int, Colour]] = {}
-    for point, colour in balls.items():
-        key = project(point)
-        if key not in view or view[key][0] < point.level:
-            view[key] = (point.level, colour)
-    return {key: colour for key, (_, colour) in view.items()}
+def top_colours(balls: Mapping[Point, Colour]) -> dict[tuple[int, int], Colour]:
+    """2-D point ``(col, row)`` -> colour of the highest ball of its column
+    (:func:`margo_gtp.vertex.top_view` without the points)."""
+    return {key: colour for key, (_, colour) in vertex.top_view(balls).items()}
 
 
 def _go_point(col: int, row: int) -> tuple[int, int]:
@@ -629,7 +626,7 @@ def dumps_projected(record: GameRecord) -> str:
     _set_game_info(root, record, record.rules.komi)
 
     board = replay(record, 0)
-    shown = top_view(board.balls())
+    shown = top_colours(board.balls())
     _set_stones(root, "AB", (p for p, c in shown.items() if c == Colour.BLACK))
     _set_stones(root, "AW", (p for p, c in shown.items() if c == Colour.WHITE))
     if record.setup_to_move is not None:
@@ -667,7 +664,7 @@ def dumps_projected(record: GameRecord) -> str:
         expected = dict(shown)
         if played:
             expected[(col, row)] = colour
-        shown = top_view(board.balls())
+        shown = top_colours(board.balls())
         cleared = [p for p in expected if p not in shown]
         changed = [p for p, c in shown.items() if expected.get(p) != c]
         if cleared or changed:

@@ -31,7 +31,9 @@ occupancy, support or legality (that is the rules core's business).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 # The number readers live in the one options module; re-exported for older imports.
 from margo_gtp.options import parse_decimal, parse_integer  # noqa: F401
@@ -120,6 +122,20 @@ def size_from_projected(size_2d: int) -> int:
 def project(point: Point) -> tuple[int, int]:
     """Level-``l`` point ``(x, y)`` -> 2-D point ``(2x+l, 2y+l)`` (0-based)."""
     return (2 * point.x + point.level, 2 * point.y + point.level)
+
+
+T = TypeVar("T")  # what a map of balls holds for each: a Colour, a letter
+
+
+def top_view(balls: Mapping[Point, T]) -> dict[tuple[int, int], tuple[Point, T]]:
+    """The board seen from above: 2-D point ``(col, row)`` -> (the highest ball of its
+    column, what ``balls`` holds for it: a colour, a letter)."""
+    view: dict[tuple[int, int], tuple[Point, T]] = {}
+    for point, colour in balls.items():
+        key = project(point)
+        if key not in view or view[key][0].level < point.level:
+            view[key] = (point, colour)
+    return view
 
 
 def column_points(col: int, row: int, size: int) -> list[Point]:

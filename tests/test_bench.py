@@ -47,7 +47,7 @@ def test_json_on_stdout_progress_on_stderr():
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        (["--only", "nonsense"], "Invalid value for '--only': unknown section 'nonsense' (choose from core, gtp, mcts, web)"),
+        (["--only", "nonsense"], "Invalid value for '--only': unknown section 'nonsense' (choose from core, gtp, mcts, net, web)"),
         (["--seconds", "-1"], "Invalid value for '--seconds': must be a positive, finite number of seconds: -1.0"),
         (["--seconds", "inf"], "Invalid value for '--seconds': must be a positive, finite number of seconds: inf"),
         (["--gtp-commands", "0"], "Invalid value for '--gtp-commands'"),

@@ -25,6 +25,10 @@ PACKAGES = {"margo_gtp": ROOT / "margo_gtp", "margo_adapters": ROOT / "adapters"
 ROOMS = [
     "margo_gtp",
     "margo_gtp.textfile",  # reading user-named files: no project imports at all
+    # The rest of the ground floor: each imports nothing from the package (test below).
+    "margo_gtp.files",  # atomic writes, JSON lines and the torn-line rule
+    "margo_gtp.progress",  # the one progress bar
+    "margo_gtp.machine",  # available_cores, percentile
     "margo_gtp.options",
     "margo_gtp.vertex",
     "margo_gtp.engine",
@@ -102,6 +106,16 @@ def test_no_upward_import(name):
         if room_of(target) > room_of(name) and not (target == "margo_gtp" and name.startswith("margo_gtp"))
     )
     assert upward == [], f"{name} ({ROOMS[room_of(name)]}) imports from rooms above it: {upward}"
+
+
+GROUND_FLOOR = ["margo_gtp.textfile", "margo_gtp.files", "margo_gtp.progress", "margo_gtp.machine"]
+
+
+@pytest.mark.parametrize("name", GROUND_FLOOR)
+def test_the_ground_floor_stands_on_nothing_of_ours(name):
+    """Every room may use the ground floor, so it uses nothing but the package's own
+    ``__init__`` and the ground floor below it."""
+    assert GRAPH[name] <= {"margo_gtp", *GROUND_FLOOR[: GROUND_FLOOR.index(name)]}, GRAPH[name]
 
 
 def test_nothing_under_margo_gtp_imports_the_adapters():

@@ -21,7 +21,7 @@ from margo_gtp.engine.positions import midgame_positions
 from margo_gtp.players import make_player, native_search
 from margo_gtp.players.base import Budget
 from margo_gtp.players.mcts import MIN_MAX_NODES, MctsPlayer
-from margo_gtp.players.spec import available_cores
+from margo_gtp.machine import available_cores
 
 pytestmark = pytest.mark.skipif(not (core.native_available() and native_search.available()),
                                 reason="native core or native search not built")

@@ -292,7 +292,7 @@ def test_projected_export_replays_to_the_top_view(rules: Rules) -> None:
         else:
             col, row = project(move.point)
             assert go_move == (row, col)
-    expected = {p: c.letter for p, c in sgf.top_view(board.balls()).items()}
+    expected = {p: c.letter for p, c in sgf.top_colours(board.balls()).items()}
     assert view == expected
 
 

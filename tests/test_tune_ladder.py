@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from margo_gtp.players.spec import available_cores
+from margo_gtp.machine import available_cores
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 

@@ -22,7 +22,7 @@ split by game). Its arrays, ``n`` positions of a board with ``P`` points:
 :func:`read_chunk` refuses, naming the file, anything that is not such a chunk: a file
 that is not an npz, a missing array, another format or version, features of another
 version, another board size, counts that disagree, or a digest that does not match.
-Chunks are written atomically (temporary file, fsync, rename), so a killed run leaves
+Chunks are written atomically (:func:`margo_gtp.files.write_atomically`), so a killed run leaves
 whole chunks only and resumes after the last one.
 """
 
@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
 import zipfile
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from margo_gtp import files
 from margo_gtp.players.net_features import FEATURES, FEATURES_VERSION, GLOBALS
 
 __all__ = ["DATA_FORMAT", "DATA_VERSION", "Chunk", "DatasetError", "chunk_path", "list_chunks", "read_chunk",
@@ -97,12 +97,7 @@ def write_chunk(path: Path, header: dict, arrays: dict[str, np.ndarray]) -> None
                   positions=int(len(arrays["value"])), digest=_digest(arrays))
     buffer = io.BytesIO()
     np.savez_compressed(buffer, header=np.frombuffer(json.dumps(header).encode(), np.uint8), **arrays)
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "wb") as stream:
-        stream.write(buffer.getvalue())
-        stream.flush()
-        os.fsync(stream.fileno())
-    os.replace(temporary, path)
+    files.write_atomically(path, buffer.getvalue())
 
 
 def read_chunk(path: Path, size: int | None = None) -> Chunk:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from margo_gtp import files
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.lab.netdata import chunk_path, write_chunk
 from margo_gtp.players.net_features import FEATURES, global_features, move_index, point_features
@@ -153,7 +154,7 @@ def run_selfplay(folder: Path, settings: SelfPlaySettings, chunks: int, seed: in
     Returns the games and positions played now. The caller holds the folder's lock."""
     import multiprocessing
 
-    for leftover in folder.glob("chunk-*.npz.tmp"):  # a run killed while writing
+    for leftover in files.leftover_temporaries(folder, "chunk-*.npz"):  # a run killed while writing
         leftover.unlink()
     missing = [number for number in range(chunks) if not chunk_path(folder, number).exists()]
     games = positions = 0

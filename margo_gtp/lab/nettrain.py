@@ -37,6 +37,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from margo_gtp import files
 from margo_gtp.lab.netdata import DatasetError, list_chunks, read_chunk
 from margo_gtp.players.net_features import FEATURES, FEATURES_VERSION, encoding_for, symmetries
 
@@ -256,10 +257,9 @@ def train(dataset: Dataset, encoding: str, size: int, *, blocks: int = 6, width:
 
 
 def _save_checkpoint(path: Path, model, optimiser, schedule, rng, step: int) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "schedule": schedule.state_dict(),
-                "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "step": step}, temporary)
-    temporary.replace(path)
+    state = {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "schedule": schedule.state_dict(),
+             "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "step": step}
+    files.replace_atomically(path, lambda temporary: torch.save(state, temporary))
 
 
 def export_onnx(model: MarGoNet, path: Path, header: dict) -> None:
@@ -286,10 +286,7 @@ def export_onnx(model: MarGoNet, path: Path, header: dict) -> None:
     for key, value in meta.items():
         entry = proto.metadata_props.add()
         entry.key, entry.value = key, value if isinstance(value, str) else json.dumps(value)
-    data = proto.SerializeToString()
-    staging = path.with_name(path.name + ".tmp")
-    staging.write_bytes(data)
-    staging.replace(path)
+    files.write_atomically(path, proto.SerializeToString())
 
 
 def held_out_paths(folder: Path, held_out: float) -> list[Path]:

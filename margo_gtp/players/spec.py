@@ -11,11 +11,11 @@ refusal is one line, ``player option KEY must be EXPECTED: 'VALUE'``, raised as
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Callable
 
 from margo_gtp.engine.core import CORES, native_available
+from margo_gtp.machine import available_cores
 from margo_gtp.options import OptionError, read_choice, read_decimal, read_integer, read_switch
 from margo_gtp.players import native_search
 from margo_gtp.players.evaluate import EVALUATORS
@@ -55,15 +55,6 @@ def _positive(value: str, key: str) -> float:
 
 def _probability(value: str, key: str) -> float:
     return read_decimal(value, key, minimum=0, maximum=1)
-
-
-def available_cores() -> int:
-    """The CPU cores this process may run on (``os.sched_getaffinity``; ``os.cpu_count``
-    where there is none)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _threads(value: str, key: str) -> int:

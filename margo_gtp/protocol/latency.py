@@ -12,12 +12,13 @@ the command itself. What it does not: engine start-up, or anything under a GUI.
 
 from __future__ import annotations
 
-import math
 import subprocess
 import time
 from typing import IO
 
-__all__ = ["MIDGAME_SETUP", "measure_roundtrips", "percentile"]
+from margo_gtp.machine import percentile
+
+__all__ = ["MIDGAME_SETUP", "measure_roundtrips"]
 
 COMMANDS = ("name", "play", "margo-legal_moves")
 
@@ -36,13 +37,6 @@ def _midgame_setup() -> str:
 
 #: The ``margo-setup`` line that builds the measured position.
 MIDGAME_SETUP = _midgame_setup()
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile of ``values`` (``fraction`` in (0, 1])."""
-    ordered = sorted(values)
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return ordered[rank - 1]
 
 
 class _Pipe:

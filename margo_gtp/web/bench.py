@@ -40,16 +40,12 @@ import time
 from pathlib import Path
 
 from margo_gtp.engine.positions import midgame_positions
+from margo_gtp.machine import percentile
 from margo_gtp.web.view import frame
 
 CHROMIUM = "/usr/bin/chromium"
 MOVES = 60
 DRAWS = 60
-
-
-def _percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
 def move_latency(moves: int = MOVES) -> dict[str, float]:
@@ -87,7 +83,7 @@ def move_latency(moves: int = MOVES) -> dict[str, float]:
             state = until_my_turn()
             samples.append((time.perf_counter() - started) * 1000)
     return {"web_move_p50_ms": round(statistics.median(samples), 2),
-            "web_move_p95_ms": round(_percentile(samples, 0.95), 2), "web_move_samples": len(samples)}
+            "web_move_p95_ms": round(percentile(samples, 0.95), 2), "web_move_samples": len(samples)}
 
 
 def draw_time(draws: int = DRAWS) -> dict[str, float]:
@@ -138,9 +134,9 @@ def draw_time(draws: int = DRAWS) -> dict[str, float]:
             }""", [view, previous, draws])
         browser.close()
     full, moves = full[3:], moves[3:]  # the first draws compile the module's code paths
-    return {"web_draw_9x9_p50_ms": round(statistics.median(full), 2), "web_draw_9x9_p95_ms": round(_percentile(full, 0.95), 2),
+    return {"web_draw_9x9_p50_ms": round(statistics.median(full), 2), "web_draw_9x9_p95_ms": round(percentile(full, 0.95), 2),
             "web_move_draw_9x9_p50_ms": round(statistics.median(moves), 2),
-            "web_move_draw_9x9_p95_ms": round(_percentile(moves, 0.95), 2),
+            "web_move_draw_9x9_p95_ms": round(percentile(moves, 0.95), 2),
             "web_draw_9x9_balls": len(view["balls"]), "web_draw_9x9_points": sum((9 - l) ** 2 for l in range(9))}
 
 

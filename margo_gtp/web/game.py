@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from margo_gtp import sgf
+from margo_gtp import files, sgf
 from margo_gtp.web import journal
 from margo_gtp.engine import Board, Colour, IllegalMoveError, InvalidVertexError, Move, Outcome, Rules, Termination
 from margo_gtp.game.faults import EngineFault
@@ -707,10 +707,7 @@ class GameStore:
     def save(self, game: WebGame) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            path = self.folder / f"{game.game_id}.sgf"
-            tmp = path.with_suffix(".sgf.tmp")
-            tmp.write_text(game.sgf(), encoding="utf-8")
-            tmp.replace(path)
+            files.write_atomically(self.folder / f"{game.game_id}.sgf", game.sgf())
         except OSError:
             log.warning("could not save game %s", game.game_id, exc_info=True)
 
@@ -757,6 +754,10 @@ class GameStore:
             return None
         except (OSError, journal.JournalError) as error:
             raise GameError(f"cannot resume game {game_id}: {error}") from None
+        try:  # its moves are appended from now on: a torn last line goes first (margo_gtp.files)
+            files.cut_torn_line(path)
+        except OSError:
+            pass  # a journal we cannot write to: the next move is refused, as it would be anyway
         try:
             rules = Rules().with_options({str(k): str(v) for k, v in dict(start["rules"]).items()})
             seats = {Colour.parse(letter): Seat(str(start["seats"][letter])) for letter in ("W", "B")}

@@ -10,8 +10,8 @@ before the page hears of it, so nothing acknowledged is lost. The lines::
 
 ``seats`` are the players of each colour *before* any swap (a ``swap`` line exchanges them
 again when the game is read back). Changes that are not moves (an undo, a new player for a
-colour) rewrite the whole file atomically (a temporary file, then ``os.replace``), so the
-file always holds one consistent game. When the game ends its SGF is written and the
+colour) rewrite the whole file atomically (:func:`margo_gtp.files.write_atomically`), so
+the file always holds one consistent game. When the game ends its SGF is written and the
 journal removed; an undo after the end starts it again.
 
 The append runs on the event loop, inside the move's handling, on purpose: the state that
@@ -19,15 +19,17 @@ tells the pages of the move is built after it, so no page can see a move the dis
 (an ``fsync`` costs a few milliseconds; a move is refused if it fails).
 
 Reading back is strict about content and lenient about one thing only: a last line cut
-short (the process died while writing it, before the move was acknowledged) is ignored.
+short (the process died while writing it, before the move was acknowledged) is ignored, as
+:mod:`margo_gtp.files` rules for every JSON-lines file.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+from margo_gtp import files
 
 #: Largest journal read back (a 19x19 game of 6,000 moves is about 400 KB).
 MAX_JOURNAL_BYTES = 8 * 1024 * 1024
@@ -45,31 +47,15 @@ def move_line(colour: str, move: str, seconds: float | None) -> dict[str, Any]:
     return {"type": "move", "colour": colour, "move": move, "seconds": seconds}
 
 
-def _encode(line: dict[str, Any]) -> bytes:
-    return (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
-
-
 def append(path: Path, line: dict[str, Any]) -> None:
     """Append one line and make it durable before returning (OSError if it cannot be)."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(descriptor, _encode(line))
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    files.append_durably(path, files.json_line(line))
 
 
 def rewrite(path: Path, lines: list[dict[str, Any]]) -> None:
     """Replace the journal with ``lines`` at once (a reader sees the old or the new one)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".jsonl.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        os.write(descriptor, b"".join(_encode(line) for line in lines))
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-    os.replace(temporary, path)
+    files.write_atomically(path, "".join(files.json_line(line) for line in lines))
 
 
 def read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -78,10 +64,8 @@ def read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         data = stream.read(MAX_JOURNAL_BYTES + 1)
     if len(data) > MAX_JOURNAL_BYTES:
         raise JournalError(f"{path.name}: larger than {MAX_JOURNAL_BYTES} bytes")
-    lines = data.split(b"\n")
-    whole = lines[:-1]              # the part after the last newline was never finished
     items = []
-    for number, raw in enumerate(whole, 1):
+    for number, raw in files.complete_lines(data):  # a torn last line was never acknowledged
         try:
             item = json.loads(raw)
         except ValueError:

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from margo_gtp import sgf
+from margo_gtp import files, sgf
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules, RulesError
 from margo_gtp.vertex import InvalidVertexError, parse_vertex
 from margo_gtp.web.game import GameError
@@ -36,13 +36,14 @@ _KEY = re.compile(r"(\d{1,4})-(\d{1,7})")
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The JSON objects of a file, skipping lines that do not parse (a line being written)."""
+    """The JSON objects of a file, leaving out a torn last line (one being written, the rule
+    of :mod:`margo_gtp.files`) and skipping whole lines that do not parse."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:
         return []
     out = []
-    for line in text.splitlines():
+    for _, line in files.complete_lines(text):
         try:
             item = json.loads(line)
         except ValueError:

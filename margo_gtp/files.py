@@ -1,0 +1,171 @@
+"""Files the project writes: atomic replacement, and JSON lines with one rule for a torn line.
+
+Reading a file a *user* names is :mod:`margo_gtp.textfile`'s job; this module is for the
+files the tools own (``results.jsonl``, ``match.json``, SGFs, web journals, training
+chunks, a folder's lock note).
+
+**Atomic writes.** :func:`write_atomically` writes a temporary file beside the target
+(``.NAME.PID.N.tmp``: hidden, so no listing of ``*.sgf`` or ``*.jsonl`` sees it, and
+unique, so two writers never share one), flushes it to disk (``fsync``), renames it over
+the target (``os.replace``) and then syncs the folder, so the rename itself survives a
+power cut. A reader, or the next run after a crash at any point, sees the old file whole
+or the new one whole, never a part. :func:`replace_atomically` is the same for a writer
+that needs the temporary *path* (``torch.save``); the caller writes it, this syncs and
+renames.
+
+**JSON lines.** A JSON-lines file is a sequence of lines, each ended by ``"\\n"``. Writers
+append one whole line per ``write`` (:func:`append_durably` also ``fsync`` s it). The one
+rule for a torn line: *the bytes after the last newline are a line whose writer died in
+the middle of it; it is never a record.* Every reader leaves it out
+(:func:`complete_lines`); a writer that goes on appending to such a file first cuts it
+off (:func:`cut_torn_line`), so its first line starts on a line of its own. What a reader
+does with a *whole* line that does not parse (skip it, or refuse the file) is its own
+choice, and its docstring says which.
+
+Imports nothing from the package: it sits on the ground floor beside ``textfile``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+_TEMPORARY_NUMBERS = itertools.count()
+
+
+def temporary_path(path: Path) -> Path:
+    """A fresh hidden name beside ``path`` for its next version (``.NAME.PID.N.tmp``)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{next(_TEMPORARY_NUMBERS)}.tmp")
+
+
+def leftover_temporaries(folder: Path, pattern: str) -> list[Path]:
+    """The temporary files that writers killed before their rename left in ``folder`` for
+    targets whose names match ``pattern`` (a glob: ``"chunk-*.npz"``)."""
+    return sorted(Path(folder).glob(f".{pattern}.*.tmp"))
+
+
+def sync_folder(folder: Path) -> None:
+    """``fsync`` a folder, so a rename or a new file in it is on disk (where the system
+    lets a folder be opened: not on Windows, nor on some network file systems)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass  # a file system that cannot sync a folder: the file itself is synced
+    finally:
+        os.close(descriptor)
+
+
+def sync_file(path: Path) -> None:
+    """``fsync`` the file at ``path`` (one written by a library that does not sync)."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def write_atomically(path: Path, data: str | bytes) -> None:
+    """Replace ``path`` with ``data`` (text is UTF-8) so that a reader, or a run after a
+    crash, sees the old file or the whole new one; OSError as ``open`` raises it (the
+    temporary file is removed)."""
+    replace_atomically(path, lambda temporary: _write_synced(temporary, data))
+
+
+def replace_atomically(path: Path, write: Callable[[Path], Any]) -> None:
+    """``write(temporary)`` (a path beside ``path``), then ``fsync`` it and rename it over
+    ``path`` (see :func:`write_atomically`). For writers that want a path, not bytes."""
+    path = Path(path)
+    temporary = temporary_path(path)
+    try:
+        write(temporary)
+        sync_file(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    sync_folder(path.parent)
+
+
+def _write_synced(path: Path, data: str | bytes) -> None:
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        view = memoryview(raw)
+        while view:
+            view = view[os.write(descriptor, view):]
+    finally:
+        os.close(descriptor)
+
+
+# ---------------------------------------------------------------------------------------
+# JSON lines
+
+
+def json_line(value: Any) -> str:
+    """``value`` as one compact JSON line, newline included (the project's JSON-lines files:
+    ``results.jsonl``, live feeds, web journals)."""
+    return json.dumps(value, separators=(",", ":")) + "\n"
+
+
+def whole_length(data: bytes) -> int:
+    """How many bytes of ``data`` are whole lines: up to and including the last newline."""
+    return data.rfind(b"\n") + 1
+
+
+def complete_lines(data: bytes | str) -> Iterator[tuple[int, bytes | str]]:
+    """``(number, line)`` for each whole line of a JSON-lines file's contents (numbered
+    from 1, newline removed), leaving out a torn last line (the module's rule)."""
+    newline = b"\n" if isinstance(data, bytes) else "\n"
+    end = data.rfind(newline) + 1  # type: ignore[arg-type]
+    if not end:
+        return
+    yield from enumerate(data[: end - 1].split(newline), 1)  # type: ignore[arg-type]
+
+
+def cut_torn_line(path: Path) -> bool:
+    """Cut a torn last line off the file at ``path`` (and ``fsync`` it), so the next line
+    appended starts on a line of its own; True when there was one to cut. A missing file
+    has none; OSError otherwise as ``open`` raises it."""
+    try:
+        handle = open(path, "r+b")
+    except FileNotFoundError:
+        return False
+    with handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size == 0:
+            return False
+        # Only the tail is read: a torn line is short, and the file may be large.
+        position, tail = size, b""
+        while position > 0 and b"\n" not in tail:
+            step = min(position, 64 * 1024)
+            position -= step
+            handle.seek(position)
+            tail = handle.read(step) + tail
+        end = position + whole_length(tail)
+        if end == size:
+            return False
+        handle.truncate(end)
+        handle.flush()
+        os.fsync(handle.fileno())
+        return True
+
+
+def append_durably(path: Path, line: str) -> None:
+    """Append ``line`` (one whole line, newline included) to ``path`` in one ``write`` and
+    ``fsync`` it before returning; OSError if it cannot be made durable."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        view = memoryview(line.encode("utf-8"))
+        while view:
+            view = view[os.write(descriptor, view):]
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
