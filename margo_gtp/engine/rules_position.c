@@ -699,16 +699,22 @@ int state_start(State *s, int to_move) {
     return set_root(s, to_move);
 }
 
+/* s owns no buffer (they were freed, or belong to the state s was copied from) */
+static void drop_buffers(State *s) {
+    s->stack = NULL;
+    s->stack_bits = NULL;
+    s->pos = NULL;
+    s->hkey = NULL;
+    s->hcount = NULL;
+    s->hused = NULL;
+    s->walk = NULL;
+    s->capstack = s->cappos = 0;
+    s->hcap = s->hfill = 0;
+}
+
 int state_copy(State *dst, const State *src) {
     *dst = *src;
-    dst->stack = NULL;
-    dst->stack_bits = NULL;
-    dst->pos = NULL;
-    dst->hkey = NULL;
-    dst->hcount = NULL;
-    dst->hused = NULL;
-    dst->capstack = dst->cappos = 0;
-    dst->hcap = dst->hfill = 0;
+    drop_buffers(dst);
     dst->walk = calloc((size_t)src->count + 1, sizeof(int));
     if (!dst->walk) return RULES_NO_MEMORY;
     if (src->nstack) {
@@ -745,13 +751,7 @@ void state_free(State *s) {
     free(s->hcount);
     free(s->hused);
     free(s->walk);
-    s->stack = NULL;
-    s->stack_bits = NULL;
-    s->pos = NULL;
-    s->hkey = NULL;
-    s->hcount = NULL;
-    s->hused = NULL;
-    s->walk = NULL;
+    drop_buffers(s);
 }
 
 int state_reset(State *s, int to_move) {
