@@ -2,13 +2,14 @@
 
 Two extensions, one per room (docs/native-core.md, "Two rooms, two extensions"):
 
-* ``margo_gtp.engine._native``: the rules core (``margo_gtp/engine/rules_*.c``, declared
-  in ``rules_core.h``) and its Python glue (``_native.c``: the Geometry and State types).
+* ``margo_gtp.engine._native``: the rules core in plain C (``margo_gtp/engine/rules_*.c``,
+  declared in ``rules_core.h``, no Python.h) and its Python glue (``_native.c`` with
+  ``native_glue.h``: the Geometry and State types, status codes to exceptions).
 * ``margo_gtp.players._search``: the MCTS search in C (``margo_gtp/players/search_*.c``,
   ``search_core.h``) and its glue (``_search.c``). It works on the engine's State objects
-  and calls the rules through ``rules_core.h``; the rules sources it calls are compiled into
-  it too (no C-level dependency between two shared objects), and it checks at import that
-  both were built from the same ``StateObject``.
+  and calls the rules through ``rules_core.h``; the same rules sources (``RULES``, one list)
+  are compiled into it too, with the same flags (no C-level dependency between two shared
+  objects), and it checks at import that both were built from the same ``StateObject``.
 
 Packages are discovered, not listed: every folder under ``margo_gtp/`` (``margo_gtp.client``,
 ``margo_gtp.game``, ``margo_gtp.web.static``...) and under ``adapters/`` (shipped as
@@ -65,16 +66,16 @@ if __name__ == "__main__":  # as the build backend runs it; tests/test_packaging
             Extension(
                 "margo_gtp.engine._native",
                 [ENGINE + "_native.c", *RULES],
-                depends=[ENGINE + "rules_core.h"],
+                depends=[ENGINE + "rules_core.h", ENGINE + "native_glue.h"],
                 optional=True,
             ),
             Extension(
                 "margo_gtp.players._search",
                 [PLAYERS + "_search.c", PLAYERS + "search_eval.c", PLAYERS + "search_policy.c",
                  PLAYERS + "search_uct.c", PLAYERS + "search_prior.c", PLAYERS + "search_tree.c",
-                 PLAYERS + "search_patterns.c", *RULES[1:]],
+                 PLAYERS + "search_patterns.c", *RULES],
                 include_dirs=[ENGINE],
-                depends=[ENGINE + "rules_core.h", PLAYERS + "search_core.h"],
+                depends=[ENGINE + "rules_core.h", ENGINE + "native_glue.h", PLAYERS + "search_core.h"],
                 optional=True,
             ),
         ],

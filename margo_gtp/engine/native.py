@@ -216,17 +216,20 @@ class NativeCore:
         return _OFF_BOARD if i is None else i
 
     def _reason(self, why: int, move: Move, colour: int | None) -> str:
-        """The reference's IllegalMoveError text for the C core's reason code."""
-        if why == 1:
+        """The reference's IllegalMoveError text for the C core's reason code (rules_core.h's
+        ``RULES_ILLEGAL_*``, which ``_native`` exports by name)."""
+        if why == _native.RULES_ILLEGAL_GAME_OVER:
             return f"illegal move: {move.gtp()}: the game is over ({self._end[0].value})"
-        if why == 2:
+        if why == _native.RULES_ILLEGAL_PASS:
             return "illegal move: pass: passing is not allowed (allow_pass is off)"
-        if why == 3:
+        if why == _native.RULES_ILLEGAL_SWAP:
             return "illegal move: swap: only the second player, on the second turn, with swap on"
-        if why == 4:
+        if why == _native.RULES_ILLEGAL_OFF_BOARD:
             return f"illegal move: {move!r} is off a {self.rules.size}x{self.rules.size} board"
-        reason = {5: "point is occupied", 6: "point is not supported",
-                  7: f"level is above max_level {self.rules.top_level + 1}", 8: "suicide or repetition"}[why]
+        reason = {_native.RULES_ILLEGAL_OCCUPIED: "point is occupied",
+                  _native.RULES_ILLEGAL_UNSUPPORTED: "point is not supported",
+                  _native.RULES_ILLEGAL_ABOVE_TOP: f"level is above max_level {self.rules.top_level + 1}",
+                  _native.RULES_ILLEGAL_SUICIDE: "suicide or repetition"}[why]
         c = self._state.to_move if colour is None else colour
         return f"illegal move: {move.gtp()} for {Colour(c).name}: {reason}"
 

@@ -14,7 +14,7 @@ static int at(int size, int x, int y, int l) {
     return off + y * side + x;
 }
 
-void geometry_build(GeoObject *g) {
+static void geometry_build(Geometry *g) {
     int size = g->size, count = g->count, nw = g->nw;
     int i = 0;
     for (int l = 0; l < size; l++) {
@@ -98,4 +98,38 @@ void geometry_build(GeoObject *g) {
         for (int k = 0; k <= l; k++)
             for (int w = 0; w < nw; w++) dst[w] |= g->level_mask[(size_t)k * nw + w];
     }
+}
+
+int geometry_init(Geometry *g, int size) {
+    memset(g, 0, sizeof(*g));
+    int count = 0;
+    for (int l = 0; l < size; l++) count += (size - l) * (size - l);
+    int nw = (count + 63) / 64;
+    g->size = size;
+    g->count = count;
+    g->nw = nw;
+    g->pts = calloc(count, sizeof(Pt));
+    g->walk = calloc(count, sizeof(struct Walk));
+    g->plane = calloc(nw, sizeof(W));
+    g->level_mask = calloc((size_t)size * nw, sizeof(W));
+    g->up_to_level = calloc((size_t)size * nw, sizeof(W));
+    g->zob[0] = calloc(count, sizeof(uint64_t));
+    g->zob[1] = calloc(count, sizeof(uint64_t));
+    if (!g->pts || !g->walk || !g->plane || !g->level_mask || !g->up_to_level || !g->zob[0] || !g->zob[1]) {
+        geometry_free(g);
+        return RULES_NO_MEMORY;
+    }
+    geometry_build(g);
+    return RULES_OK;
+}
+
+void geometry_free(Geometry *g) {
+    free(g->pts);
+    free(g->walk);
+    free(g->plane);
+    free(g->level_mask);
+    free(g->up_to_level);
+    free(g->zob[0]);
+    free(g->zob[1]);
+    memset(g, 0, sizeof(*g));
 }

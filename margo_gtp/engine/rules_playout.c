@@ -1,6 +1,7 @@
 /* Random playouts: Python's own Mersenne Twister (so a seeded random.Random plays the same
- * game on both cores), splitmix64 (MCTS's generator, Board.seeded_playout), or any Python
- * callable, and the playout loop of random_playout in margo_gtp/engine/playout.py. */
+ * game on both cores), splitmix64 (MCTS's generator, Board.seeded_playout), or any draw
+ * function the caller gives (the glue's calls a Python random()), and the playout loop of
+ * random_playout in margo_gtp/engine/playout.py. */
 #include "rules_core.h"
 
 uint32_t mt_next(MT *m) {
@@ -33,50 +34,6 @@ double mt_random(MT *m) {
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
 }
 
-int mt_from_tuple(PyObject *t, MT *m) {
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 625) {
-        PyErr_SetString(PyExc_ValueError, "generator state: a tuple of 625 ints expected (random.Random.getstate()[1])");
-        return -1;
-    }
-    for (int k = 0; k < 624; k++) {
-        unsigned long v = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(t, k));
-        if (v == (unsigned long)-1 && PyErr_Occurred()) return -1;
-        if (v > 0xffffffffUL) {
-            PyErr_SetString(PyExc_ValueError, "generator state: words must fit 32 bits");
-            return -1;
-        }
-        m->mt[k] = (uint32_t)v;
-    }
-    long index = PyLong_AsLong(PyTuple_GET_ITEM(t, 624));
-    if (index == -1 && PyErr_Occurred()) return -1;
-    if (index < 0 || index > 624) {
-        PyErr_SetString(PyExc_ValueError, "generator state: index out of range");
-        return -1;
-    }
-    m->index = (int)index;
-    return 0;
-}
-
-PyObject *mt_to_tuple(const MT *m) {
-    PyObject *t = PyTuple_New(625);
-    if (!t) return NULL;
-    for (int k = 0; k < 624; k++) {
-        PyObject *v = PyLong_FromUnsignedLong(m->mt[k]);
-        if (!v) {
-            Py_DECREF(t);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, k, v);
-    }
-    PyObject *v = PyLong_FromLong(m->index);
-    if (!v) {
-        Py_DECREF(t);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(t, 624, v);
-    return t;
-}
-
 static uint64_t sm_next(SplitMix *g) {
     uint64_t z = (g->x += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -88,37 +45,21 @@ static double sm_random(SplitMix *g) { return (double)(sm_next(g) >> 11) * (1.0 
 double draw_mt(void *m) { return mt_random((MT *)m); }
 double draw_sm(void *g) { return sm_random((SplitMix *)g); }
 
-/* Any other generator: call its random() (a Python callable); an error or a value outside
- * [0, 1) leaves a Python exception set, which stops the playout. */
-double draw_py(void *fn) {
-    if (PyErr_Occurred()) return 0.0;
-    PyObject *v = PyObject_CallNoArgs((PyObject *)fn);
-    if (!v) return 0.0;
-    double x = PyFloat_AsDouble(v);
-    Py_DECREF(v);
-    if (x == -1.0 && PyErr_Occurred()) return 0.0;
-    if (!(x >= 0.0 && x < 1.0)) {
-        PyErr_SetString(PyExc_ValueError, "random() returned a value outside [0, 1)");
-        return 0.0;
-    }
-    return x;
-}
-
 /* Board._random_playout, with `draw` giving uniform doubles in [0, 1): candidates are tried
  * in random order without replacement and the first legal one is played. Returns the
- * moves played, or -1 with an exception set. With draw_py, a random() that changed the
- * board stops the loop with BOARD_CHANGED (as CPython's "dictionary changed size during
- * iteration"): the candidates describe a position that is gone. */
-long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
+ * moves played, or a failure status: RULES_NO_MEMORY; RULES_DRAW_FAILED when a draw is
+ * negative; RULES_BOARD_CHANGED when a draw changed the board (a draw function that calls
+ * back into Python may: as CPython's "dictionary changed size during iteration", the
+ * candidates describe a position that is gone). */
+long playout(State *s, draw_fn draw, void *gen, long max_moves) {
     int nw = s->nw, count = s->count;
     const W *playable = s->geo->up_to_level + (size_t)s->top_level * nw;
-    int *cands = PyMem_RawMalloc((count + 1) * sizeof(int));
-    int *where = PyMem_RawMalloc((count + 1) * sizeof(int));
+    int *cands = malloc((count + 1) * sizeof(int));
+    int *where = malloc((count + 1) * sizeof(int));
     if (!cands || !where) {
-        PyMem_RawFree(cands);
-        PyMem_RawFree(where);
-        rules_no_memory();
-        return -1;
+        free(cands);
+        free(where);
+        return RULES_NO_MEMORY;
     }
     int n = 0;
     for (int i = 0; i < count; i++) where[i] = -1;
@@ -136,7 +77,7 @@ long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
     Res r;
     W before[MAXW];
     if (stack_reserve(s, max_moves < 1024 ? max_moves : 1024) < 0) { /* most 9x9 games fit */
-        played = -1;
+        played = RULES_NO_MEMORY;
         goto done;
     }
     while (played < max_moves && s->end_term == END_NONE) {
@@ -148,13 +89,12 @@ long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
         int chosen = -3; /* none */
         while (k + extra) {
             uint64_t version = s->version;
-            int pick = (int)(draw(gen) * (k + extra));
-            if (draw == draw_py && (PyErr_Occurred() || s->version != version)) {
-                if (!PyErr_Occurred()) /* the candidates describe a position that is gone */
-                    PyErr_SetString(PyExc_RuntimeError, BOARD_CHANGED);
-                played = -1;
+            double x = draw(gen);
+            if (!(x >= 0.0) || s->version != version) {
+                played = x >= 0.0 ? RULES_BOARD_CHANGED : RULES_DRAW_FAILED;
                 goto done;
             }
+            int pick = (int)(x * (k + extra));
             if (pick >= k) { /* a pass or a swap, both always legal when offered */
                 chosen = (pick == k && sl) ? CODE_SWAP : CODE_PASS;
                 break;
@@ -174,7 +114,7 @@ long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
         if (chosen == -3) break; /* the side to move has no legal move: game over (R17) */
         memcpy(before, supp, nw * sizeof(W));
         if (commit(s, chosen, c, chosen >= 0 ? &r : NULL) < 0) {
-            played = -1;
+            played = RULES_NO_MEMORY;
             break;
         }
         played++;
@@ -199,7 +139,7 @@ long playout(StateObject *s, draw_fn draw, void *gen, long max_moves) {
         }
     }
 done:
-    PyMem_RawFree(cands);
-    PyMem_RawFree(where);
+    free(cands);
+    free(where);
     return played;
 }

@@ -1,27 +1,24 @@
 /* A position and its history: the repetition (superko) multiset, the group walk (probe,
  * scan, has_top), resolving a placement (resolve, cascade: R13), committing and undoing a
- * move, the root, and the legal placements. PythonCore._probe ... pop of
- * margo_gtp/engine/python_core.py, function by function. */
+ * move, the root, the legal placements, and a state's life (start, copy, load, reset, free).
+ * PythonCore._probe ... pop of margo_gtp/engine/python_core.py, function by function. */
 #include "rules_core.h"
-
-__thread int rules_without_gil; /* see rules_core.h */
 
 /* -- repetition multiset */
 
-int h_resize(StateObject *s, size_t cap) {
+int h_resize(State *s, size_t cap) {
     uint64_t *ok = s->hkey;
     int32_t *oc = s->hcount;
     uint8_t *ou = s->hused;
     size_t ocap = s->hcap;
-    uint64_t *nk = PyMem_RawCalloc(cap, sizeof(uint64_t));
-    int32_t *nc = PyMem_RawCalloc(cap, sizeof(int32_t));
-    uint8_t *nu = PyMem_RawCalloc(cap, 1);
+    uint64_t *nk = calloc(cap, sizeof(uint64_t));
+    int32_t *nc = calloc(cap, sizeof(int32_t));
+    uint8_t *nu = calloc(cap, 1);
     if (!nk || !nc || !nu) {
-        PyMem_RawFree(nk);
-        PyMem_RawFree(nc);
-        PyMem_RawFree(nu);
-        rules_no_memory();
-        return -1;
+        free(nk);
+        free(nc);
+        free(nu);
+        return RULES_NO_MEMORY;
     }
     s->hkey = nk;
     s->hcount = nc;
@@ -38,31 +35,31 @@ int h_resize(StateObject *s, size_t cap) {
             s->hfill++;
         }
     }
-    PyMem_RawFree(ok);
-    PyMem_RawFree(oc);
-    PyMem_RawFree(ou);
+    free(ok);
+    free(oc);
+    free(ou);
     return 0;
 }
 
-static inline size_t h_find(const StateObject *s, uint64_t key) {
+static inline size_t h_find(const State *s, uint64_t key) {
     size_t mask = s->hcap - 1;
     size_t h = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & mask;
     while (s->hused[h] && s->hkey[h] != key) h = (h + 1) & mask;
     return h;
 }
 
-static inline int h_count(const StateObject *s, uint64_t key) {
+static inline int h_count(const State *s, uint64_t key) {
     size_t h = h_find(s, key);
     return s->hused[h] ? s->hcount[h] : 0;
 }
 
-static int h_add(StateObject *s, uint64_t key, int delta) {
+static int h_add(State *s, uint64_t key, int delta) {
     if (delta > 0 && (s->hfill + 1) * 2 > s->hcap) {
         size_t live = 0;
         for (size_t k = 0; k < s->hcap; k++) live += s->hused[k] && s->hcount[k] > 0;
         size_t cap = s->hcap;
         while ((live + 1) * 4 > cap) cap *= 2;
-        if (h_resize(s, cap) < 0) return -1;
+        if (h_resize(s, cap) < 0) return RULES_NO_MEMORY;
     }
     size_t h = h_find(s, key);
     if (!s->hused[h]) {
@@ -75,29 +72,28 @@ static int h_add(StateObject *s, uint64_t key, int delta) {
     return 0;
 }
 
-static int positions_push(StateObject *s, uint64_t key) {
+static int positions_push(State *s, uint64_t key) {
     if (s->npos == s->cappos) {
-        Py_ssize_t cap = s->cappos ? s->cappos * 2 : 64;
-        uint64_t *p = PyMem_RawRealloc(s->pos, cap * sizeof(uint64_t));
+        ptrdiff_t cap = s->cappos ? s->cappos * 2 : 64;
+        uint64_t *p = realloc(s->pos, cap * sizeof(uint64_t));
         if (!p) {
-            rules_no_memory();
-            return -1;
+            return RULES_NO_MEMORY;
         }
         s->pos = p;
         s->cappos = cap;
     }
-    if (h_add(s, key, 1) < 0) return -1;
+    if (h_add(s, key, 1) < 0) return RULES_NO_MEMORY;
     s->pos[s->npos++] = key;
     return 0;
 }
 
-static inline uint64_t repetition_key(const StateObject *s, uint64_t key, uint64_t bkey, int to_move) {
+static inline uint64_t repetition_key(const State *s, uint64_t key, uint64_t bkey, int to_move) {
     if (s->top_view) key ^= bkey;
     if (s->ko_rule != KO_POSITIONAL) key ^= s->geo->ztm[to_move];
     return key;
 }
 
-static inline int repeats(const StateObject *s, uint64_t key) {
+static inline int repeats(const State *s, uint64_t key) {
     if (s->ko_rule == KO_NONE) return 0;
     if (s->ko_rule == KO_SIMPLE) return s->npos >= 2 && s->pos[s->npos - 2] == key;
     return h_count(s, key) > 0;
@@ -105,7 +101,7 @@ static inline int repeats(const StateObject *s, uint64_t key) {
 
 /* -- groups */
 
-static inline int has_free(const StateObject *s, const Pt *p, const W *free) {
+static inline int has_free(const State *s, const Pt *p, const W *free) {
     if (s->all_freedoms) {
         for (int k = 0; k < p->nnb; k++) if (TEST(free, p->nb[k])) return 1;
     } else {
@@ -117,7 +113,7 @@ static inline int has_free(const StateObject *s, const Pt *p, const W *free) {
 /* The group of the ball at `start` (balls of `mine`, contacts cut by `theirs`): returns 1
  * with the group in `seen` if it has no freedom in `free` (NULL: never look), else 0 with
  * `seen` holding balls of that living group (Board._probe). */
-int probe(const StateObject *s, int start, const W *mine, const W *theirs, const W *free, W *seen) {
+int probe(const State *s, int start, const W *mine, const W *theirs, const W *free, W *seen) {
     const struct Walk *table = s->geo->walk;
     int *walk = s->walk;
     int nw = s->nw, top = 0, cuts = s->bridge_cutting, af = s->all_freedoms;
@@ -150,7 +146,7 @@ int probe(const StateObject *s, int start, const W *mine, const W *theirs, const
     return 1;
 }
 
-int has_top(const StateObject *s, const W *group, const W *occ) {
+int has_top(const State *s, const W *group, const W *occ) {
     const Pt *pts = s->geo->pts;
     for (int w = 0; w < s->nw; w++) {
         W x = group[w];
@@ -168,7 +164,7 @@ int has_top(const StateObject *s, const W *group, const W *occ) {
 
 /* Whether the ball at q has a contact, not cut, with a ball of `set` (a probe from q would
  * reach it at once). */
-static inline int touches(const StateObject *s, int q, const W *set, const W *theirs) {
+static inline int touches(const State *s, int q, const W *set, const W *theirs) {
     const struct Walk *p = &s->geo->walk[q];
     for (int k = 0; k < p->nadj; k++) {
         int j = p->adj[k][0];
@@ -188,7 +184,7 @@ static inline int touches(const StateObject *s, int q, const W *set, const W *th
  * touching a ball already shown to be in a living group (`alive`: the balls a probe
  * reached before it found a freedom, and the seeds with a freedom of their own) is in that
  * group too, and needs no probe of its own (the probe would end in that group). */
-static int scan(const StateObject *s, const W *seeds_in, const W *mine, const W *theirs, const W *free,
+static int scan(const State *s, const W *seeds_in, const W *mine, const W *theirs, const W *free,
                 const W *occ, W *dead, const W *alive_in) {
     int nw = s->nw;
     W seeds[MAXW], seen[MAXW], alive[MAXW];
@@ -232,7 +228,7 @@ static int scan(const StateObject *s, const W *seeds_in, const W *mine, const W 
     return found;
 }
 
-void free_points(const StateObject *s, const W *occ, const W *supported, W *free) {
+void free_points(const State *s, const W *occ, const W *supported, W *free) {
     if (s->all_freedoms) {
         memcpy(free, supported, s->nw * sizeof(W));
     } else {
@@ -241,10 +237,10 @@ void free_points(const StateObject *s, const W *occ, const W *supported, W *free
 }
 
 /* Board._cascade: R13 step 3 and the suicide test of step 4. */
-static int cascade(const StateObject *s, int i, int c, W *balls0, W *balls1, W *buried, uint64_t *key, uint64_t *bkey,
+static int cascade(const State *s, int i, int c, W *balls0, W *balls1, W *buried, uint64_t *key, uint64_t *bkey,
                    W *supported, W *seeds_own, W *seeds_opp, long removed[2], W *unsettled, const W *first_dead) {
     int nw = s->nw;
-    const GeoObject *g = s->geo;
+    const Geometry *g = s->geo;
     const Pt *pts = g->pts;
     W *balls[2] = {balls0, balls1};
     W seeds[2][MAXW];
@@ -375,9 +371,9 @@ static int cascade(const StateObject *s, int i, int c, W *balls0, W *balls1, W *
 
 /* Board._resolve: what placing colour c at point i does; 1 (result in *r) or 0 if illegal.
  * i must be an empty supported point within max_level. */
-int resolve(const StateObject *s, int i, int c, Res *r) {
+int resolve(const State *s, int i, int c, Res *r) {
     int nw = s->nw;
-    const GeoObject *g = s->geo;
+    const Geometry *g = s->geo;
     const Pt *pts = g->pts;
     const Pt *p = &pts[i];
     W *own = RB(r, c), *opp = RB(r, c ^ 1), *buried = RB(r, B_BURIED), *supported = RB(r, B_SUPP);
@@ -478,8 +474,8 @@ int resolve(const StateObject *s, int i, int c, Res *r) {
 
 /* Board._placement_legal: the cheap exact shortcut for a board-plane move that has a
  * freedom of its own and captures nothing, else the full resolution. */
-static int placement_legal(const StateObject *s, int i, int c, Res *r) {
-    const GeoObject *g = s->geo;
+static int placement_legal(const State *s, int i, int c, Res *r) {
+    const Geometry *g = s->geo;
     const Pt *p = &g->pts[i];
     if (p->level == 0 && !s->all_freedoms && !any(BITS(s, B_UNS), s->nw)) {
         const W *w0 = BITS(s, 0), *w1 = BITS(s, 1), *opp = BITS(s, c ^ 1);
@@ -509,17 +505,15 @@ static int placement_legal(const StateObject *s, int i, int c, Res *r) {
 /* -- committing and undoing */
 
 /* The undo stack's entries and bit sets reallocated to hold `cap` entries. */
-static int stack_grow(StateObject *s, Py_ssize_t cap) {
-    Entry *e = PyMem_RawRealloc(s->stack, cap * sizeof(Entry));
+static int stack_grow(State *s, ptrdiff_t cap) {
+    Entry *e = realloc(s->stack, cap * sizeof(Entry));
     if (!e) {
-        rules_no_memory();
-        return -1;
+        return RULES_NO_MEMORY;
     }
     s->stack = e;
-    W *b = PyMem_RawRealloc(s->stack_bits, (size_t)cap * NB * s->nw * sizeof(W));
+    W *b = realloc(s->stack_bits, (size_t)cap * NB * s->nw * sizeof(W));
     if (!b) {
-        rules_no_memory();
-        return -1;
+        return RULES_NO_MEMORY;
     }
     s->stack_bits = b;
     s->capstack = cap;
@@ -528,14 +522,14 @@ static int stack_grow(StateObject *s, Py_ssize_t cap) {
 
 /* Room on the undo stack for `more` entries (one allocation rather than repeated
  * doublings, each copying the whole stack). */
-int stack_reserve(StateObject *s, Py_ssize_t more) {
-    Py_ssize_t cap = s->nstack + more;
+int stack_reserve(State *s, ptrdiff_t more) {
+    ptrdiff_t cap = s->nstack + more;
     return cap <= s->capstack ? 0 : stack_grow(s, cap);
 }
 
-static int stack_push(StateObject *s, int c, int code) {
+static int stack_push(State *s, int c, int code) {
     int nw = s->nw;
-    if (s->nstack == s->capstack && stack_grow(s, s->capstack ? s->capstack * 2 : 64) < 0) return -1;
+    if (s->nstack == s->capstack && stack_grow(s, s->capstack ? s->capstack * 2 : 64) < 0) return RULES_NO_MEMORY;
     Entry *e = &s->stack[s->nstack];
     e->colour = c;
     e->code = code;
@@ -556,13 +550,13 @@ static int stack_push(StateObject *s, int c, int code) {
 }
 
 /* Board._commit; r is the resolution of a placement (NULL for pass and swap). */
-int commit(StateObject *s, int code, int c, const Res *r) {
-    if (stack_push(s, c, code) < 0) return -1;
+int commit(State *s, int code, int c, const Res *r) {
+    if (stack_push(s, c, code) < 0) return RULES_NO_MEMORY;
     s->version++;
     if (code >= 0) {
         if (positions_push(s, r->rk) < 0) {
             s->nstack--;
-            return -1;
+            return RULES_NO_MEMORY;
         }
         for (int k = 0; k < NB; k++) memcpy(BITS(s, k), RB(r, k), s->nw * sizeof(W));
         s->key = r->key;
@@ -594,7 +588,7 @@ int commit(StateObject *s, int code, int c, const Res *r) {
     return 0;
 }
 
-void state_clear_history(StateObject *s) {
+void state_clear_history(State *s) {
     s->nstack = 0;
     s->npos = 0;
     if (s->hcap) {
@@ -603,7 +597,7 @@ void state_clear_history(StateObject *s) {
     }
 }
 
-int set_root(StateObject *s, int to_move) {
+int set_root(State *s, int to_move) {
     int nw = s->nw;
     s->version++;
     s->to_move = to_move;
@@ -620,23 +614,22 @@ int set_root(StateObject *s, int to_move) {
     return positions_push(s, repetition_key(s, s->key, s->bkey, to_move));
 }
 
-/* play(code, colour): 0 if played, else why not: 1 game over, 2 pass not allowed, 3 swap
- * not legal, 4 off the board, 5 occupied, 6 not supported, 7 above max_level, 8 suicide
- * or repetition (Board._prepare's order). */
-int check_play(StateObject *s, int code, int c, Res *r) {
-    if (s->end_term != END_NONE) return 1;
-    if (code == CODE_PASS) return s->allow_pass ? 0 : 2;
-    if (code == CODE_SWAP) return swap_legal(s, c) ? 0 : 3;
-    if (code < 0 || code >= s->count) return 4;
-    if (TEST(BITS(s, 0), code) || TEST(BITS(s, 1), code)) return 5;
-    if (!TEST(BITS(s, B_SUPP), code)) return 6;
-    if (!candidate(s, code)) return 7;
-    return resolve(s, code, c, r) ? 0 : 8;
+/* May colour c play code? RULES_OK (a placement's resolution in r), else why not, in
+ * Board._prepare's order: RULES_ILLEGAL_GAME_OVER ... RULES_ILLEGAL_SUICIDE. */
+int check_play(State *s, int code, int c, Res *r) {
+    if (s->end_term != END_NONE) return RULES_ILLEGAL_GAME_OVER;
+    if (code == CODE_PASS) return s->allow_pass ? RULES_OK : RULES_ILLEGAL_PASS;
+    if (code == CODE_SWAP) return swap_legal(s, c) ? RULES_OK : RULES_ILLEGAL_SWAP;
+    if (code < 0 || code >= s->count) return RULES_ILLEGAL_OFF_BOARD;
+    if (TEST(BITS(s, 0), code) || TEST(BITS(s, 1), code)) return RULES_ILLEGAL_OCCUPIED;
+    if (!TEST(BITS(s, B_SUPP), code)) return RULES_ILLEGAL_UNSUPPORTED;
+    if (!candidate(s, code)) return RULES_ILLEGAL_ABOVE_TOP;
+    return resolve(s, code, c, r) ? RULES_OK : RULES_ILLEGAL_SUICIDE;
 }
 
 
 /* Undo the last move exactly (the stack must not be empty). */
-void undo(StateObject *s) {
+void undo(State *s) {
     int nw = s->nw;
     s->version++;
     Entry *e = &s->stack[--s->nstack];
@@ -660,7 +653,7 @@ void undo(StateObject *s) {
 
 /* The first point from index `from` on where colour c may place a ball (supported, empty,
  * within max_level, legal), or -1: the loop shared by legal_moves and has_legal_placement. */
-int next_legal_placement(const StateObject *s, int c, int from) {
+int next_legal_placement(const State *s, int c, int from) {
     int nw = s->nw;
     const W *playable = s->geo->up_to_level + (size_t)s->top_level * nw;
     const W *supp = BITS(s, B_SUPP);
@@ -678,7 +671,7 @@ int next_legal_placement(const StateObject *s, int c, int from) {
 }
 
 /* True if colour c has a legal placement (Board.has_legal_placement). */
-int has_legal_placement(StateObject *s, int c) {
+int has_legal_placement(State *s, int c) {
     int nw = s->nw;
     const W *playable = s->geo->up_to_level + (size_t)s->top_level * nw;
     const W *supp = BITS(s, B_SUPP);
@@ -692,4 +685,121 @@ int has_legal_placement(StateObject *s, int c) {
         }
     }
     return 0;
+}
+
+/* -- a state's life */
+
+int state_start(State *s, int to_move) {
+    s->nw = s->geo->nw;
+    s->count = s->geo->count;
+    s->walk = calloc((size_t)s->count + 1, sizeof(int));
+    if (!s->walk) return RULES_NO_MEMORY;
+    if (h_resize(s, 64) < 0) return RULES_NO_MEMORY;
+    memcpy(BITS(s, B_SUPP), s->geo->plane, s->nw * sizeof(W));
+    return set_root(s, to_move);
+}
+
+/* s owns no buffer (they were freed, or belong to the state s was copied from) */
+static void drop_buffers(State *s) {
+    s->stack = NULL;
+    s->stack_bits = NULL;
+    s->pos = NULL;
+    s->hkey = NULL;
+    s->hcount = NULL;
+    s->hused = NULL;
+    s->walk = NULL;
+    s->capstack = s->cappos = 0;
+    s->hcap = s->hfill = 0;
+}
+
+int state_copy(State *dst, const State *src) {
+    *dst = *src;
+    drop_buffers(dst);
+    dst->walk = calloc((size_t)src->count + 1, sizeof(int));
+    if (!dst->walk) return RULES_NO_MEMORY;
+    if (src->nstack) {
+        ptrdiff_t cap = src->nstack + 16;
+        dst->stack = malloc(cap * sizeof(Entry));
+        dst->stack_bits = malloc((size_t)cap * NB * src->nw * sizeof(W));
+        if (!dst->stack || !dst->stack_bits) return RULES_NO_MEMORY;
+        memcpy(dst->stack, src->stack, src->nstack * sizeof(Entry));
+        memcpy(dst->stack_bits, src->stack_bits, (size_t)src->nstack * NB * src->nw * sizeof(W));
+        dst->capstack = cap;
+    }
+    ptrdiff_t cap = src->npos + 16;
+    dst->pos = malloc(cap * sizeof(uint64_t));
+    if (!dst->pos) return RULES_NO_MEMORY;
+    memcpy(dst->pos, src->pos, src->npos * sizeof(uint64_t));
+    dst->cappos = cap;
+    dst->hkey = malloc(src->hcap * sizeof(uint64_t));
+    dst->hcount = malloc(src->hcap * sizeof(int32_t));
+    dst->hused = malloc(src->hcap);
+    if (!dst->hkey || !dst->hcount || !dst->hused) return RULES_NO_MEMORY;
+    memcpy(dst->hkey, src->hkey, src->hcap * sizeof(uint64_t));
+    memcpy(dst->hcount, src->hcount, src->hcap * sizeof(int32_t));
+    memcpy(dst->hused, src->hused, src->hcap);
+    dst->hcap = src->hcap;
+    dst->hfill = src->hfill;
+    return RULES_OK;
+}
+
+void state_free(State *s) {
+    free(s->stack);
+    free(s->stack_bits);
+    free(s->pos);
+    free(s->hkey);
+    free(s->hcount);
+    free(s->hused);
+    free(s->walk);
+    drop_buffers(s);
+}
+
+int state_reset(State *s, int to_move) {
+    memset(s->bits, 0, sizeof(s->bits));
+    memcpy(BITS(s, B_SUPP), s->geo->plane, s->nw * sizeof(W));
+    s->key = s->bkey = 0;
+    return set_root(s, to_move);
+}
+
+/* Board._load: the balls checked (no point of both colours, every ball supported), then
+ * buried balls, supported empty points, the keys and the unsettled balls derived. */
+int state_load(State *s, const W *wb, const W *bb) {
+    int nw = s->nw;
+    const Geometry *g = s->geo;
+    W occ[MAXW];
+    for (int w = 0; w < nw; w++) {
+        if (wb[w] & bb[w]) return RULES_LOAD_BOTH_COLOURS;
+        occ[w] = wb[w] | bb[w];
+    }
+    for (int i = 0; i < s->count; i++) { /* every ball must be supported */
+        if (!TEST(occ, i)) continue;
+        const Pt *p = &g->pts[i];
+        for (int k = 0; k < p->nsup; k++)
+            if (!TEST(occ, p->sup[k])) return RULES_LOAD_UNSUPPORTED;
+    }
+    memset(s->bits, 0, sizeof(s->bits));
+    memcpy(BITS(s, 0), wb, nw * sizeof(W));
+    memcpy(BITS(s, 1), bb, nw * sizeof(W));
+    uint64_t key = 0, bkey = 0;
+    W *buried = BITS(s, B_BURIED), *supp = BITS(s, B_SUPP);
+    for (int i = 0; i < s->count; i++) {
+        const Pt *p = &g->pts[i];
+        if (TEST(occ, i)) {
+            int colour = TEST(wb, i) ? 0 : 1;
+            key ^= g->zob[colour][i];
+            if (p->buried_by >= 0 && TEST(occ, p->buried_by)) {
+                SETB(buried, i);
+                bkey ^= g->zob[colour][i];
+            }
+        } else {
+            int ok = 1;
+            for (int k = 0; k < p->nsup; k++) if (!TEST(occ, p->sup[k])) { ok = 0; break; }
+            if (ok) SETB(supp, i);
+        }
+    }
+    s->key = key;
+    s->bkey = bkey;
+    s->version++;
+    each_group_unsettled(s, BITS(s, B_UNS));
+    return RULES_OK;
 }

@@ -3,7 +3,7 @@
 #include "rules_core.h"
 
 /* The freedoms (points of `free` next to a ball, R12) of the balls of `group`, into out. */
-static void group_freedoms(const StateObject *s, const W *group, const W *free, W *out) {
+static void group_freedoms(const State *s, const W *group, const W *free, W *out) {
     const Pt *pts = s->geo->pts;
     memset(out, 0, s->nw * sizeof(W));
     for (int v = 0; v < s->nw; v++) {
@@ -20,7 +20,7 @@ static void group_freedoms(const StateObject *s, const W *group, const W *free, 
 
 /* The group of `colour` holding the ball at i (into group) and its freedoms (into
  * freedoms): the number of freedoms, or -1 when i holds no non-buried ball of `colour`. */
-int group_at(StateObject *s, int colour, int i, W *group, W *freedoms) {
+int group_at(State *s, int colour, int i, W *group, W *freedoms) {
     int nw = s->nw;
     if (!TEST(BITS(s, colour), i) || TEST(BITS(s, B_BURIED), i)) return -1;
     W mine[MAXW], occ[MAXW], free[MAXW];
@@ -35,7 +35,7 @@ int group_at(StateObject *s, int colour, int i, W *group, W *freedoms) {
 }
 
 /* For every group of colour c (ascending by lowest ball): group and freedoms. Calls fn. */
-int each_group(StateObject *s, int colour, group_fn fn, void *ctx) {
+int each_group(State *s, int colour, group_fn fn, void *ctx) {
     int nw = s->nw;
     const W *buried = BITS(s, B_BURIED);
     W occ[MAXW], free[MAXW], mine[MAXW], todo[MAXW], group[MAXW], freedoms[MAXW];
@@ -56,7 +56,7 @@ int each_group(StateObject *s, int colour, group_fn fn, void *ctx) {
     return 0;
 }
 
-static int unsettled_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+static int unsettled_cb(State *s, int colour, const W *group, const W *freedoms, void *ctx) {
     W *out = ctx;
     W occ[MAXW];
     for (int w = 0; w < s->nw; w++) occ[w] = BITS(s, 0)[w] | BITS(s, 1)[w];
@@ -66,13 +66,13 @@ static int unsettled_cb(StateObject *s, int colour, const W *group, const W *fre
 }
 
 /* Board._unsettled_mask */
-void each_group_unsettled(StateObject *s, W *out) {
+void each_group_unsettled(State *s, W *out) {
     memset(out, 0, s->nw * sizeof(W));
     each_group(s, 0, unsettled_cb, out);
     each_group(s, 1, unsettled_cb, out);
 }
 
-int zombie_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+int zombie_cb(State *s, int colour, const W *group, const W *freedoms, void *ctx) {
     W *out = ctx;
     if (any(freedoms, s->nw)) return 0;
     const Pt *pts = s->geo->pts;
@@ -93,16 +93,16 @@ int zombie_cb(StateObject *s, int colour, const W *group, const W *freedoms, voi
 }
 
 /* Board._zombie_mask */
-void zombie_mask(StateObject *s, W *out) {
+void zombie_mask(State *s, W *out) {
     memset(out, 0, s->nw * sizeof(W));
     each_group(s, 0, zombie_cb, out);
     each_group(s, 1, zombie_cb, out);
 }
 
 /* Board.territory_masks */
-void territory(StateObject *s, const W *zombies, W *terr0, W *terr1) {
+void territory(State *s, const W *zombies, W *terr0, W *terr1) {
     int nw = s->nw;
-    const GeoObject *g = s->geo;
+    const Geometry *g = s->geo;
     const Pt *pts = g->pts;
     W occ[MAXW], alive[2][MAXW], empty[MAXW], todo[MAXW], region[MAXW], border[MAXW], base[MAXW];
     W *terr[2] = {terr0, terr1};
@@ -169,7 +169,7 @@ void territory(StateObject *s, const W *zombies, W *terr0, W *terr1) {
 }
 
 /* territory_score() -> (white, black) ball-and-territory counts of R19, komi not added */
-void territory_score(StateObject *s, long out[2]) {
+void territory_score(State *s, long out[2]) {
     int nw = s->nw;
     W z[MAXW], t[2][MAXW];
     zombie_mask(s, z);
@@ -188,7 +188,7 @@ double result_of_scores(double white, double black) {
 }
 
 /* White's result (1, 0 or 1/2) if the game is over (Board.outcome), else -1. */
-double result_if_over(StateObject *s, double komi, int territory_scoring) {
+double result_if_over(State *s, double komi, int territory_scoring) {
     long sc[2];
     if (s->end_term == END_TWO_PASSES) {
         territory_score(s, sc);

@@ -4,24 +4,27 @@
  * reference and the fallback (PEP 399).
  *
  * The positions it works on are margo_gtp.engine._native.State objects (NativeCore's
- * state): the rules core owns that type, this module checks that an argument is one.
+ * state): the engine's glue owns that type (native_glue.h), this module checks that an
+ * argument is one and works on the plain C State inside it (rules_core.h).
  * Its rules code is the engine's own sources compiled in here too (setup.py), so both
  * extensions must come from one build: at import, the State type's size must equal the
  * StateObject this module was compiled with, else ImportError (and the Python search runs).
  */
 #include "search_core.h"
+#include "native_glue.h"
 
 #include <stddef.h>
 #include <time.h>
 
 static PyTypeObject *state_type; /* margo_gtp.engine._native.State */
 
-static StateObject *as_state(PyObject *obj) {
+/* The C state inside a _native.State; NULL with TypeError for anything else. */
+static State *as_state(PyObject *obj) {
     if (!PyObject_TypeCheck(obj, state_type)) {
         PyErr_Format(PyExc_TypeError, "a margo_gtp.engine._native.State expected, not %.100s", Py_TYPE(obj)->tp_name);
         return NULL;
     }
-    return (StateObject *)obj;
+    return &((StateObject *)obj)->state;
 }
 
 /* heavy_playout(state, mt_state, max_moves, tactics) -> (moves played, new mt_state) */
@@ -30,12 +33,12 @@ static PyObject *search_heavy_playout(PyObject *module, PyObject *args) {
     long max_moves;
     double tactics;
     if (!PyArg_ParseTuple(args, "OO!ld", &so, &PyTuple_Type, &t, &max_moves, &tactics)) return NULL;
-    StateObject *s = as_state(so);
+    State *s = as_state(so);
     if (!s) return NULL;
     MT m;
     if (mt_from_tuple(t, &m) < 0) return NULL;
     long played = heavy_playout(s, &m, max_moves, tactics);
-    if (played < 0) return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    if (played < 0) return PyErr_NoMemory();
     PyObject *nt = mt_to_tuple(&m);
     if (!nt) return NULL;
     return Py_BuildValue("(lN)", played, nt);
@@ -167,12 +170,12 @@ static PyObject *search_simulate(PyObject *module, PyObject *args) {
     double prm[6];
     if (!PyArg_ParseTuple(args, "OKldpiO", &so, &seed, &max_moves, &komi, &territory_scoring, &evaluator, &config))
         return NULL;
-    StateObject *s = as_state(so);
+    State *s = as_state(so);
     if (!s) return NULL;
     if (evaluator != 0 && evaluator != 1) return PyErr_Format(PyExc_ValueError, "evaluator must be 0 or 1");
     if (read_eval_params(config, prm) < 0) return NULL;
     double result = simulate(s, (uint64_t)seed, max_moves, komi, territory_scoring, evaluator, prm);
-    if (result < -1.5) return NULL;
+    if (result < -1.5) return PyErr_NoMemory();
     return PyFloat_FromDouble(result);
 }
 
@@ -311,7 +314,7 @@ static PyObject *search_prior_rates(PyObject *module, PyObject *args) {
     double komi;
     PriorParams pp;
     if (!PyArg_ParseTuple(args, "OiOOd", &so, &to_move, &codes_obj, &priors, &komi)) return NULL;
-    StateObject *s = as_state(so);
+    State *s = as_state(so);
     if (!s || read_priors(priors, komi, &pp) < 0) return NULL;
     if (to_move != 0 && to_move != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
     PyObject *seq = PySequence_Fast(codes_obj, "codes must be a sequence of move codes");
@@ -338,7 +341,10 @@ static PyObject *search_prior_rates(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "prior_rates: a move is illegal");
         goto done;
     }
-    if (err) goto done;
+    if (err) {
+        PyErr_NoMemory();
+        goto done;
+    }
     out = float_list(rates, n);
 done:
     Py_DECREF(seq);
@@ -521,8 +527,6 @@ static int search_tick(void *ctx, SearchShared *sh) {
         tick->next_progress = monotonic_seconds() + tick->interval;
     }
     PyGILState_STATE gil = PyGILState_Ensure();
-    int without_gil = rules_without_gil;
-    rules_without_gil = 0; /* Python code runs here: the rules core may set exceptions */
     int answer = 0;
     if (report) {
         PyObject *r = PyObject_CallObject(tick->progress, tick->report);
@@ -536,7 +540,6 @@ static int search_tick(void *ctx, SearchShared *sh) {
         Py_XDECREF(r);
     }
     if (answer < 0) tick_failed(tick);
-    rules_without_gil = without_gil;
     PyGILState_Release(gil);
     return answer;
 }
@@ -693,7 +696,7 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
         deadline = PyFloat_AsDouble(deadline_obj);
         if (deadline == -1.0 && PyErr_Occurred()) return NULL;
     }
-    StateObject *s = as_state(so);
+    State *s = as_state(so);
     if (!s) return NULL;
     if (colour != 0 && colour != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
     if (read_search_params(config, komi, territory_scoring, &prm) < 0) return NULL;
@@ -742,8 +745,10 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
         run->sh = &sh;
         run->mt = &mts[k];
         if (mt_from_tuple(k ? PyTuple_GET_ITEM(helpers, k - 1) : mt_state, run->mt) < 0) ready = 0;
-        else if (!(run->work = (StateObject *)PyObject_CallMethod(so, "copy", NULL))) ready = 0;
-        else if (!(run->codes = PyMem_RawMalloc((size_t)(s->count + 2) * sizeof(int32_t))) ||
+        else if (!(run->work = PyMem_RawCalloc(1, sizeof(State))) || state_copy(run->work, s) != RULES_OK) {
+            PyErr_NoMemory();
+            ready = 0;
+        } else if (!(run->codes = PyMem_RawMalloc((size_t)(s->count + 2) * sizeof(int32_t))) ||
                  !(run->rates = PyMem_RawMalloc((size_t)(s->count + 2) * sizeof(double))) ||
                  (ownership && !(run->owner = PyMem_RawCalloc((size_t)2 * s->count, sizeof(int64_t))))) {
             PyErr_NoMemory();
@@ -802,7 +807,8 @@ done:
         PyMem_RawFree(runs[k].path_codes);
         PyMem_RawFree(runs[k].path_colours);
         PyMem_RawFree(runs[k].owner);
-        Py_XDECREF(runs[k].work);
+        if (runs[k].work) state_free(runs[k].work);
+        PyMem_RawFree(runs[k].work);
     }
     pthread_mutex_destroy(&sh.lock);
     PyMem_RawFree(runs);
@@ -814,7 +820,7 @@ done:
 /* The point indices of the sequence seq, an array of *n (at least one slot) with -1 for any
  * code that is not a point of s (the pattern functions answer PATTERN_NOT_A_POINT for it);
  * NULL with an exception set. */
-static int32_t *point_codes(PyObject *seq, const StateObject *s, Py_ssize_t *n) {
+static int32_t *point_codes(PyObject *seq, const State *s, Py_ssize_t *n) {
     PyObject *fast = PySequence_Fast(seq, "codes must be a sequence of point indices");
     if (!fast) return NULL;
     *n = PySequence_Fast_GET_SIZE(fast);
@@ -851,7 +857,7 @@ static PyObject *search_pattern_features(PyObject *module, PyObject *args) {
     PyObject *so, *seq;
     int colour;
     if (!PyArg_ParseTuple(args, "OiO", &so, &colour, &seq)) return NULL;
-    StateObject *s = as_state(so);
+    State *s = as_state(so);
     if (!s) return NULL;
     if (colour != 0 && colour != 1) return PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");
     Py_ssize_t n;
@@ -883,7 +889,7 @@ static PyObject *search_pattern_log_strengths(PyObject *module, PyObject *args) 
     int32_t *codes = NULL;
     double *out = NULL;
     Py_ssize_t n;
-    StateObject *s = as_state(so);
+    State *s = as_state(so);
     if (!s) goto done;
     if (colour != 0 && colour != 1) {
         PyErr_Format(PyExc_ValueError, "colour must be 0 or 1");

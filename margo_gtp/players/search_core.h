@@ -16,18 +16,21 @@
 #ifndef MARGO_SEARCH_CORE_H
 #define MARGO_SEARCH_CORE_H
 
+#define PY_SSIZE_T_CLEAN
+#include <Python.h> /* PyMem_Raw* (and tree_new_root's MemoryError): unlike the rules, the search is not plain C yet */
+
 #include "rules_core.h"
 
 #include <pthread.h>
 
 /* search_eval.c: prm = (scale_min, scale_per_point, freedom_value, short_of_freedoms_loss,
- * group_cost, ladder_depth); both return -2 with an exception set on a memory error. */
-double heuristic(StateObject *s, double komi, const double prm[6]);
-double simulate(StateObject *s, uint64_t seed, long max_moves, double komi, int territory_scoring, int evaluator,
+ * group_cost, ladder_depth); both return -2 on a memory error (no exception set). */
+double heuristic(State *s, double komi, const double prm[6]);
+double simulate(State *s, uint64_t seed, long max_moves, double komi, int territory_scoring, int evaluator,
                 const double prm[6]);
 
-/* search_policy.c: moves played, -1 with an exception set on a memory error. */
-long heavy_playout(StateObject *s, MT *m, long max_moves, double tactics);
+/* search_policy.c: moves played, -1 on a memory error (no exception set). */
+long heavy_playout(State *s, MT *m, long max_moves, double tactics);
 
 /* search_uct.c: UCT_OK with the score in *out, or which error Python's arithmetic would raise. */
 enum { UCT_OK = 0, UCT_ZERO_DIVISION = 1, UCT_DOMAIN_ERROR = 2 };
@@ -83,9 +86,8 @@ enum { PRIOR_OK = 0, PRIOR_NO_MEMORY = -1, PRIOR_ILLEGAL = -2 };
 
 /* The prior rates of the n moves `codes` (point index, CODE_PASS, CODE_SWAP; each legal)
  * of colour to_move in s, into rates. s is changed during the call and restored. Returns
- * PRIOR_OK, PRIOR_NO_MEMORY (an exception set only when rules_without_gil is 0) or
- * PRIOR_ILLEGAL (a move is not legal; no exception set). */
-int prior_rates(StateObject *s, int to_move, const int32_t *codes, int n, const PriorParams *pp, double *rates);
+ * PRIOR_OK, PRIOR_NO_MEMORY or PRIOR_ILLEGAL (a move is not legal); no exception set. */
+int prior_rates(State *s, int to_move, const int32_t *codes, int n, const PriorParams *pp, double *rates);
 
 /* Why a search stopped early; the glue raises the matching Python exception. */
 enum {
@@ -134,7 +136,7 @@ struct SearchShared {
 /* One search thread: its own position, generator and scratch. */
 struct SearchRun {
     SearchShared *sh;
-    StateObject *work;        /* the root position, changed during a simulation and restored */
+    State *work;        /* the root position, changed during a simulation and restored */
     MT *mt;                   /* thread 0: the player's generator; others: seeded from it */
     int32_t *codes;           /* count + 2 move codes */
     double *rates;            /* count + 2 prior rates */
@@ -166,13 +168,13 @@ int search_read(SearchShared *sh, int (*read)(void *ctx, const Tree *t, int32_t 
  * undone, so it is unchanged. No Python exception is set (it may run without the GIL). */
 #define PATTERN_GROUPS 17
 enum { PATTERN_OK = 0, PATTERN_NO_MEMORY = -1, PATTERN_NOT_A_POINT = -2, PATTERN_ILLEGAL = -3 };
-int pattern_features(StateObject *s, int colour, const int32_t *codes, int n, int32_t *out);
+int pattern_features(State *s, int colour, const int32_t *codes, int n, int32_t *out);
 /* The log strength (the sum of the features' log gammas) of each move, from the dense table
  * of PATTERN_TABLE_SIZE log gammas (the groups one after the other, pattern_group_sizes):
  * what the priors mix in (patterns.pattern_rates). Same return values. */
 #define PATTERN_TABLE_SIZE 390797 /* the sum of pattern_group_sizes */
 extern const int pattern_group_sizes[PATTERN_GROUPS];
-int pattern_log_strengths(StateObject *s, int colour, const int32_t *codes, int n, const double *table,
+int pattern_log_strengths(State *s, int colour, const int32_t *codes, int n, const double *table,
                           double *out);
 
 #endif /* MARGO_SEARCH_CORE_H */

@@ -9,7 +9,7 @@ typedef struct {
     int *size, *liberties, *last_liberty, *first_ball;
 } GroupStats;
 
-static int stats_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+static int stats_cb(State *s, int colour, const W *group, const W *freedoms, void *ctx) {
     GroupStats *g = ctx;
     g->size[g->n] = popcount_bits(group, s->nw);
     g->liberties[g->n] = popcount_bits(freedoms, s->nw);
@@ -25,17 +25,17 @@ static int stats_cb(StateObject *s, int colour, const W *group, const W *freedom
 
 /* evaluate._freedoms_through: the freedoms of colour's group holding the ball at i (into out);
  * returns their number, or -1 when i holds no unburied ball of colour (it was taken). */
-static int freedoms_through(StateObject *s, int colour, int i, W *out) {
+static int freedoms_through(State *s, int colour, int i, W *out) {
     W group[MAXW];
     return group_at(s, colour, i, group, out);
 }
 
-static int ladder_captures(StateObject *s, int attacker, int ball, const W *liberties, int depth);
+static int ladder_captures(State *s, int attacker, int ball, const W *liberties, int depth);
 
 /* evaluate.can_escape: colour, to move, saves its group whose last freedom is point i by
  * playing there: legal and captures, or leaves the group three freedoms or more, or two
  * that a ladder of at most `depth` more ataris cannot take. 1 yes, 0 no, -1 memory error. */
-static int can_escape(StateObject *s, int colour, int i, int depth) {
+static int can_escape(State *s, int colour, int i, int depth) {
     Res r;
     if (check_play(s, i, colour, &r)) return 0;
     long before = s->cap[colour];
@@ -58,7 +58,7 @@ static int can_escape(StateObject *s, int colour, int i, int depth) {
 /* evaluate.ladder_captures: attacker, to move, takes the group holding `ball`, whose two
  * freedoms are `liberties`, by an atari on one of them that the group cannot escape
  * (can_escape with depth - 1). 1 yes, 0 no, -1 memory error. */
-static int ladder_captures(StateObject *s, int attacker, int ball, const W *liberties, int depth) {
+static int ladder_captures(State *s, int attacker, int ball, const W *liberties, int depth) {
     int nw = s->nw, defender = attacker ^ 1;
     for (int w = 0; w < nw; w++) {
         W x = liberties[w];
@@ -97,19 +97,18 @@ typedef struct {
     GroupStats *stats;
 } EvalWalk;
 
-static int eval_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+static int eval_cb(State *s, int colour, const W *group, const W *freedoms, void *ctx) {
     EvalWalk *e = ctx;
     zombie_cb(s, colour, group, freedoms, e->zombies);
     return stats_cb(s, colour, group, freedoms, &e->stats[colour]);
 }
 
-double heuristic(StateObject *s, double komi, const double prm[6]) {
+double heuristic(State *s, double komi, const double prm[6]) {
     int nw = s->nw;
     GroupStats stats[2];
     int *buf = PyMem_RawMalloc(8 * (s->count + 1) * sizeof(int));
     int ladder_depth = (int)prm[5];
     if (!buf) {
-        rules_no_memory();
         return -2.0;
     }
     for (int colour = 0; colour < 2; colour++) {
@@ -175,8 +174,8 @@ double heuristic(StateObject *s, double komi, const double prm[6]) {
 /* The MCTS bulk call (evaluate.seeded_playout): a splitmix64 playout of at most max_moves moves
  * (Board.seeded_playout), then White's result: exact (1, 0 or 1/2) if the game is over,
  * else evaluator 0 (heuristic, with prm) or 1 (the sign of the territory count). Returns
- * -2 with an exception set on a memory error. */
-double simulate(StateObject *s, uint64_t seed, long max_moves, double komi, int territory_scoring, int evaluator,
+ * -2 on a memory error (no exception set). */
+double simulate(State *s, uint64_t seed, long max_moves, double komi, int territory_scoring, int evaluator,
                 const double prm[6]) {
     if (max_moves > 0) {
         SplitMix g = {seed};

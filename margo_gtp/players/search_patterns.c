@@ -83,7 +83,7 @@ typedef struct {
     W atari[MAXW];
 } Summary;
 
-static int summary_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+static int summary_cb(State *s, int colour, const W *group, const W *freedoms, void *ctx) {
     Summary *out = ctx;
     int count = popcount_bits(freedoms, s->nw);
     out->groups++;
@@ -93,7 +93,7 @@ static int summary_cb(StateObject *s, int colour, const W *group, const W *freed
     return 0;
 }
 
-static int summarize(StateObject *s, int colour, Summary *out) {
+static int summarize(State *s, int colour, Summary *out) {
     out->groups = out->freedoms = 0;
     memset(out->atari, 0, s->nw * sizeof(W));
     return each_group(s, colour, summary_cb, out);
@@ -113,7 +113,7 @@ static int distance_bucket(const Layout *g, int i, int j) {
     return d < MAX_DISTANCE ? d : MAX_DISTANCE;
 }
 
-static int shape_state(const StateObject *s, int j, const W *own, const W *enemy, const W *occupied) {
+static int shape_state(const State *s, int j, const W *own, const W *enemy, const W *occupied) {
     if (j < 0) return SHAPE_OFF;
     if (TEST(own, j)) return SHAPE_OWN;
     if (TEST(enemy, j)) return SHAPE_ENEMY;
@@ -123,9 +123,9 @@ static int shape_state(const StateObject *s, int j, const W *own, const W *enemy
     return SHAPE_EMPTY;
 }
 
-int pattern_features(StateObject *s, int colour, const int32_t *codes, int n, int32_t *out) {
+int pattern_features(State *s, int colour, const int32_t *codes, int n, int32_t *out) {
     static const int capture_buckets[6] = {0, 1, 2, 3, 3, 3};
-    const GeoObject *geo = s->geo;
+    const Geometry *geo = s->geo;
     int nw = s->nw, c = colour, e = colour ^ 1;
     Layout g = {geo->size, {0}};
     for (int l = 1; l < geo->size && l < 20; l++) g.offset[l] = g.offset[l - 1] + (geo->size - l + 1) * (geo->size - l + 1);
@@ -230,11 +230,10 @@ const int pattern_group_sizes[PATTERN_GROUPS] = {390625, 82, 4, 5, 4, 4, 5, 7, 7
 /* PatternWeights.log_strength of each move: the sum, group by group from 0.0, of the log
  * gammas of its features in the dense table (PATTERN_TABLE_SIZE doubles; 0.0 where a value
  * was never seen), the same additions in the same order as the Python sum. */
-int pattern_log_strengths(StateObject *s, int colour, const int32_t *codes, int n, const double *table,
+int pattern_log_strengths(State *s, int colour, const int32_t *codes, int n, const double *table,
                           double *out) {
     int32_t *values = PyMem_RawMalloc((size_t)(n ? n : 1) * PATTERN_GROUPS * sizeof(int32_t));
     if (!values) {
-        rules_no_memory();
         return PATTERN_NO_MEMORY;
     }
     int status = pattern_features(s, colour, codes, n, values);

@@ -13,7 +13,7 @@ static inline int single_bit_index(const W *set, int nw) {
 
 /* playout_policy._escapes: does the legal placement at i (resolved in *r) capture, or
  * leave colour c's group there with two freedoms or more? The board is left unchanged. */
-static int heavy_escapes(StateObject *s, int i, int c, const Res *r, int *err) {
+static int heavy_escapes(State *s, int i, int c, const Res *r, int *err) {
     long before = s->cap[c];
     if (commit(s, i, c, r) < 0) {
         *err = 1;
@@ -30,11 +30,11 @@ static int heavy_escapes(StateObject *s, int i, int c, const Res *r, int *err) {
 
 /* playout_policy.local_reply: colour c's (to move) tactical answer to the last move, or
  * -1 when none applies; on an answer, *r holds its resolution. -2 on a memory error. */
-static int heavy_reply(StateObject *s, int c, Res *r) {
+static int heavy_reply(State *s, int c, Res *r) {
     if (!s->nstack) return -1;
     int p = s->stack[s->nstack - 1].code;
     if (p < 0) return -1; /* a pass or a swap */
-    const GeoObject *g = s->geo;
+    const Geometry *g = s->geo;
     const Pt *pp = &g->pts[p];
     int nw = s->nw, enemy = c ^ 1, err = 0;
     const W *buried = BITS(s, B_BURIED);
@@ -111,7 +111,7 @@ static int heavy_reply(StateObject *s, int c, Res *r) {
  * the local reply, else (or when there is none) one uniformly random legal move, drawn
  * as Board.random_playout draws it. The same draws in the same order, so the same game
  * as the Python policy. Returns the moves played, -1 on a memory error. */
-long heavy_playout(StateObject *s, MT *m, long max_moves, double tactics) {
+long heavy_playout(State *s, MT *m, long max_moves, double tactics) {
     long played = 0;
     Res r;
     while (played < max_moves) {

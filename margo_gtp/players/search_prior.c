@@ -17,7 +17,7 @@ typedef struct {
     long groups, in_atari, freedoms;
 } GroupReport;
 
-static int report_cb(StateObject *s, int colour, const W *group, const W *freedoms, void *ctx) {
+static int report_cb(State *s, int colour, const W *group, const W *freedoms, void *ctx) {
     GroupReport *g = ctx;
     int count = popcount_bits(freedoms, s->nw);
     g->groups += 1;
@@ -26,14 +26,14 @@ static int report_cb(StateObject *s, int colour, const W *group, const W *freedo
     return 0;
 }
 
-static void group_report(StateObject *s, int colour, GroupReport *out) {
+static void group_report(State *s, int colour, GroupReport *out) {
     memset(out, 0, sizeof(*out));
     each_group(s, colour, report_cb, out);
 }
 
 /* The column and row of point i (geometry.py: points run level by level, then row by
  * row, then column by column; level l has (size - l)**2 points). */
-static void point_xy(const StateObject *s, int i, int *x, int *y) {
+static void point_xy(const State *s, int i, int *x, int *y) {
     int size = s->geo->size, level = s->geo->pts[i].level, first = 0;
     for (int l = 0; l < level; l++) first += (size - l) * (size - l);
     int side = size - level;
@@ -44,7 +44,7 @@ static void point_xy(const StateObject *s, int i, int *x, int *y) {
 /* HeuristicPlayer._pass_value: a pass that ends the game is worth +decisive when colour
  * then wins, -decisive when not (a draw included); any other pass -decisive / 2.
  * A pass is legal only with allow_pass, so a game that goes on after it has no outcome. */
-static int pass_value(StateObject *s, int colour, const PriorParams *pp, double *out) {
+static int pass_value(State *s, int colour, const PriorParams *pp, double *out) {
     if (commit(s, CODE_PASS, colour, NULL) < 0) return -1;
     double value = -pp->decisive / 2;
     if (s->end_term != END_NONE) {
@@ -65,7 +65,7 @@ static int pass_value(StateObject *s, int colour, const PriorParams *pp, double 
 }
 
 /* HeuristicPlayer.evaluate(board, move, colour) with the weights of pp */
-static int evaluate(StateObject *s, int code, int colour, const PriorParams *pp, double *out) {
+static int evaluate(State *s, int code, int colour, const PriorParams *pp, double *out) {
     if (code == CODE_PASS) return pass_value(s, colour, pp, out);
     Res r;
     if (check_play(s, code, colour, &r)) return PRIOR_ILLEGAL;
@@ -92,7 +92,7 @@ static int evaluate(StateObject *s, int code, int colour, const PriorParams *pp,
 }
 
 /* PythonTree._heuristic_rates */
-static int heuristic_rates(StateObject *s, int to_move, const int32_t *codes, int n, const PriorParams *pp,
+static int heuristic_rates(State *s, int to_move, const int32_t *codes, int n, const PriorParams *pp,
                            double *rates) {
     if (n <= 0) return 0;
     for (int k = 0; k < n; k++) {
@@ -108,7 +108,7 @@ static int heuristic_rates(StateObject *s, int to_move, const int32_t *codes, in
 /* PythonTree.prior_rates: the heuristic rates, or with patterns their mix with the pattern
  * rates of the placements (patterns.rates_of of their log strengths), the same double
  * operations in the same order as the Python. */
-int prior_rates(StateObject *s, int to_move, const int32_t *codes, int n, const PriorParams *pp, double *rates) {
+int prior_rates(State *s, int to_move, const int32_t *codes, int n, const PriorParams *pp, double *rates) {
     if (n <= 0) return 0;
     if (!pp->patterns) return heuristic_rates(s, to_move, codes, n, pp, rates);
     double mix = pp->pattern_mix;
@@ -126,7 +126,6 @@ int prior_rates(StateObject *s, int to_move, const int32_t *codes, int n, const 
     if (!points || !logs) {
         PyMem_RawFree(points);
         PyMem_RawFree(logs);
-        rules_no_memory();
         return PRIOR_NO_MEMORY;
     }
     for (int k = 0, j = 0; k < n; k++) if (codes[k] >= 0) points[j++] = codes[k];

@@ -111,7 +111,7 @@ int32_t tree_new_root(Tree *t, int player, double prior_value) {
 
 /* The legal moves of colour c (Board.legal_moves' order: placements by index, then swap,
  * then pass) into codes; returns their number. */
-static int legal_codes(StateObject *s, int c, int32_t *codes) {
+static int legal_codes(State *s, int c, int32_t *codes) {
     int n = 0;
     if (s->end_term != END_NONE) return 0;
     for (int i = next_legal_placement(s, c, 0); i >= 0; i = next_legal_placement(s, c, i + 1)) codes[n++] = i;
@@ -340,7 +340,7 @@ static void abandon(SearchRun *run, int len, int error, int32_t marked) {
  * simulation abandoned). `seen` is the pool size at the selection. */
 static int play_path(SearchRun *run, int len, int expand_due, int64_t seen) {
     SearchShared *sh = run->sh;
-    StateObject *s = run->work;
+    State *s = run->work;
     int error = SEARCH_OK;
     int32_t marked = expand_due ? run->path[len - 1] : -1; /* the leaf this thread expands */
     for (int k = 1; k < len && !error; k++) error = push(run, run->path_codes[k - 1], run->path_colours[k - 1]);
@@ -377,7 +377,7 @@ static int play_path(SearchRun *run, int len, int expand_due, int64_t seen) {
 /* The points the playout played after stack entry `start`, per colour (the AMAF keys of
  * PythonTree._backup's board.played_points_since): gathered from the thread's own
  * position, without the lock. */
-static void playout_points(const StateObject *s, Py_ssize_t start, W played[2][MAXW]) {
+static void playout_points(const State *s, Py_ssize_t start, W played[2][MAXW]) {
     memset(played, 0, 2 * MAXW * sizeof(W));
     for (Py_ssize_t k = start; k < s->nstack; k++)
         if (s->stack[k].code >= 0) SETB(played[s->stack[k].colour], s->stack[k].code);
@@ -387,7 +387,7 @@ static void playout_points(const StateObject *s, Py_ssize_t start, W played[2][M
  * position -- the tree's moves, the playout, as the evaluation saw it -- counted per point
  * index into the thread's own arrays, buried balls too (they are on the board), as
  * Ownership.add_masks counts the ball bit sets. Without the lock. */
-static void count_balls(SearchRun *run, const StateObject *s) {
+static void count_balls(SearchRun *run, const State *s) {
     for (int colour = 0; colour < 2; colour++) { /* B_WHITE, B_BLACK: Ownership.white, .black */
         const W *balls = BITS(s, colour);
         int64_t *counts = run->owner + (size_t)colour * s->count;
@@ -464,7 +464,7 @@ static int decided(const Tree *t, int32_t root, long done, long playouts, double
 static int prime(SearchRun *run, int32_t node_index, int to_move, int depth) {
     SearchShared *sh = run->sh;
     Tree *t = sh->tree;
-    StateObject *s = run->work;
+    State *s = run->work;
     const SearchParams *p = sh->prm;
     if (depth > p->prior_depth || t->nodes[node_index].first_child < 0 || t->nodes[node_index].nchildren == 0) return 0;
     int32_t first = t->nodes[node_index].first_child, n = t->nodes[node_index].nchildren;
@@ -593,7 +593,7 @@ int search_read(SearchShared *sh, int (*read)(void *ctx, const Tree *t, int32_t 
  * the steps is the Python search's: back up, check the budget, select, expand, play out. */
 static void run_simulations(SearchRun *run) {
     SearchShared *sh = run->sh;
-    StateObject *s = run->work;
+    State *s = run->work;
     const SearchParams *p = sh->prm;
     Py_ssize_t base = s->nstack;
     int len = 0; /* the path of the simulation to back up (0: none) */
@@ -636,13 +636,11 @@ static void run_simulations(SearchRun *run) {
 }
 
 static void *search_thread(void *arg) {
-    rules_without_gil = 1;
     run_simulations(arg);
     return NULL;
 }
 
 long tree_search(SearchShared *sh, SearchRun *runs, int threads) {
-    rules_without_gil = 1;
     Tree *t = sh->tree;
     SearchRun *first = &runs[0];
     /* the root's children (or a reused tree's priors) first, by thread 0 with the player's
@@ -650,7 +648,6 @@ long tree_search(SearchShared *sh, SearchRun *runs, int threads) {
     int err = t->nodes[sh->root].first_child < 0 ? expand(first, sh->root, sh->colour, 0)
                                                  : prime(first, sh->root, sh->colour, 0);
     if (err < 0) {
-        rules_without_gil = 0;
         return -1;
     }
     sh->start = sh->has_deadline ? perf_counter() : 0.0;
@@ -659,6 +656,5 @@ long tree_search(SearchShared *sh, SearchRun *runs, int threads) {
         if (pthread_create(&runs[started].thread, NULL, search_thread, &runs[started]) != 0) break;
     run_simulations(first);
     for (int k = 1; k < started; k++) pthread_join(runs[k].thread, NULL);
-    rules_without_gil = 0;
     return sh->error ? -1 : sh->done;
 }
