@@ -309,7 +309,7 @@ def test_every_file_the_architecture_map_cites_exists():
     """docs/architecture.md is the true map: each backticked path in it names a file or folder
     of the repository (a module under margo_gtp/ or adapters/, a test, a doc)."""
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    cited = set(re.findall(r"`((?:[\w.-]+/)*[\w.-]+\.(?:py|c|h|md)|[\w-]+/)`", text))
+    cited = set(re.findall(r"`((?:[\w.-]+/)*[\w.-]+\.(?:py|c|h|md)|[\w-]+/)`", text)) - {"Python.h"}  # CPython's
     assert len(cited) > 40
     roots = [ROOT, ROOT / "margo_gtp", ROOT / "margo_gtp" / "players", ROOT / "margo_gtp" / "engine",
              ROOT / "margo_gtp" / "protocol", ROOT / "margo_gtp" / "web", ROOT / "margo_gtp" / "lab", ROOT / "docs",
