@@ -389,3 +389,13 @@ def test_net_selfplay_resumes_and_refuses_other_options_on_its_folder(tmp_path):
         2, f"net-selfplay: {out} holds a run with other options ({out / 'run.json'}); use another --out\n")
     chunks = [netdata.read_chunk(p, 4) for p in sorted(out.glob("chunk-*.npz"))]
     assert [c.header["chunk"] for c in chunks] == [0, 1, 2]
+
+
+def test_net_selfplay_refuses_an_out_that_is_not_a_folder(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for out in (afile, Path("/dev/null")):
+        done = subprocess.run([sys.executable, str(ROOT / "scripts" / "net-selfplay"), "--out", str(out), "--chunks", "1"],
+                              capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stderr) == (2, f"net-selfplay: --out {out}: not a folder\n")
+    assert afile.read_text() == "x"
