@@ -40,6 +40,19 @@ class Budget:
     seconds: float | None = None
     playouts: int | None = None
 
+    def limits(self, playouts: int | None, seconds: float | None, default_seconds: float,
+               now: float) -> tuple[int | None, float | None]:
+        """A searching player's limits for this move: ``(playouts, deadline)``. The budget's
+        playouts replace the player's own; its seconds cap the player's; with neither, the
+        player thinks ``default_seconds``. The deadline is ``now`` plus the seconds."""
+        if self.playouts is not None:
+            playouts = self.playouts
+        if self.seconds is not None:
+            seconds = self.seconds if seconds is None else min(seconds, self.seconds)
+        if seconds is None and playouts is None:
+            seconds = default_seconds
+        return playouts, None if seconds is None else now + seconds
+
 
 class Resign:
     """The type of :data:`RESIGN`: a player's way of giving up (not a board move)."""

@@ -220,14 +220,8 @@ class MctsPlayer:
     # -- search ------------------------------------------------------------------------
 
     def _limits(self, budget: Budget) -> tuple[int | None, float | None]:
-        playouts = budget.playouts if budget.playouts is not None else self.config.playouts
-        seconds = self.config.seconds
-        if budget.seconds is not None:
-            seconds = budget.seconds if seconds is None else min(seconds, budget.seconds)
-        if seconds is None and playouts is None:
-            seconds = self.config.default_seconds
-        deadline = None if seconds is None else self.clock() + seconds
-        return playouts, deadline
+        config = self.config
+        return budget.limits(config.playouts, config.seconds, config.default_seconds, self.clock())
 
     def searcher_for(self, board: Board) -> Searcher:
         """The searcher of a search of ``board``: the C tree when :attr:`c_tree` is on and it

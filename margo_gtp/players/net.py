@@ -450,15 +450,6 @@ class NetPlayer:
                   file=sys.stderr)
         return self._fallback
 
-    def _limits(self, budget: Budget) -> tuple[int | None, float | None]:
-        playouts = budget.playouts if budget.playouts is not None else self.playouts
-        seconds = self.seconds
-        if budget.seconds is not None:
-            seconds = budget.seconds if seconds is None else min(seconds, budget.seconds)
-        if seconds is None and playouts is None:
-            seconds = DEFAULT_SECONDS
-        return playouts, None if seconds is None else time.perf_counter() + seconds
-
     def select_move(self, board: Board, colour: Colour, budget: Budget) -> Move | Resign:
         fallback = self._fallback_for(board)
         if fallback is not None:
@@ -471,7 +462,7 @@ class NetPlayer:
         tree = self.searches[board.size]
         if not self.reuse:
             tree.root = None
-        playouts, deadline = self._limits(budget)
+        playouts, deadline = budget.limits(self.playouts, self.seconds, DEFAULT_SECONDS, self.clock())
         root = tree.search(board, colour, playouts=playouts, deadline=deadline)
         self.last_simulations = tree.last_simulations
         best = int(tree.np.argmax(root.child_n))
