@@ -38,7 +38,7 @@ from pathlib import Path
 
 from margo_gtp.engine import Board, Colour, Move
 from margo_gtp.players.base import Budget, Resign
-from margo_gtp.players.searcher import Node
+from margo_gtp.players.searcher import Node, position_key
 
 __all__ = ["NetError", "NetEvaluator", "NetPlayer", "NetSearch", "load_net", "NET_FORMAT", "NET_VERSION"]
 
@@ -140,7 +140,6 @@ class NetEvaluator:
         except Exception:  # noqa: BLE001
             raise NetError(f"{path}: not a readable ONNX weights file (truncated or damaged)") from None
         self.encoding = encoding_for(self.header.encoding, self.header.size)
-        self.evaluations = 0
 
     @property
     def size(self) -> int:
@@ -154,7 +153,6 @@ class NetEvaluator:
         policy, value, ownership, score = self.session.run(None, {"planes": planes})
         value = np.exp(value - value.max(axis=1, keepdims=True))
         value /= value.sum(axis=1, keepdims=True)
-        self.evaluations += len(planes)
         return policy, value, ownership, score[:, 0]
 
 
@@ -190,7 +188,11 @@ class NetSearch:
                  batch: int = BATCH, threads: int = 1, clock: Callable[[], float] = time.perf_counter) -> None:
         import numpy
 
+        from margo_gtp.players.net_features import FEATURE_NAMES, global_features, point_features
+
         self.np = numpy
+        self.features_of, self.globals_of = point_features, global_features  # numpy: imported here, not per batch
+        self.legal_row = FEATURE_NAMES.index("legal")
         self.threads = max(1, threads)
         self.lock = threading.Lock()
         self._done = self._in_flight = 0
@@ -206,7 +208,7 @@ class NetSearch:
     # -- tree reuse ---------------------------------------------------------------------
 
     def root_for(self, board: Board, colour: Colour) -> NetNode:
-        key = (board.zobrist_key, len(board.history), int(colour))
+        key = position_key(board, colour)
         if self.root is None or self.root_key != key:
             self.root, self.root_key = NetNode(int(colour)), key
         return self.root
@@ -220,7 +222,7 @@ class NetSearch:
         for i, candidate in enumerate(root.moves):
             if candidate == move and root.children[i] is not None:
                 self.root = root.children[i]
-                self.root_key = (board.zobrist_key, len(board.history), int(board.to_move))
+                self.root_key = position_key(board, board.to_move)
                 if self.root.to_move != int(board.to_move):
                     self.root, self.root_key = None, None
                 return
@@ -333,9 +335,6 @@ class NetSearch:
     def _compute(self, leaves: list) -> list:
         """The network's (or the rules') verdict on each leaf; changes nothing in the tree."""
         np = self.np
-        from margo_gtp.players.net_features import FEATURE_NAMES, global_features, point_features
-
-        legal_row = FEATURE_NAMES.index("legal")
         results, to_evaluate = [], []
         for node, board, path in leaves:
             outcome = board.outcome()
@@ -346,15 +345,15 @@ class NetSearch:
                 to_evaluate.append((node, board, path))
         if not to_evaluate:
             return results
-        features = np.stack([point_features(board, Colour(node.to_move)) for node, board, _ in to_evaluate])
-        globals_ = np.stack([global_features(board, Colour(node.to_move)) for node, board, _ in to_evaluate])
+        features = np.stack([self.features_of(board, Colour(node.to_move)) for node, board, _ in to_evaluate])
+        globals_ = np.stack([self.globals_of(board, Colour(node.to_move)) for node, board, _ in to_evaluate])
         policy, value, _ownership, _score = self.evaluator.evaluate(features, globals_)
         count = policy.shape[1] - 2
         for k, (node, board, path) in enumerate(to_evaluate):
             moves = board.legal_moves(Colour(node.to_move))
             # placements come first, in point order: the "legal" feature row has their indices
             # (no Point hashing in the hot loop); then swap and pass, if legal
-            placements = np.flatnonzero(features[k, legal_row])
+            placements = np.flatnonzero(features[k, self.legal_row])
             specials = [count + 1 if move.is_swap else count for move in moves[len(placements):]]
             logits = policy[k][np.concatenate([placements, np.array(specials, np.int64)])]
             prior = np.exp(logits - logits.max())
@@ -521,8 +520,6 @@ def node_view(tree: NetNode, colour: Colour, principal: int = 10, pv_length: int
     """A :class:`~.searcher.Node` view of a net search's root for ``colour`` to move: every
     child exact (visits, wins for ``colour``, the policy's probability as ``prior``), and
     below the ``principal`` most visited ones their most visited line."""
-    from margo_gtp.players.searcher import Node
-
     root = Node(None, int(colour) ^ 1, -1, None)
     root.n, root.w = tree.n, tree.w
     root.children = []
