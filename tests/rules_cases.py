@@ -239,6 +239,7 @@ def run_case_on_engine(case: PositionCase, symmetry: int = 0) -> None:
     assert got == expected, f"{case.name}\ngot:\n{ref.diagram(got, size)}\nexpected:\n{ref.diagram(expected, size)}"
     if case.zombies is not None:
         assert {ref_point(p) for p in board.zombies()} == _mapped(case.zombies, size, symmetry), case.name
+        assert board.geometry.points_of(board.zombie_mask()) == board.zombies(), case.name  # the mask is the list
     if case.buried is not None:
         assert {ref_point(p) for p in board.buried()} == _mapped(case.buried, size, symmetry), case.name
     if case.captured is not None:

@@ -305,6 +305,10 @@ class Board:
         walked, not every group of the colour. Raises IndexError for an index off the board."""
         return self._core.group_at(index)
 
+    def zombie_mask(self) -> int:
+        """Bit set of the zombies (R15), as :meth:`ball_mask` gives balls."""
+        return self._core._zombie_mask()
+
     def zombies(self) -> list[Point]:
         """Zombies (R15): balls of freedomless groups with something resting on them."""
         return self._core._g.points_of(self._core._zombie_mask())

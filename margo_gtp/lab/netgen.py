@@ -55,9 +55,7 @@ def final_ownership(board: Board) -> tuple[np.ndarray, float]:
     owner = np.zeros(g.count, np.int8)
     white_territory, black_territory = board.territory_masks()
     buried = board.buried_mask()
-    zombies = 0
-    for point in board.zombies():
-        zombies |= 1 << g.index[point]
+    zombies = board.zombie_mask()
     white, black = board.ball_mask(Colour.WHITE), board.ball_mask(Colour.BLACK)
     for i in range(g.count):
         bit = 1 << i

@@ -101,12 +101,9 @@ class Dataset:
         chunks = [read_chunk(path, size) for path in paths]
         self.digest = hashlib.sha256("".join(c.header["digest"] for c in chunks).encode()).hexdigest()
         self.games = sum(c.header.get("games", 0) for c in chunks)
-        held = max(1, round(len(chunks) * held_out)) if held_out > 0 and len(chunks) > 1 else 0
-        # every k-th chunk is held out, so both parts span the whole run
-        step = len(chunks) / held if held else math.inf
-        held_numbers = {min(len(chunks) - 1, int(i * step + step / 2)) for i in range(held)}
+        held_numbers = held_out_numbers(len(chunks), held_out)
         self.train = self._join([c for i, c in enumerate(chunks) if i not in held_numbers])
-        self.test = self._join([c for i, c in enumerate(chunks) if i in held_numbers]) if held else None
+        self.test = self._join([c for i, c in enumerate(chunks) if i in held_numbers]) if held_numbers else None
         if self.train is None or len(self.train["value"]) == 0:
             raise DatasetError(f"{folder}: no positions to train on")
 
@@ -289,12 +286,18 @@ def export_onnx(model: MarGoNet, path: Path, header: dict) -> None:
     files.write_atomically(path, proto.SerializeToString())
 
 
+def held_out_numbers(chunks: int, held_out: float) -> set[int]:
+    """Which of ``chunks`` chunks are held out: every k-th, so both parts span the whole run
+    (none when ``held_out`` is 0 or there is one chunk)."""
+    held = max(1, round(chunks * held_out)) if held_out > 0 and chunks > 1 else 0
+    step = chunks / held if held else math.inf
+    return {min(chunks - 1, int(i * step + step / 2)) for i in range(held)}
+
+
 def held_out_paths(folder: Path, held_out: float) -> list[Path]:
-    """The chunks :class:`Dataset` holds out, in order (every k-th chunk)."""
+    """The chunks :class:`Dataset` holds out, in order."""
     paths = list_chunks(folder)
-    held = max(1, round(len(paths) * held_out)) if held_out > 0 and len(paths) > 1 else 0
-    step = len(paths) / held if held else math.inf
-    return [paths[i] for i in sorted({min(len(paths) - 1, int(i * step + step / 2)) for i in range(held)})]
+    return [paths[i] for i in sorted(held_out_numbers(len(paths), held_out))]
 
 
 def weights_metrics(folder: Path, size: int, weights: Path, held_out: float = 0.05) -> dict[str, float]:

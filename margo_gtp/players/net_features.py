@@ -100,9 +100,7 @@ def point_features(board: Board, colour: Colour) -> np.ndarray:
     out[_INDEX["other"]] = mask_bits(other_mask & ~buried, count)
     out[_INDEX["own_buried"]] = mask_bits(own_mask & buried, count)
     out[_INDEX["other_buried"]] = mask_bits(other_mask & buried, count)
-    zombies = 0
-    for point in board.zombies():
-        zombies |= 1 << g.index[point]
+    zombies = board.zombie_mask()
     out[_INDEX["own_zombie"]] = mask_bits(own_mask & zombies, count)
     out[_INDEX["other_zombie"]] = mask_bits(other_mask & zombies, count)
     legal = 0
