@@ -3,6 +3,7 @@ ONNX Runtime evaluator against PyTorch, the net search, and the refusals of bad 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import subprocess
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.lab import netdata
 from margo_gtp.lab.netgen import SelfPlaySettings, final_ownership, play_game
-from margo_gtp.lab.nettrain import MarGoNet, export_onnx, load_dataset, torch_planes, train
+from margo_gtp.lab.nettrain import MarGoNet, export_onnx, held_out_paths, load_dataset, torch_planes, train
 from margo_gtp.players import PlayerSpecError, make_player
 from margo_gtp.players.base import Budget
 from margo_gtp.players.net import NetError, NetEvaluator, NetPlayer, NetSearch, load_net
@@ -222,6 +223,30 @@ def test_onnx_runtime_gives_pytorchs_outputs(encoding, tmp_path, small_dataset):
     assert np.abs(ownership - expected[2].numpy()).max() < 1e-4
     assert np.abs(score - expected[3][:, 0].numpy()).max() < 1e-4
     assert policy.shape == (16, 55 + 2)
+
+
+def test_generations_are_split_one_folder_at_a_time(small_dataset, tmp_path):
+    """Expert iteration trains on several generations' folders: each keeps its own held-out
+    games, and one folder's digest is the one its weights' header already names."""
+    later = tmp_path / "generation-2"
+    later.mkdir()
+    for number in range(3):
+        source = netdata.chunk_path(small_dataset, number)
+        (later / source.name).write_bytes(source.read_bytes())
+    first, second = load_dataset(small_dataset, 5, 0.25), load_dataset(later, 5, 0.25)
+    both = load_dataset([small_dataset, later], 5, 0.25)
+    assert len(both.test["value"]) == len(first.test["value"]) + len(second.test["value"])
+    assert len(both.train["value"]) == len(first.train["value"]) + len(second.train["value"])
+    assert both.games == first.games + second.games == 7
+    held = held_out_paths(small_dataset, 0.25) + held_out_paths(later, 0.25)
+    assert sum(len(netdata.read_chunk(path, 5)) for path in held) == len(both.test["value"])
+    digests = [netdata.read_chunk(path, 5).header["digest"] for path in netdata.list_chunks(small_dataset)]
+    assert first.digest == hashlib.sha256("".join(digests).encode()).hexdigest()
+    assert both.digest != first.digest
+    assert both.latest_start == len(first.train["value"])
+    lines: list[str] = []
+    train(both, "levels", 5, blocks=1, width=8, steps=2, batch_size=16, seed=5, latest_share=0.5, log=lines.append)
+    assert lines[-1].startswith("step 2/2  policy ")
 
 
 def test_training_lowers_the_loss_and_resumes_from_its_checkpoint(small_dataset, tmp_path):

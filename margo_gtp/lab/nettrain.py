@@ -94,18 +94,30 @@ class MarGoNet(nn.Module):
 
 
 class Dataset:
-    """A dataset folder in memory: unpacked features and the targets, split by chunk."""
+    """Dataset folders in memory: unpacked features and the targets, split by chunk.
 
-    def __init__(self, folder: Path, size: int, held_out: float) -> None:
-        paths = list_chunks(folder)
-        chunks = [read_chunk(path, size) for path in paths]
-        self.digest = hashlib.sha256("".join(c.header["digest"] for c in chunks).encode()).hexdigest()
-        self.games = sum(c.header.get("games", 0) for c in chunks)
-        held_numbers = held_out_numbers(len(chunks), held_out)
-        self.train = self._join([c for i, c in enumerate(chunks) if i not in held_numbers])
-        self.test = self._join([c for i, c in enumerate(chunks) if i in held_numbers]) if held_numbers else None
+    Several folders (the generations of an expert-iteration run) are split one by one, so a
+    folder's held-out games stay held out whatever is trained beside it, and a new
+    generation is measured on the same positions as the last."""
+
+    def __init__(self, folders: Path | list[Path], size: int, held_out: float) -> None:
+        folders = [folders] if isinstance(folders, Path) else list(folders)
+        train_chunks, test_chunks, digests = [], [], []
+        for folder in folders:
+            chunks = [read_chunk(path, size) for path in list_chunks(folder)]
+            held_numbers = held_out_numbers(len(chunks), held_out)
+            # the last folder's (the newest generation's) training positions are the tail of ``train``
+            self.latest_start = sum(len(c) for c in train_chunks)
+            train_chunks += [c for i, c in enumerate(chunks) if i not in held_numbers]
+            test_chunks += [c for i, c in enumerate(chunks) if i in held_numbers]
+            digests += [c.header["digest"] for c in chunks]
+        # one folder's digest is what it was before several folders were read
+        self.digest = hashlib.sha256("".join(digests).encode()).hexdigest()
+        self.games = sum(c.header.get("games", 0) for c in train_chunks + test_chunks)
+        self.train = self._join(train_chunks)
+        self.test = self._join(test_chunks)
         if self.train is None or len(self.train["value"]) == 0:
-            raise DatasetError(f"{folder}: no positions to train on")
+            raise DatasetError(f"{', '.join(map(str, folders))}: no positions to train on")
 
     @staticmethod
     def _join(chunks) -> dict[str, np.ndarray] | None:
@@ -122,8 +134,8 @@ class Dataset:
         }
 
 
-def load_dataset(folder: Path, size: int, held_out: float = 0.05) -> Dataset:
-    return Dataset(folder, size, held_out)
+def load_dataset(folders: Path | list[Path], size: int, held_out: float = 0.05) -> Dataset:
+    return Dataset(folders, size, held_out)
 
 
 def _batch(model: MarGoNet, data: dict, index: np.ndarray, symmetry: np.ndarray | None, device) -> tuple:
@@ -206,9 +218,14 @@ def evaluate(model: MarGoNet, data: dict, device, batch_size: int = 1024) -> dic
 
 def train(dataset: Dataset, encoding: str, size: int, *, blocks: int = 6, width: int = 32, steps: int = 2000,
           batch_size: int = 256, lr: float = 2e-3, seed: int = 0, device: str = "cpu", log=print,
-          checkpoint: Path | None = None, checkpoint_every: int = 500) -> tuple[MarGoNet, dict]:
+          checkpoint: Path | None = None, checkpoint_every: int = 500,
+          latest_share: float | None = None) -> tuple[MarGoNet, dict]:
     """Train a :class:`MarGoNet` for ``steps`` batches (AdamW, cosine decay); resumes from
-    ``checkpoint`` when it exists and saves to it every ``checkpoint_every`` steps."""
+    ``checkpoint`` when it exists and saves to it every ``checkpoint_every`` steps.
+
+    ``latest_share`` draws that share of each batch from the last folder's positions (the
+    newest generation, usually far fewer games than the ones before it); without it every
+    training position is equally likely."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     model = MarGoNet(encoding, size, blocks, width).to(device)
@@ -230,7 +247,12 @@ def train(dataset: Dataset, encoding: str, size: int, *, blocks: int = 6, width:
     running: dict[str, float] = {}
     model.train()
     for step in range(start, steps):
-        index = rng.integers(0, n, batch_size)
+        if latest_share is None or dataset.latest_start in (0, n):
+            index = rng.integers(0, n, batch_size)
+        else:
+            latest = rng.binomial(batch_size, latest_share)
+            index = np.concatenate([rng.integers(dataset.latest_start, n, latest),
+                                    rng.integers(0, dataset.latest_start, batch_size - latest)])
         symmetry = perms[rng.integers(0, 8)]
         parts = losses(model, _batch(model, dataset.train, index, symmetry, device))
         loss = _total(parts)
