@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -19,7 +20,8 @@ from hypothesis import strategies as st
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.lab import netdata
 from margo_gtp.lab.netgen import SelfPlaySettings, final_ownership, play_game
-from margo_gtp.lab.nettrain import MarGoNet, export_onnx, held_out_paths, load_dataset, torch_planes, train
+from margo_gtp.lab.nettrain import (MarGoNet, export_onnx, held_out_paths, load_dataset, load_generation,
+                                    torch_planes, train)
 from margo_gtp.players import PlayerSpecError, make_player
 from margo_gtp.players.base import Budget
 from margo_gtp.players.net import NetError, NetEvaluator, NetPlayer, NetSearch, load_net
@@ -194,6 +196,23 @@ def test_training_refuses_an_empty_folder_and_a_corrupt_chunk(tmp_path):
     assert (done.returncode, done.stderr) == (2, f"net-train: --out {tmp_path / 'no' / 'n.onnx'}: its folder does not exist\n")
 
 
+
+def test_training_refuses_a_starting_generation_it_cannot_use(small_dataset, tmp_path):
+    script = ROOT / "scripts" / "net-train"
+    base = [sys.executable, str(script), "--data", str(small_dataset), "--size", "5", "--out", str(tmp_path / "n.onnx")]
+    damaged = tmp_path / "damaged.onnx"
+    damaged.write_bytes(b"\x08\x07 not a net")
+    done = subprocess.run(base + ["--init", str(damaged)], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (
+        2, f"net-train: --init {damaged}: not a readable ONNX weights file (truncated or damaged)\n")
+    doubled = tmp_path / "doubled.onnx"
+    export_onnx(MarGoNet("doubled", 5, blocks=1, width=8).eval(), doubled, {"command": "test", "data_digest": "none"})
+    done = subprocess.run(base + ["--init", str(doubled)], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (
+        2, f"net-train: --init {doubled}: a net of encoding doubled and size 5, not levels and 5\n")
+    assert not (tmp_path / "n.onnx").exists()
+
+
 # -- training, export, and ONNX Runtime against PyTorch ---------------------------------
 
 
@@ -223,6 +242,40 @@ def test_onnx_runtime_gives_pytorchs_outputs(encoding, tmp_path, small_dataset):
     assert np.abs(ownership - expected[2].numpy()).max() < 1e-4
     assert np.abs(score - expected[3][:, 0].numpy()).max() < 1e-4
     assert policy.shape == (16, 55 + 2)
+
+
+def test_a_generation_goes_on_training_from_the_function_its_weights_file_computes(tmp_path, small_dataset):
+    """Expert iteration starts generation k+1 from generation k's ONNX file, whose batch
+    norms were folded into the convolutions: the model rebuilt from it computes what the
+    file computes, in eval mode and (on the positions its norms were measured on) in
+    training mode too."""
+    model = _random_net("levels", 5, seed=4)
+    path = tmp_path / "generation-1.onnx"
+    export_onnx(model, path, {"command": "test", "data_digest": "none"})
+    dataset = load_dataset(small_dataset, 5, held_out=0.25)
+    rebuilt, header = load_generation(path, dataset.train, calibration=64)
+    assert (rebuilt.blocks, rebuilt.width, header["command"]) == (2, 8, "test")
+    features, globals_ = dataset.train["features"][:64], dataset.train["globals"][:64]
+    planes = torch_planes(rebuilt, torch.as_tensor(features), torch.as_tensor(globals_))
+    policy, value, ownership, score = NetEvaluator(path).evaluate(features, globals_)
+    for mode in ("eval", "train"):
+        getattr(rebuilt, mode)()
+        with torch.no_grad():
+            out = rebuilt(planes)
+        assert np.abs(policy - out[0].numpy()).max() < 1e-4, mode
+        assert np.abs(value - torch.softmax(out[1], 1).numpy()).max() < 1e-4, mode
+        assert np.abs(ownership - out[2].numpy()).max() < 1e-4, mode
+        assert np.abs(score - out[3][:, 0].numpy()).max() < 1e-4, mode
+    wider = tmp_path / "wider.onnx"
+    export_onnx(MarGoNet("levels", 5, blocks=1, width=8).eval(), wider, {"command": "test", "data_digest": "none"})
+    proto = onnx.load(str(wider))
+    proto.metadata_props[-1].value = "2"  # the header's blocks (the last entry is width) no longer match its layers
+    for entry in proto.metadata_props:
+        if entry.key == "blocks":
+            entry.value = "2"
+    onnx.save(proto, str(wider))
+    with pytest.raises(netdata.DatasetError, match=f"^{wider}: its layers do not match a 2x"):
+        load_generation(wider, dataset.train)
 
 
 def test_generations_are_split_one_folder_at_a_time(small_dataset, tmp_path):

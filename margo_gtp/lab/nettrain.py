@@ -41,7 +41,7 @@ from margo_gtp import files
 from margo_gtp.lab.netdata import DatasetError, list_chunks, read_chunk
 from margo_gtp.players.net_features import FEATURES, FEATURES_VERSION, encoding_for, symmetries
 
-__all__ = ["MarGoNet", "Dataset", "export_onnx", "load_dataset", "train"]
+__all__ = ["MarGoNet", "Dataset", "export_onnx", "load_dataset", "load_generation", "train"]
 
 NET_FORMAT = "margo-net"
 NET_VERSION = 1
@@ -219,16 +219,17 @@ def evaluate(model: MarGoNet, data: dict, device, batch_size: int = 1024) -> dic
 def train(dataset: Dataset, encoding: str, size: int, *, blocks: int = 6, width: int = 32, steps: int = 2000,
           batch_size: int = 256, lr: float = 2e-3, seed: int = 0, device: str = "cpu", log=print,
           checkpoint: Path | None = None, checkpoint_every: int = 500,
-          latest_share: float | None = None) -> tuple[MarGoNet, dict]:
+          latest_share: float | None = None, initial: MarGoNet | None = None) -> tuple[MarGoNet, dict]:
     """Train a :class:`MarGoNet` for ``steps`` batches (AdamW, cosine decay); resumes from
     ``checkpoint`` when it exists and saves to it every ``checkpoint_every`` steps.
 
     ``latest_share`` draws that share of each batch from the last folder's positions (the
     newest generation, usually far fewer games than the ones before it); without it every
-    training position is equally likely."""
+    training position is equally likely. ``initial`` (:func:`load_generation`) is the model
+    to start from instead of a new one: its shape replaces ``blocks`` and ``width``."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = MarGoNet(encoding, size, blocks, width).to(device)
+    model = MarGoNet(encoding, size, blocks, width).to(device) if initial is None else initial.to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda s: 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
     start = 0
@@ -306,6 +307,75 @@ def export_onnx(model: MarGoNet, path: Path, header: dict) -> None:
         entry = proto.metadata_props.add()
         entry.key, entry.value = key, value if isinstance(value, str) else json.dumps(value)
     files.write_atomically(path, proto.SerializeToString())
+
+
+def _convolutions_with_norms(model: MarGoNet) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
+    """Each convolution followed by a batch norm, in the order the forward pass runs them."""
+    pairs = [(model.stem[0], model.stem[1])]
+    for block in model.trunk:
+        pairs += [(block.conv1, block.bn1), (block.conv2, block.bn2)]
+    return pairs + [(model.policy_conv[0], model.policy_conv[1])]
+
+
+def load_generation(path: Path, data: dict, device: str = "cpu", calibration: int = 2048) -> tuple[MarGoNet, dict]:
+    """A :class:`MarGoNet` computing what the weights file ``path`` computes, to go on
+    training from it (expert iteration: generation k+1 starts from generation k); returns
+    it with the file's header.
+
+    :func:`export_onnx` folds each batch norm into the convolution before it, so the file
+    has a convolution with a bias where the model has a convolution and a batch norm. Each
+    norm is given back as the statistics of its convolution's outputs on ``calibration``
+    positions of ``data``, with the scale and shift that turn it into "add the folded
+    bias": the function is the file's, and the first training batches, normalised by their
+    own statistics, see about the same scale the file was trained at."""
+    import onnx
+    from onnx import numpy_helper
+
+    from margo_gtp.players.net import load_net
+
+    header, raw = load_net(path)  # NetError names the file for a missing, foreign or damaged one
+    proto = onnx.load_model_from_string(raw)
+    meta = header.meta
+    model = MarGoNet(header.encoding, header.size, int(meta.get("blocks", 6)), int(meta.get("width", 32))).to(device)
+    arrays = {entry.name: numpy_helper.to_array(entry).copy() for entry in proto.graph.initializer}
+    for node in proto.graph.node:  # the exporter shares equal arrays (all-zero biases) through Identity nodes
+        if node.op_type == "Identity" and node.input[0] in arrays:
+            arrays[node.output[0]] = arrays[node.input[0]]
+    state = model.state_dict()
+    named = {key: value for key, value in arrays.items() if key in state}
+    folded = [(arrays[node.input[1]], arrays[node.input[2]]) for node in proto.graph.node
+              if node.op_type == "Conv" and node.input[1] not in state]
+    pairs = _convolutions_with_norms(model)
+    if len(folded) != len(pairs) or any(w.shape != tuple(c.weight.shape) for (w, _), (c, _) in zip(folded, pairs)):
+        raise DatasetError(f"{path}: its layers do not match a {model.blocks}x{model.width} net")
+    with torch.no_grad():
+        for key, value in named.items():
+            state[key].copy_(torch.as_tensor(value))
+        biases = []
+        for (weight, bias), (conv, norm) in zip(folded, pairs):
+            conv.weight.copy_(torch.as_tensor(weight))
+            biases.append(torch.as_tensor(bias, device=device))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(biases[-1])
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)  # so that sqrt(var + eps) is 1: the norm adds the bias
+        outputs: dict[int, list[torch.Tensor]] = {i: [] for i in range(len(pairs))}
+        hooks = [conv.register_forward_hook(lambda _m, _i, out, i=i: outputs[i].append(out.transpose(0, 1).flatten(1)))
+                 for i, (conv, _) in enumerate(pairs)]
+        model.eval()
+        count = min(calibration, len(data["value"]))
+        model(_batch(model, data, np.arange(count), None, device)[0])
+        for hook in hooks:
+            hook.remove()
+        for i, (_, norm) in enumerate(pairs):
+            values = torch.cat(outputs[i], dim=1)
+            mean, variance = values.mean(dim=1), values.var(dim=1, unbiased=False)
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(variance)
+            norm.weight.copy_(torch.sqrt(variance + norm.eps))
+            norm.bias.copy_(mean + biases[i])
+    model.train()
+    return model, meta
 
 
 def held_out_numbers(chunks: int, held_out: float) -> set[int]:
