@@ -1,4 +1,5 @@
-"""Game analysis: the MCTS's opinion of every position of a game, and the JSON analysis engine.
+"""Game analysis: the MCTS's opinion of every position of a game (the JSON analysis engine's
+protocol is :mod:`margo_gtp.protocol.analysis_json`).
 
 One library, three users: ``margo-analysis`` (a JSON engine in the form of KataGo's
 analysis engine, ``docs/review.md``), ``margo-review`` (a reviewed game) and the web
@@ -29,7 +30,8 @@ Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's
 ``moveInfos``  candidates with simulations, best first: ``move``, ``visits`` (its own
                simulations: unlike ``margo-analyze``, without the heuristic prior's
                virtual visits), ``winrate`` (their mean result for the colour to move),
-               ``prior`` (the heuristic's prior win rate), ``order`` (0 = the engine's
+               ``lcb`` and ``utility`` (:func:`move_infos`), ``prior`` (the search's
+               prior normalised to a probability), ``order`` (0 = the engine's
                choice), ``pv`` (the most visited line, starting with ``move``).
 ``rootInfo``   ``currentPlayer`` (``"W"``/``"B"``), ``visits`` (simulations run),
                ``winrate`` (the position's value for the colour to move: the mean result
