@@ -2,8 +2,9 @@
 
 Reads one JSON query a line on stdin and writes one JSON response a line on stdout per
 turn asked for, or one ``{"id": ..., "error": "..."}`` line for a bad query; the engine
-keeps serving until the end of input. The queries, the responses and the search behind
-them are :mod:`margo_gtp.protocol.game_analysis` (docs/review.md has the fields).
+keeps serving until the end of input. The protocol is
+:mod:`margo_gtp.protocol.analysis_json`, the search behind it
+:mod:`margo_gtp.protocol.game_analysis` (docs/review.md has the fields).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def analysis(
 ) -> int:
     """JSON analysis engine: one query a line on stdin, responses on stdout (docs/review.md)."""
     from margo_gtp.options import OptionError, read_integer
-    from margo_gtp.protocol.game_analysis import bounded_lines, serve
+    from margo_gtp.protocol.analysis_json import bounded_lines, serve
 
     try:
         processes = available_cores() if threads is None else read_integer(threads, "--threads", minimum=1, maximum=256)
@@ -41,12 +42,22 @@ def analysis(
         sys.stdout.flush()
 
     try:
-        serve(bounded_lines(sys.stdin), write, parallel=processes)
+        answered = serve(bounded_lines(sys.stdin), write, parallel=processes)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # the reader went away: nothing left to answer
-        return 0
+    if not answered:  # the reader went away: the searches were stopped; leave without a word
+        _silence_stdout()
     return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of a broken pipe says
+    nothing on stderr (the Python documentation's advice for SIGPIPE)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def main() -> None:

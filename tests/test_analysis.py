@@ -138,12 +138,17 @@ def test_snapshot_duration_is_capped(centiseconds: str) -> None:
     assert run_script(analysis_engine(), [f"margo-analyze_snapshot b {centiseconds}", "name"]) == "? syntax error\n\n= margo-gtp\n\n"
 
 
-def test_snapshot_stops_at_the_next_input_line() -> None:
-    """With a budget it would take hours to spend, the next command still gets its
-    answer: the snapshot answers with what it found so far, as the stream does."""
-    engine = analysis_engine()
-    output = stream_session(engine, "margo-set_limit playouts=100000000\nmargo-analyze_snapshot b\n", "name\n", lines_before_input=0)
-    assert output.startswith("=\n\n= \n") and output.endswith("\n\n= margo-gtp\n\n")
+def test_a_piped_snapshot_spends_its_whole_budget_whatever_is_queued_behind_it() -> None:
+    """Issue 35: GTP is sequential, so the command queued after the snapshot waits for
+    it: the piped script gets the lines the snapshot gives as the last command (which
+    the end of input does not cut short), from the same seeded player and budget."""
+    script = ["play w c3", "margo-set_limit playouts=400", "margo-analyze_snapshot b"]
+    alone = run_script(analysis_engine(MctsPlayer(random.Random(4))), script)
+    piped = stream_session(analysis_engine(MctsPlayer(random.Random(4))), "\n".join(script) + "\nname\n", "",
+                           lines_before_input=0)
+    assert piped == alone + "= margo-gtp\n\n"
+    infos = [parse_info(line) for line in alone.split("\n") if line.startswith("info")]
+    assert sum(info["visits"] for info in infos) > 10 * 3 * len(infos)  # far beyond the prior's 10 virtual visits
 
 
 def test_snapshot_prior_is_the_heuristic_prior() -> None:

@@ -15,13 +15,13 @@ import pytest
 
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players.ownership import Ownership
+from margo_gtp.protocol.analysis_json import parse_query, serve
 from margo_gtp.protocol.game_analysis import (
     MAX_VISITS,
     AnalysisQueryError,
     analyse_game,
     analyse_position,
-    parse_query,
-    serve,
+    katago_points,
 )
 from margo_gtp.vertex import Point
 
@@ -53,7 +53,7 @@ def test_a_response_has_katago_fields_in_margo_vertices():
     board.push(Move.from_gtp("B2:1", 5), Colour.BLACK)
     legal = {move.gtp() for move in board.legal_moves(Colour.WHITE)}
     for info in infos:
-        assert set(info) == {"move", "visits", "winrate", "prior", "order", "pv"}
+        assert set(info) == {"move", "visits", "winrate", "lcb", "utility", "prior", "order", "pv"}
         assert info["move"] in legal and info["pv"][0] == info["move"]
         assert 0 <= info["winrate"] <= 1 and 0 <= info["prior"] <= 1
     # the moves' own simulations (the prior's virtual visits taken out) add up to at most
@@ -63,16 +63,17 @@ def test_a_response_has_katago_fields_in_margo_vertices():
     assert [info["visits"] for info in infos] == sorted((info["visits"] for info in infos), reverse=True)
 
 
-def test_ownership_covers_every_point_of_the_pyramid_and_follows_the_balls():
+def test_ownership_is_katagos_flat_array_over_every_level_for_the_colour_to_move():
     [response] = answers([query(analyzeTurns=[4], includeOwnership=True)])
     ownership = response["ownership"]
-    assert len(ownership) == 25 + 16 + 9 + 4 + 1
-    assert list(ownership)[:2] == ["A1:1", "B1:1"] and list(ownership)[-1] == "A1:5"
-    for shares in ownership.values():
-        assert len(shares) == 3 and abs(sum(shares) - 1) < 0.005
-    # a ball on the board now is there at most playouts' ends (ten moves later)
-    assert ownership["C3:1"][0] > 0.5 and ownership["B2:1"][1] > 0.5
-    assert ownership["A1:5"] == [0.0, 0.0, 1.0]  # the apex cannot be reached in ten moves
+    order = [point.gtp() for point in katago_points(5)]
+    assert len(ownership) == len(order) == 25 + 16 + 9 + 4 + 1
+    assert order[:6] == ["A5:1", "B5:1", "C5:1", "D5:1", "E5:1", "A4:1"] and order[-5:] == ["A2:4", "B2:4", "A1:4", "B1:4", "A1:5"]
+    assert all(-1 <= value <= 1 for value in ownership)
+    # White is to move after four moves: White's balls are positive, Black's negative
+    assert response["rootInfo"]["currentPlayer"] == "W"
+    assert ownership[order.index("C3:1")] > 0.5 and ownership[order.index("B2:1")] < -0.5
+    assert ownership[-1] == 0.0  # the apex cannot be reached in ten moves
     assert isinstance(response["rootInfo"]["scoreLead"], float)
 
 
@@ -121,8 +122,6 @@ def test_a_finished_game_is_its_exact_result():
     ("{nope", {"id": None, "error": "malformed JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"}),
     ("[1, 2]", {"id": None, "error": "a query must be a JSON object"}),
     ('{"moves": []}', {"id": None, "error": "id must be a string"}),
-    (query(visits=3), {"id": "q", "error": "unknown field: 'visits' (known: id, moves, initialStones, initialPlayer, rules, "
-                                           "boardSize, boardXSize, boardYSize, komi, analyzeTurns, maxVisits, includeOwnership, seed)"}),
     (query(maxVisits=10**9), {"id": "q", "error": f"maxVisits must be a whole number 1..{MAX_VISITS}, got 1000000000"}),
     (query(maxVisits=True), {"id": "q", "error": f"maxVisits must be a whole number 1..{MAX_VISITS}, got True"}),
     (query(moves=[["W", "C3:1"], ["B", "C3:1"]]),
@@ -207,7 +206,7 @@ def test_the_client_analyses_every_position_of_a_game():
 def test_a_query_line_too_long_is_refused_without_reading_it_whole():
     import io
 
-    from margo_gtp.protocol.game_analysis import TOO_LONG, bounded_lines
+    from margo_gtp.protocol.analysis_json import TOO_LONG, bounded_lines
 
     stream = io.StringIO("x" * 25 + "\nshort\n" + "z" * 9 + "\n" + "y" * 5)
     assert list(bounded_lines(stream, limit=8)) == [TOO_LONG, "short\n", TOO_LONG, "y" * 5]

@@ -21,10 +21,11 @@ A handler group added to an engine next to the game session (:func:`install`; th
     The same lines once, after searching ``centiseconds`` (default: the limit set by
     ``margo-set_limit`` if any, else 100; at most ``MAX_SNAPSHOT_CS``, more is a
     ``syntax error``), as one answer: what ``gogui-analyze_commands`` offers, since GoGui
-    waits for the end of an answer and cannot drive a stream. Like the stream, the
-    search stops early when the next input line arrives (the lines found so far are the
-    answer), so a long snapshot never wedges the engine. The answer starts on the line
-    after ``=`` (``= \\ninfo move ...``).
+    waits for the end of an answer and cannot drive a stream. Unlike the stream, it
+    spends its whole budget whatever input is queued behind it (a piped script gets
+    what a person typing it gets); a playouts budget without a time is still capped at
+    ``MAX_SNAPSHOT_CS``, so a snapshot never wedges the engine. The answer starts on the
+    line after ``=`` (``= \\ninfo move ...``).
 
 With an MCTS player, ``final_score`` and ``final_status_list`` (``dead``/``alive``) use
 :func:`margo_gtp.players.mcts.estimate` (playouts to the end, ownership of the
@@ -144,8 +145,8 @@ class AnalysisStream:
 
 
 class SnapshotStream:
-    """The result of ``margo-analyze_snapshot``: search until the limit or the next input
-    line, then write the lines once (a :class:`~margo_gtp.protocol.gtp.GtpStream`, so the
+    """The result of ``margo-analyze_snapshot``: search to the limit (whatever input is
+    waiting), then write the lines once (a :class:`~margo_gtp.protocol.gtp.GtpStream`, so the
     session loop can tell it that input is waiting)."""
 
     stop_at_eof = False  # bounded by its limit: a script that ends after it still gets the answer
@@ -160,8 +161,13 @@ class SnapshotStream:
     def run(self, write: Callable[[str], None], stop_requested: Callable[[], bool]) -> None:
         if not self.board.legal_moves(self.colour):
             return
-        deadline = None if self.seconds is None else self.player.clock() + self.seconds
-        root = self.player.search(self.board, self.colour, playouts=self.playouts, deadline=deadline, stop=stop_requested)
+        # The whole budget, whatever is queued behind: GTP is sequential, so a piped script
+        # must get the answer a person typing it gets. A playouts budget is still bounded
+        # by MAX_SNAPSHOT_CS, so a snapshot never wedges the engine. (Only the endless
+        # margo-analyze stops at the next command.)
+        seconds = MAX_SNAPSHOT_CS / 100 if self.seconds is None else self.seconds
+        deadline = self.player.clock() + seconds
+        root = self.player.search(self.board, self.colour, playouts=self.playouts, deadline=deadline)
         for item in self.player.analysis(root):
             write(format_info(item))
 

@@ -1,4 +1,5 @@
-"""Game analysis: the MCTS's opinion of every position of a game, and the JSON analysis engine.
+"""Game analysis: the MCTS's opinion of every position of a game (the JSON analysis engine's
+protocol is :mod:`margo_gtp.protocol.analysis_json`).
 
 One library, three users: ``margo-analysis`` (a JSON engine in the form of KataGo's
 analysis engine, ``docs/review.md``), ``margo-review`` (a reviewed game) and the web
@@ -29,7 +30,8 @@ Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's
 ``moveInfos``  candidates with simulations, best first: ``move``, ``visits`` (its own
                simulations: unlike ``margo-analyze``, without the heuristic prior's
                virtual visits), ``winrate`` (their mean result for the colour to move),
-               ``prior`` (the heuristic's prior win rate), ``order`` (0 = the engine's
+               ``lcb`` and ``utility`` (:func:`move_infos`), ``prior`` (the search's
+               prior normalised to a probability), ``order`` (0 = the engine's
                choice), ``pv`` (the most visited line, starting with ``move``).
 ``rootInfo``   ``currentPlayer`` (``"W"``/``"B"``), ``visits`` (simulations run),
                ``winrate`` (the position's value for the colour to move: the mean result
@@ -49,45 +51,36 @@ answer, whatever the number of processes.
 
 from __future__ import annotations
 
-import json
+import math
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from dataclasses import dataclass
-from threading import Lock, Semaphore
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from margo_gtp.engine import Board, Colour, Move, Rules, RulesError
+from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players.mcts import PROGRESS_SECONDS, MctsPlayer
 from margo_gtp.players.ownership import Ownership
 from margo_gtp.sgf import GameRecord, SgfError, replay
-from margo_gtp.vertex import InvalidVertexError, Point, format_vertex, gtp_order
+from margo_gtp.vertex import Point, format_vertex, gtp_order
 
 __all__ = [
     "DEFAULT_VISITS",
     "MAX_VISITS",
     "AnalysisQueryError",
-    "Query",
     "analyse_game",
     "analyse_position",
-    "parse_query",
+    "katago_points",
+    "move_infos",
+    "root_info",
     "search_progress",
-    "serve",
 ]
 
 DEFAULT_VISITS = 500          # simulations per position when a query or caller gives none
 MAX_VISITS = 200_000          # a query's maxVisits above this is refused (minutes of search)
 MAX_MOVE_INFOS = 10           # candidates listed per position
 PV_LENGTH = 10                # moves per principal variation
-MAX_PENDING = 64              # turns queued for the processes before the reader waits
-MAX_QUERY_BYTES = 1 << 20     # a longer query line is refused, unread (characters; see bounded_lines)
+LCB_STANDARD_ERRORS = 1.96    # lcb: the win rate less this many standard errors
 
-#: The query fields ``margo-analysis`` reads; any other is an error.
-QUERY_FIELDS = ("id", "moves", "initialStones", "initialPlayer", "rules", "boardSize", "boardXSize", "boardYSize",
-                "komi", "analyzeTurns", "maxVisits", "includeOwnership", "seed")
-#: The fields that give the board size: ours, and KataGo's two (which KataGo clients send,
-#: and which must agree, a MarGo board being square).
-SIZE_FIELDS = ("boardSize", "boardXSize", "boardYSize")
 
 
 class AnalysisQueryError(ValueError):
@@ -104,9 +97,10 @@ def _exact(board: Board) -> dict[str, Any]:
     outcome = board.outcome()
     info: dict[str, Any] = {"currentPlayer": mover.letter, "visits": 0}
     if outcome is None:  # no legal move but not over (cannot happen under the rules; be safe)
-        info["winrate"] = 0.5
-        return info
+        return {**info, "winrate": 0.5, "lcb": 0.5, "utility": 0.0}
     info["winrate"] = 0.5 if outcome.winner is None else float(outcome.winner == mover)
+    info["lcb"] = info["winrate"]  # exact: no uncertainty
+    info["utility"] = 2.0 * info["winrate"] - 1.0
     margin = outcome.white_score - outcome.black_score
     info["scoreLead"] = _rate(margin if mover == Colour.WHITE else -margin)
     return info
@@ -134,81 +128,150 @@ def search_progress(root: Any, mover: Colour) -> dict[str, Any]:
             "best": pv[0] if pv else None, "pv": pv}
 
 
-def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed: int | str = 0,
-                     ownership: bool = False, max_moves: int = MAX_MOVE_INFOS,
-                     seconds: float | None = None,
-                     on_progress: Callable[[dict[str, Any]], None] | None = None,
-                     progress_interval: float | None = None) -> dict[str, Any]:
-    """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations,
-    or ``seconds`` of search (then the answer depends on the machine's speed), whichever
-    ends first (see the module docstring for the fields, and for ``on_progress``, which
-    sees the search while it runs). ``board`` is not changed."""
-    mover = board.to_move
-    if board.is_game_over() or not board.legal_moves(mover):
-        result: dict[str, Any] = {"moveInfos": [], "rootInfo": _exact(board)}
-        if ownership:
-            counts = Ownership(board.geometry.points)
-            counts.add(board)
-            result["ownership"] = ownership_map(counts)
-        return result
-    player = MctsPlayer(random.Random(seed), reuse=False, early_stop=False)
-    counts = Ownership(board.geometry.points) if ownership else None
-    player.ownership = counts
-    deadline = None if seconds is None else player.clock() + seconds
-    if on_progress is None:
-        root = player.search(board, mover, playouts=visits, deadline=deadline)
-    else:
-        def watch(node: Any) -> None:  # returns None: a watcher never stops the search
-            on_progress(search_progress(node, mover))
+def katago_points(size: int) -> list[Point]:
+    """Every point of a ``size`` pyramid in KataGo's array order, level by level from the
+    board plane up; on each level row by row from the top row down, each row from column
+    A rightwards (KataGo's row-major order from the top-left corner, one level after
+    another)."""
+    return [Point(x, y, level) for level in range(size) for y in reversed(range(size - level))
+            for x in range(size - level)]
 
-        interval = PROGRESS_SECONDS if progress_interval is None else progress_interval
-        root = player.search(board, mover, playouts=visits, deadline=deadline, on_progress=watch, interval=interval)
+
+def katago_ownership(ownership: Ownership, size: int, mover: Colour) -> list[float]:
+    """KataGo's ``ownership``: one value a point in :func:`katago_points` order, from -1
+    to 1, the share of simulations ending with the mover's ball there minus the share
+    ending with the opponent's (positive: the colour to move's)."""
+    shares = ownership.probabilities()
+    sign = 1.0 if mover == Colour.WHITE else -1.0
+    return [round(sign * (shares[point][0] - shares[point][1]), 4) for point in katago_points(size)]
+
+
+def katago_policy(board: Board, root: Any) -> list[float]:
+    """KataGo's ``policy``: one value a point in :func:`katago_points` order, then pass;
+    each legal move's share of the search's prior (the root children's priors
+    normalised to sum to 1 over every legal move, swap included), -1 where no move is
+    legal."""
+    children = list(root.children or ()) if root is not None else []
+    shares = normalised_priors(children)
+    by_move = {child.move: share for child, share in zip(children, shares)}
+    size = board.rules.size
+    values = [by_move.get(Move(point), -1.0) for point in katago_points(size)]
+    values.append(by_move.get(Move.PASS, -1.0))
+    return [value if value < 0 else round(value, 6) for value in values]
+
+
+def normalised_priors(children: Sequence[Any]) -> list[float]:
+    """The children's ``prior`` scaled to sum to 1: the search's opinion of each move
+    before searching it, as a probability (KataGo's ``prior``). For the ``mcts`` player a
+    child's prior is the heuristic's win rate for it; for the ``net`` player, already the
+    network's policy probability."""
+    total = sum(child.prior for child in children)
+    if total <= 0:
+        return [1.0 / len(children)] * len(children) if children else []
+    return [child.prior / total for child in children]
+
+
+def confidence_bound(winrate: float, visits: int) -> float:
+    """KataGo's ``lcb``: the win rate less 1.96 standard errors of a mean of ``visits``
+    results (a normal approximation; below 0 for few visits, as KataGo's may be)."""
+    return winrate - LCB_STANDARD_ERRORS * math.sqrt(max(winrate * (1.0 - winrate), 0.0) / visits) if visits else -1.0
+
+
+def move_infos(player: Any, root: Any, max_moves: int = MAX_MOVE_INFOS) -> list[dict[str, Any]]:
+    """The ``moveInfos`` of ``root`` (finished or still growing), best first: each move's
+    own simulations (without the heuristic prior's virtual visits), their mean result,
+    its lcb and utility, its normalised prior, its rank and line."""
+    children = list(root.children or ())
+    shares = dict(zip((child.move for child in children), normalised_priors(children)))
     # KataGo's moveInfos count a move's own simulations only: the heuristic prior's
     # virtual visits (prior_visits at the prior's win rate, 0.9 for its favourite) are
     # taken out again, so a move's win rate is the mean of the simulations through it.
-    virtual = player.prior_visits if player.prior_depth >= 0 and len(root.children or ()) > 1 else 0
-    infos = []
+    prior_visits = getattr(player, "prior_visits", 0)
+    virtual = prior_visits if getattr(player, "prior_depth", -1) >= 0 and len(children) > 1 else 0
+    infos: list[dict[str, Any]] = []
     for item in player.analysis(root, max_moves=max_moves, pv_length=PV_LENGTH):
-        child = next(c for c in root.children if c.move == item.move)  # type: ignore[union-attr]
+        child = next(c for c in children if c.move == item.move)
         visits = child.n - virtual
         if visits <= 0:
             continue
         winrate = min(1.0, max(0.0, (child.w - child.prior * virtual) / visits))
         infos.append({"move": item.move.gtp(), "visits": visits, "winrate": _rate(winrate),
-                      "prior": _rate(item.prior), "order": len(infos), "pv": [move.gtp() for move in item.pv]})
-    # The root's mean result for the mover (KataGo's root value).
-    value = 1.0 - root.w / root.n if root.n else 0.5
-    root_info: dict[str, Any] = {"currentPlayer": mover.letter, "visits": player.last_simulations,
-                                 "winrate": _rate(value)}
-    result = {"moveInfos": infos, "rootInfo": root_info}
+                      "lcb": _rate(confidence_bound(winrate, visits)), "utility": _rate(2.0 * winrate - 1.0),
+                      "prior": _rate(shares[item.move]), "order": len(infos),
+                      "pv": [move.gtp() for move in item.pv]})
+    return infos
+
+
+def root_info(player: Any, root: Any, mover: Colour) -> dict[str, Any]:
+    """``rootInfo`` of a search (finished or still growing): the root's mean result for
+    the mover (KataGo's root value), its lcb and utility."""
+    visits = root.n
+    value = 1.0 - root.w / visits if visits else 0.5
+    return {"currentPlayer": mover.letter, "visits": visits, "winrate": _rate(value),
+            "lcb": _rate(confidence_bound(value, visits)), "utility": _rate(2.0 * value - 1.0)}
+
+
+def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed: int | str = 0,
+                     ownership: bool = False, max_moves: int = MAX_MOVE_INFOS,
+                     seconds: float | None = None,
+                     on_progress: Callable[[dict[str, Any]], None] | None = None,
+                     progress_interval: float | None = None, layout: str = "map", policy: bool = False,
+                     stop: Callable[[], bool] | None = None,
+                     on_root: Callable[[Any, Any], None] | None = None) -> dict[str, Any]:
+    """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations,
+    or ``seconds`` of search (then the answer depends on the machine's speed), whichever
+    ends first (see the module docstring for the fields, and for ``on_progress``, which
+    sees the search while it runs). ``board`` is not changed.
+
+    ``layout="katago"`` gives ``ownership`` as KataGo's flat array (:func:`katago_ownership`)
+    instead of the map by vertex; ``policy`` adds KataGo's ``policy`` array
+    (:func:`katago_policy`); ``stop()`` true ends the search early (its answer is what
+    was found); ``on_root(player, root)`` sees the growing root every
+    ``progress_interval`` seconds (the JSON engine's partial answers)."""
+    mover = board.to_move
+    size = board.rules.size
+
+    def owners(counts: Ownership) -> Any:
+        return katago_ownership(counts, size, mover) if layout == "katago" else ownership_map(counts)
+
+    if board.is_game_over() or not board.legal_moves(mover):
+        result: dict[str, Any] = {"moveInfos": [], "rootInfo": _exact(board)}
+        if ownership:
+            counts = Ownership(board.geometry.points)
+            counts.add(board)
+            result["ownership"] = owners(counts)
+        if policy:
+            result["policy"] = katago_policy(board, None)
+        return result
+    player = MctsPlayer(random.Random(seed), reuse=False, early_stop=False)
+    counts = Ownership(board.geometry.points) if ownership else None
+    player.ownership = counts
+    deadline = None if seconds is None else player.clock() + seconds
+    watch: Callable[[Any], None] | None = None
+    if on_progress is not None or on_root is not None:
+        def watch(node: Any) -> None:  # returns None: a watcher never stops the search
+            if on_progress is not None:
+                on_progress(search_progress(node, mover))
+            if on_root is not None:
+                on_root(player, node)
+
+    interval = PROGRESS_SECONDS if progress_interval is None else progress_interval
+    root = player.search(board, mover, playouts=visits, deadline=deadline, stop=stop, on_progress=watch,
+                         interval=interval)
+    info = root_info(player, root, mover)
+    info["visits"] = player.last_simulations
+    result = {"moveInfos": move_infos(player, root, max_moves), "rootInfo": info}
     if counts is not None:
         margin = counts.expected_margin() + board.rules.komi
-        root_info["scoreLead"] = _rate(margin if mover == Colour.WHITE else -margin)
-        result["ownership"] = ownership_map(counts)
+        info["scoreLead"] = _rate(margin if mover == Colour.WHITE else -margin)
+        result["ownership"] = owners(counts)
+    if policy:
+        result["policy"] = katago_policy(board, root)
     return result
 
 
 # ---------------------------------------------------------------------------------------
 # A game: every position asked for, in order
-
-
-@dataclass(frozen=True)
-class Query:
-    """One analysis request: a game (rules, setup, moves) and what to search in it."""
-
-    id: str
-    rules: Rules
-    moves: tuple[tuple[Colour, Move], ...]
-    setup: tuple[tuple[Point, Colour], ...] = ()
-    setup_to_move: Colour | None = None
-    turns: tuple[int, ...] = ()
-    visits: int = DEFAULT_VISITS
-    ownership: bool = False
-    seed: int = 0
-
-    def record(self) -> GameRecord:
-        return GameRecord(rules=self.rules, setup=dict(self.setup), setup_to_move=self.setup_to_move,
-                          moves=list(self.moves))
 
 
 def _board_at(record: GameRecord, turn: int) -> Board:
@@ -265,182 +328,3 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
         return
     with ProcessPoolExecutor(max_workers=parallel) as pool:
         yield from pool.map(_analyse_turn, tasks)
-
-
-# ---------------------------------------------------------------------------------------
-# The JSON engine: queries in, responses out (margo-analysis)
-
-
-def _need(condition: bool, message: str) -> None:
-    if not condition:
-        raise AnalysisQueryError(message)
-
-
-def _colour(value: Any, where: str) -> Colour:
-    _need(isinstance(value, str) and value.upper() in ("B", "W", "BLACK", "WHITE"),
-          f"{where}: colour must be \"B\" or \"W\", got {value!r}")
-    return Colour.parse(value)
-
-
-def _moves(value: Any, key: str, size: int) -> list[tuple[Colour, str, Move]]:
-    _need(isinstance(value, list), f"{key} must be a list of [colour, vertex] pairs")
-    moves = []
-    for i, pair in enumerate(value):
-        _need(isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], str),
-              f"{key}[{i}] must be a [colour, vertex] pair, got {pair!r}")
-        colour = _colour(pair[0], f"{key}[{i}]")
-        try:
-            move = Move.from_gtp(pair[1], size)
-        except InvalidVertexError as error:
-            raise AnalysisQueryError(f"{key}[{i}]: {error}") from None
-        moves.append((colour, pair[1], move))
-    return moves
-
-
-def _count(value: Any, key: str, low: int, high: int) -> int:
-    _need(isinstance(value, int) and not isinstance(value, bool) and low <= value <= high,
-          f"{key} must be a whole number {low}..{high}, got {value!r}")
-    return value
-
-
-def _rules(query: dict[str, Any]) -> Rules:
-    options: dict[str, str] = {}
-    given = query.get("rules", {})
-    _need(isinstance(given, dict), f"rules must be an object of rule options, got {given!r}")
-    for name, value in given.items():
-        _need(isinstance(value, (str, int, float)), f"rules.{name} must be a string or a number, got {value!r}")
-        options[name] = ("on" if value else "off") if isinstance(value, bool) else str(value)
-    sizes = {key: _count(query[key], key, 2, 19) for key in SIZE_FIELDS if key in query}
-    if sizes:
-        _need(len(set(sizes.values())) == 1,
-              "a MarGo board is square: " + " and ".join(f"{key} {size}" for key, size in sizes.items()) + " differ")
-        options["size"] = str(next(iter(sizes.values())))
-    if "komi" in query:
-        _need(isinstance(query["komi"], (int, float)) and not isinstance(query["komi"], bool),
-              f"komi must be a number, got {query['komi']!r}")
-        options["komi"] = str(query["komi"])
-    try:
-        return Rules().with_options(options)
-    except RulesError as error:
-        raise AnalysisQueryError(str(error)) from None
-
-
-def parse_query(line: str) -> Query:
-    """A :class:`Query` from one JSON line; :class:`AnalysisQueryError` (its text is the
-    response's ``error``) for bad JSON, an unknown or bad field, or an illegal move. The
-    moves are checked here, so a query is refused before any search starts."""
-    try:
-        data = json.loads(line)
-    except (ValueError, RecursionError) as error:
-        raise AnalysisQueryError(f"malformed JSON: {error}") from None
-    _need(isinstance(data, dict), "a query must be a JSON object")
-    _need(isinstance(data.get("id"), str), "id must be a string")
-    unknown = sorted(set(data) - set(QUERY_FIELDS))
-    if unknown:
-        raise AnalysisQueryError(f"unknown field: {unknown[0]!r} (known: {', '.join(QUERY_FIELDS)})")
-    rules = _rules(data)
-    moves = _moves(data.get("moves", []), "moves", rules.size)
-    stones = _moves(data.get("initialStones", []), "initialStones", rules.size)
-    setup = []
-    for i, (colour, text, move) in enumerate(stones):
-        _need(move.point is not None, f"initialStones[{i}]: a setup ball needs a point, got {text!r}")
-        setup.append((move.point, colour))
-    first = _colour(data["initialPlayer"], "initialPlayer") if "initialPlayer" in data else None
-    visits = _count(data.get("maxVisits", DEFAULT_VISITS), "maxVisits", 1, MAX_VISITS)
-    seed = _count(data.get("seed", 0), "seed", 0, 2**63 - 1)
-    ownership = data.get("includeOwnership", False)
-    _need(isinstance(ownership, bool), f"includeOwnership must be true or false, got {ownership!r}")
-    turns_given = data.get("analyzeTurns", [len(moves)])
-    _need(isinstance(turns_given, list) and len(turns_given) >= 1,
-          "analyzeTurns must be a non-empty list of turn numbers")
-    turns = tuple(_count(turn, "analyzeTurns[]", 0, len(moves)) for turn in turns_given)
-    query = Query(data["id"], rules, tuple((c, m) for c, _, m in moves), tuple(setup), first, turns,
-                  visits, ownership, seed)
-    check_moves(query.record())
-    return query
-
-
-def error_response(query_id: Any, message: str) -> str:
-    return json.dumps({"id": query_id, "error": message})
-
-
-def _query_id(line: str) -> Any:
-    """The id of a query that failed, when it can be read (else null)."""
-    try:
-        data = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    value = data.get("id") if isinstance(data, dict) else None
-    return value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
-
-
-TOO_LONG = "\0too long"  # what bounded_lines yields for a line over the limit (never a query)
-
-
-def bounded_lines(stream: Any, limit: int = MAX_QUERY_BYTES) -> Iterator[str]:
-    """The lines of a text ``stream``, each read up to ``limit`` characters: a longer line
-    is skipped to its end in pieces and yielded as :data:`TOO_LONG`, so no line of any
-    length is ever held in memory whole."""
-    while True:
-        line = stream.readline(limit + 1)
-        if not line:
-            return
-        if len(line) > limit and not line.endswith("\n"):
-            while True:  # drop the rest of the line, a piece at a time
-                rest = stream.readline(limit + 1)
-                if not rest or rest.endswith("\n"):
-                    break
-            yield TOO_LONG
-            continue
-        yield line
-
-
-def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1) -> None:
-    """Answer each query line with one response line per turn (``write`` gets the line
-    without its newline), or one error line. With ``parallel`` > 1 the turns of all
-    pending queries are searched in that many processes and answered as they finish
-    (so responses may come out of order, as KataGo's: match them by ``id`` and
-    ``turnNumber``); with 1, in order. A bad query never stops the engine."""
-    lock = Lock()
-
-    def emit(text: str) -> None:
-        with lock:
-            write(text)
-
-    pool: Executor | None = ProcessPoolExecutor(max_workers=parallel) if parallel > 1 else None
-    slots = Semaphore(MAX_PENDING)
-    try:
-        for line in lines:
-            if not line.strip():
-                continue
-            if line == TOO_LONG or len(line) > MAX_QUERY_BYTES:
-                emit(error_response(None, f"query longer than {MAX_QUERY_BYTES} characters"))
-                continue
-            try:
-                query = parse_query(line)
-            except AnalysisQueryError as error:
-                emit(error_response(_query_id(line), str(error)))
-                continue
-            record = query.record()
-            for turn in query.turns:
-                task = (record, turn, query.visits, query.seed, query.ownership)
-                if pool is None:
-                    emit(json.dumps({"id": query.id, **_analyse_turn(task)}))
-                    continue
-                slots.acquire()  # bounded: the reader waits while MAX_PENDING turns are queued
-                future = pool.submit(_analyse_turn, task)
-                future.add_done_callback(_responder(query.id, emit, slots))
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True)
-
-
-def _responder(query_id: str, emit: Callable[[str], None], slots: Semaphore) -> Callable[[Future], None]:
-    def done(future: Future) -> None:
-        try:
-            emit(json.dumps({"id": query_id, **future.result()}))
-        except Exception as error:  # noqa: BLE001 - a failed search answers its query, the engine goes on
-            emit(error_response(query_id, f"internal error: {error}"))
-        finally:
-            slots.release()
-    return done

@@ -1,0 +1,220 @@
+"""margo-analysis speaks KataGo's analysis protocol (margo_gtp/protocol/analysis_json.py,
+docs/review.md): KataGo's documented example queries, in MarGo vertices, are answered and
+the answers validate against a JSON Schema written from KataGo's docs/Analysis_Engine.md;
+special actions; warnings for what MarGo cannot honour; one exact line per refusal; a
+reader that goes away ends the engine quietly (issue 36, bug 9)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from margo_gtp.protocol.analysis_json import serve
+from margo_gtp.protocol.game_analysis import katago_points
+
+BIN = Path(sys.executable).parent
+
+NUMBER = {"type": "number"}
+MOVE_INFO = {
+    "type": "object",
+    "required": ["move", "visits", "winrate", "prior", "utility", "lcb", "order", "pv"],
+    "properties": {
+        "move": {"type": "string"}, "visits": {"type": "integer", "minimum": 1},
+        "winrate": {"type": "number", "minimum": 0, "maximum": 1},
+        "prior": {"type": "number", "minimum": 0, "maximum": 1},
+        "utility": NUMBER, "lcb": NUMBER, "scoreLead": NUMBER, "scoreMean": NUMBER, "scoreStdev": NUMBER,
+        "order": {"type": "integer", "minimum": 0}, "pv": {"type": "array", "items": {"type": "string"}},
+    },
+}
+ROOT_INFO = {
+    "type": "object",
+    "required": ["winrate", "visits", "utility", "currentPlayer"],
+    "properties": {"winrate": {"type": "number", "minimum": 0, "maximum": 1}, "visits": {"type": "integer"},
+                   "utility": NUMBER, "lcb": NUMBER, "scoreLead": NUMBER,
+                   "currentPlayer": {"enum": ["B", "W"]}},
+}
+#: One answer line of KataGo's analysis engine (docs/Analysis_Engine.md, "Responses" and
+#: "Special Action Queries"): an analysis, a terminated turn without results, an error, a
+#: warning, or an action's echo.
+RESPONSE_SCHEMA = {
+    "oneOf": [
+        {"type": "object", "required": ["id", "turnNumber", "isDuringSearch", "moveInfos", "rootInfo"],
+         "properties": {"id": {"type": "string"}, "turnNumber": {"type": "integer", "minimum": 0},
+                        "isDuringSearch": {"type": "boolean"}, "moveInfos": {"type": "array", "items": MOVE_INFO},
+                        "rootInfo": ROOT_INFO,
+                        "ownership": {"type": "array", "items": {"type": "number", "minimum": -1, "maximum": 1}},
+                        "policy": {"type": "array", "items": NUMBER}}},
+        {"type": "object", "required": ["id", "turnNumber", "isDuringSearch", "noResults"],
+         "properties": {"isDuringSearch": {"const": False}, "noResults": {"const": True}},
+         "not": {"required": ["moveInfos"]}},
+        {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "field": {"type": "string"}},
+         "not": {"required": ["moveInfos"]}},
+        {"type": "object", "required": ["id", "warning", "field"],
+         "properties": {"warning": {"type": "string"}, "field": {"type": "string"}}},
+        {"type": "object", "required": ["id", "action"], "properties": {"action": {"type": "string"}},
+         "not": {"required": ["moveInfos"]}},
+    ],
+}
+
+
+def answers(lines: list[str], parallel: int = 1) -> list[dict]:
+    out: list[str] = []
+    serve(lines, out.append, parallel=parallel)
+    responses = [json.loads(line) for line in out]
+    for response in responses:
+        jsonschema.validate(response, RESPONSE_SCHEMA)
+    return responses
+
+
+def test_katagos_example_query_in_margo_vertices_validates_and_warns_about_its_go_rules():
+    # KataGo's documented example, on a 7x7 board: 2-D vertices are read on level 1
+    example = {"id": "foo", "initialStones": [["B", "D4"], ["B", "C4"]], "moves": [["W", "B5"], ["B", "C5"]],
+               "rules": "tromp-taylor", "komi": 7.5, "boardXSize": 7, "boardYSize": 7, "analyzeTurns": [0, 1, 2],
+               "maxVisits": 30}
+    responses = answers([json.dumps(example)])
+    assert responses[0] == {"id": "foo", "field": "rules", "warning": "Go rules 'tromp-taylor' change nothing in "
+                            "MarGo: its rules are the defaults of rules.md and the options given in a rules object"}
+    assert [(r["turnNumber"], r["isDuringSearch"], r["rootInfo"]["visits"]) for r in responses[1:]] == [
+        (0, False, 30), (1, False, 30), (2, False, 30)]
+    example["moves"] = [["W", "B5:1"], ["B", "C5:1"]]
+    example["initialStones"] = [["B", "D4:1"], ["B", "C4:1"]]
+    assert answers([json.dumps(example)])[1:] == responses[1:]
+
+
+def test_policy_and_ownership_arrays_follow_katagos_point_order_over_every_level():
+    [response] = answers([json.dumps({"id": "p", "moves": [["W", "B2:1"]], "boardSize": 3, "maxVisits": 20,
+                                      "includePolicy": True, "includeOwnership": True, "rules": {}})])
+    order = [point.gtp() for point in katago_points(3)]
+    assert order == ["A3:1", "B3:1", "C3:1", "A2:1", "B2:1", "C2:1", "A1:1", "B1:1", "C1:1",
+                     "A2:2", "B2:2", "A1:2", "B1:2", "A1:3"]
+    policy = response["policy"]
+    assert len(policy) == len(order) + 1 and policy[-1] == -1  # pass is not allowed by default
+    assert policy[order.index("B2:1")] == -1 and abs(sum(v for v in policy if v >= 0) - 1) < 1e-5
+    assert len(response["ownership"]) == len(order)
+    assert response["ownership"][order.index("B2:1")] < 0  # White's ball, Black to move
+
+
+@pytest.mark.parametrize(("fields", "warning"), [
+    ({"visits": 3}, {"field": "visits", "warning": "unknown field 'visits' is ignored"}),
+    ({"rules": "japanese"}, {"field": "rules", "warning": "Go rules 'japanese' change nothing in MarGo: its rules "
+                                                          "are the defaults of rules.md and the options given in a rules object"}),
+    ({"rules": {"ko": "SIMPLE", "ko_rule": "simple"}}, {"field": "rules", "warning": "the Go rule ko='SIMPLE' changes nothing in MarGo"}),
+    ({"rules": {"scoring": "AREA"}}, {"field": "rules", "warning": "the Go rule scoring='AREA' changes nothing in MarGo"}),
+    ({"whiteHandicapBonus": "N"}, {"field": "whiteHandicapBonus", "warning": "whiteHandicapBonus is ignored: MarGo has no handicap stones"}),
+    ({"overrideSettings": {"cpuctExploration": 2}}, {"field": "overrideSettings", "warning": "overrideSettings is ignored: MarGo has no config file settings to override"}),
+    ({"priority": 3}, {"field": "priority", "warning": "priority is ignored: queries are searched in the order they come"}),
+    ({"avoidMoves": []}, None),
+])
+def test_what_margo_cannot_honour_is_accepted_with_a_warning(fields, warning):
+    query = {"id": "w", "moves": [["W", "C3"]], "boardSize": 5, "maxVisits": 10, **fields}
+    responses = answers([json.dumps(query)])
+    if warning is None:
+        assert [r["turnNumber"] for r in responses] == [1]
+        return
+    assert responses[0] == {"id": "w", **warning}
+    assert (responses[1]["id"], responses[1]["turnNumber"], len(responses)) == ("w", 1, 2)
+
+
+@pytest.mark.parametrize(("fields", "error"), [
+    ({"rules": {"size": 5}, "boardSize": 3}, "rules.size 5 and boardSize 3 differ: give one of them"),
+    ({"rules": {"size": 5}, "boardSize": None, "boardXSize": 4, "boardYSize": 4}, "rules.size 5 and boardXSize 4 differ: give one of them"),
+    ({"rules": {"komi": 2.5}, "komi": 1}, "rules.komi 2.5 and komi 1 differ: give one of them"),
+    ({"rules": "go-please"}, "unknown rules: 'go-please' (KataGo's Go rules names are accepted with a warning; "
+                             "MarGo's options go in an object, e.g. {\"ko_rule\": \"simple\"})"),
+    ({"rules": 7}, "rules must be a rules name or an object of rule options, got 7"),
+    ({"avoidMoves": [{"player": "B", "moves": ["C3"], "untilDepth": 1}]},
+     "avoidMoves is not supported: MarGo's search cannot leave moves out"),
+    ({"allowMoves": [{"player": "B", "moves": ["C3"], "untilDepth": 1}]},
+     "allowMoves is not supported: MarGo's search cannot leave moves out"),
+    ({"includePolicy": 1}, "includePolicy must be true or false, got 1"),
+    ({"reportDuringSearchEvery": 0}, "reportDuringSearchEvery must be a number of seconds above 0, got 0"),
+    ({"komi": float("inf")}, "komi must be a number, got inf"),
+])
+def test_a_refused_query_gets_one_exact_line_and_the_engine_goes_on(fields, error):
+    query = {"id": "r", "moves": [["W", "C3"]], "boardSize": 5, "maxVisits": 10, **fields}
+    query = {key: value for key, value in query.items() if value is not None}
+    responses = answers([json.dumps(query), json.dumps({"id": "next", "boardSize": 3, "maxVisits": 5})])
+    assert responses[0] == {"id": "r", "error": error}
+    assert [(r["id"], r["turnNumber"]) for r in responses[1:]] == [("next", 0)]
+
+
+def test_agreeing_size_and_komi_fields_are_accepted():
+    query = {"id": "a", "rules": {"size": 3, "komi": 1.5}, "boardSize": 3, "komi": 1.5, "maxVisits": 5}
+    assert [r["turnNumber"] for r in answers([json.dumps(query)])] == [0]
+
+
+@pytest.mark.parametrize(("line", "reply"), [
+    ({"id": "v", "action": "query_version"}, {"id": "v", "action": "query_version", "version": "0.1.0", "git_hash": "<omitted>"}),
+    ({"id": "c", "action": "clear_cache"}, {"id": "c", "action": "clear_cache"}),
+    ({"id": "t", "action": "terminate", "terminateId": "nobody"}, {"id": "t", "action": "terminate", "terminateId": "nobody"}),
+    ({"id": "t", "action": "terminate_all", "turnNumbers": [1]}, {"id": "t", "action": "terminate_all", "turnNumbers": [1]}),
+    ({"id": "x", "action": "query_sizes"}, {"id": "x", "error": "unknown action: 'query_sizes' (known: query_version, clear_cache, terminate, terminate_all)"}),
+    ({"id": "t", "action": "terminate"}, {"id": "t", "error": "terminate needs terminateId, the id of the query to stop, got None"}),
+    ({"id": "t", "action": "terminate", "terminateId": "a", "turnNumbers": "1"},
+     {"id": "t", "error": "turnNumbers must be a list of turn numbers, got '1'"}),
+])
+def test_special_actions_echo_the_query_as_katago_does(line, reply):
+    assert answers([json.dumps(line)]) == [reply]
+
+
+def test_reports_during_search_come_before_the_one_final_answer():
+    query = {"id": "d", "moves": [["W", "C3:1"]], "boardSize": 5, "maxVisits": 100000,
+             "reportDuringSearchEvery": 0.05}
+    out: list[str] = []
+
+    def lines():
+        yield json.dumps(query)
+        time.sleep(0.6)  # the search runs meanwhile, reporting
+        yield json.dumps({"id": "stop", "action": "terminate", "terminateId": "d"})
+
+    serve(lines(), out.append)
+    responses = [json.loads(line) for line in out]
+    for response in responses:
+        jsonschema.validate(response, RESPONSE_SCHEMA)
+    searching = [r for r in responses if r.get("isDuringSearch")]
+    finals = [r for r in responses if r.get("isDuringSearch") is False]
+    assert len(searching) >= 2 and len(finals) == 1
+    assert responses[-1] == finals[0] and finals[0]["rootInfo"]["visits"] < 100000  # terminated early
+    assert {"id": "stop", "action": "terminate", "terminateId": "d"} in responses
+    visits = [r["rootInfo"]["visits"] for r in searching]
+    assert visits == sorted(visits)
+
+
+def test_a_terminated_turn_that_never_started_answers_no_results():
+    query = {"id": "n", "moves": [["W", "C3:1"]], "boardSize": 5, "maxVisits": 100000, "analyzeTurns": [0, 1]}
+
+    def lines():
+        yield json.dumps(query)
+        time.sleep(0.3)
+        yield json.dumps({"id": "stop", "action": "terminate", "terminateId": "n"})
+
+    out: list[str] = []
+    serve(lines(), out.append)
+    responses = [json.loads(line) for line in out]
+    assert responses[0] == {"id": "stop", "action": "terminate", "terminateId": "n"}
+    assert responses[1]["turnNumber"] == 0 and responses[1]["rootInfo"]["visits"] < 100000
+    assert responses[2] == {"id": "n", "turnNumber": 1, "isDuringSearch": False, "noResults": True}
+
+
+def test_a_reader_that_goes_away_ends_margo_analysis_quietly_and_promptly():
+    """Issue 36, bug 9: 60 queued queries and the reader of the answers gone; no
+    traceback, and not every queued search is run (each would take seconds)."""
+    query = {"id": "g", "moves": [["W", "C3:1"]], "boardSize": 7, "maxVisits": 20000}
+    lines = "".join(json.dumps({**query, "id": f"g{i}"}) + "\n" for i in range(60))
+    process = subprocess.Popen([str(BIN / "margo-analysis"), "--threads", "2"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process.stdout.close()  # the reader goes away before the first answer
+    start = time.monotonic()
+    try:
+        _, stderr = process.communicate(lines, timeout=60)
+    finally:
+        process.kill()
+    assert (process.returncode, stderr) == (0, "")
+    # the first answer finds the pipe broken; the 59 other searches (over a minute here) are not run
+    assert time.monotonic() - start < 30
