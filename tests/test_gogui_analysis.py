@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from gogui_standin import split_arguments
+from margo_adapters.engine_pair import READ_ONLY
 from margo_adapters.projected_analysis import best_line_gfx, ownership_gfx, winrates_gfx
 from margo_adapters.projected_session import ANALYZE_COMMANDS
 from margo_gtp.client import SimpleEngine
@@ -181,6 +182,18 @@ def test_a_finished_game_has_no_candidates_and_bad_input_gets_one_line() -> None
     done = subprocess.run([str(MARGO_GTP_2D), "--engine", ENGINE], input="".join(c + "\n" for c in bad + ["name"]),
                           capture_output=True, text=True, timeout=60)
     assert done.stdout == "? syntax error\n\n" * len(bad) + "= margo-gtp\n\n"
+
+
+def test_with_two_engines_the_first_alone_answers_the_analysis() -> None:
+    """--white-engine: what the gfx commands ask only reads the game, so Black's engine
+    answers it alone (both would search, and could disagree)."""
+    assert {"margo-analyze_snapshot", "margo-ownership", "margo-board"} <= READ_ONLY
+    two = f"{ENGINE} --rule allow_pass=on"  # other rules: its searches would answer otherwise
+    done = subprocess.run([str(MARGO_GTP_2D), "--engine", ENGINE, "--white-engine", two],
+                          input="".join(c + "\n" for c in SETUP + ["margo-gfx_winrates b", "margo-gfx_best_line b",
+                                                                    "margo-gfx_ownership"]),
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.split("\n\n")[len(SETUP):-1] == ["= " + answer for answer in EXPECTED]
 
 
 def test_pass_and_swap_in_the_engines_answer() -> None:
