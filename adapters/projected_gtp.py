@@ -20,6 +20,9 @@ Commands the proxy answers or translates (everything else goes to the engine unc
     gogui-rules_*          GoGui ruler commands (game_id, board_size, board, legal_moves,
                            side_to_move, final_result, captured_count, board_gfx)
     gogui-analyze_commands the proxy's own analyze menu (top-view graphics and text commands)
+    margo-gfx_winrates C, margo-gfx_best_line C, margo-gfx_ownership
+                           the engine's analysis as GoGui gfx (LABEL, VAR, INFLUENCE) on the
+                           2-D board (:mod:`margo_adapters.projected_analysis`)
 
 Komi is one of MarGo's rules (``--engine "margo-gtp --rule komi=K"``, or ``margo-set_rules``).
 The proxy does not let a Go tool change it with ``komi``: GoGui starts a second copy of

@@ -14,6 +14,7 @@ import json
 import shlex
 from typing import IO, TYPE_CHECKING, Callable, Sequence
 
+from margo_adapters.projected_analysis import best_line_gfx, ownership_gfx, read_infos, winrates_gfx
 from margo_adapters.projection import NativeView, board_rows, lift, project_vertex, top_view
 from margo_gtp.client.process import ProcessTransport
 from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout
@@ -39,13 +40,16 @@ ANALYZE_COMMANDS = (
     "string/MarGo 3-D board/showboard",
     "string/MarGo ball count now/margo-score",
     "string/MarGo rules/margo-get_rules",
+    "gfx/MarGo win rates/margo-gfx_winrates %m",
+    "gfx/MarGo best line/margo-gfx_best_line %m",
+    "gfx/MarGo ownership/margo-gfx_ownership",
 )
 
 
 #: Seconds the proxy waits for any engine answer but the thinking commands' (--timeout).
 DEFAULT_TIMEOUT = 60.0
 #: Commands whose answer may take as long as the engine thinks: no proxy timeout.
-UNTIMED_COMMANDS = frozenset({"genmove", "reg_genmove", "margo-analyze_snapshot"})
+UNTIMED_COMMANDS = frozenset({"genmove", "reg_genmove", "margo-analyze_snapshot", "margo-ownership"})
 
 
 class EngineGone(Exception):
@@ -224,6 +228,9 @@ class ProjectedSession:
             "gogui-rules_captured_count": self.cmd_rules_captured_count,
             "gogui-rules_board_gfx": self.cmd_rules_board_gfx,
             "gogui-analyze_commands": self.cmd_analyze_commands,
+            "margo-gfx_winrates": self.cmd_gfx_winrates,
+            "margo-gfx_best_line": self.cmd_gfx_best_line,
+            "margo-gfx_ownership": self.cmd_gfx_ownership,
         }
         passed = {
             name: self.forwarder(name)
@@ -394,6 +401,36 @@ class ProjectedSession:
             f"by Black {view.captured.get('B', 0)}; zombies {len(view.zombies)}"
         )
         return "\n".join(lines)
+
+    # -- analysis drawn on the 2-D board (margo_adapters.projected_analysis) --------------
+
+    def _draw_snapshot(self, args: list[str], draw: Callable[[list[dict], str, int], str]) -> str:
+        """Ask the engine ``margo-analyze_snapshot C [cs]``; ``draw(candidates, colour, size)``."""
+        if not 1 <= len(args) <= 2:
+            raise GtpError("syntax error")
+        colour = _colour(args[0])
+        size = self.view().size
+        answer = self.ask(" ".join(["margo-analyze_snapshot", colour, *args[1:]]))
+        try:
+            return draw(read_infos(answer), colour, size)
+        except ValueError as error:  # InvalidVertexError too
+            raise GtpError(f"engine sent a bad margo-analyze_snapshot answer: {error}") from None
+
+    def cmd_gfx_winrates(self, args: list[str]) -> str:
+        return self._draw_snapshot(args, winrates_gfx)
+
+    def cmd_gfx_best_line(self, args: list[str]) -> str:
+        return self._draw_snapshot(args, best_line_gfx)
+
+    def cmd_gfx_ownership(self, args: list[str]) -> str:
+        if len(args) > 1:
+            raise GtpError("syntax error")
+        size = self.view().size
+        answer = self.ask(" ".join(["margo-ownership", *args]))
+        try:
+            return ownership_gfx(answer, size)
+        except ValueError as error:  # InvalidVertexError too
+            raise GtpError(f"engine sent a bad margo-ownership answer: {error}") from None
 
     def cmd_analyze_commands(self, args: list[str]) -> str:
         return "\n".join(ANALYZE_COMMANDS)

@@ -4,8 +4,9 @@ Reads a native MarGo SGF, analyses every position of its main line
 (:func:`margo_gtp.protocol.game_analysis.analyse_game`, or any MarGo GTP engine with
 ``margo-analyze_snapshot`` given by ``--engine``), and writes in ``--out``:
 ``NAME.review.jsonl`` (one judgement per move, :mod:`margo_gtp.protocol.review`),
-``NAME.reviewed.sgf`` (Sabaki's ``SBKV``, comments, marks and the best lines) and
-``NAME.winrate.png`` (the win-rate graph, mistakes marked; matplotlib, the ``review``
+``NAME.reviewed.sgf`` (Sabaki's ``SBKV``, comments, marks and the best lines),
+``NAME.reviewed-go.sgf`` (the same review on the projected Go board, ``GM[1]``, which
+Sabaki opens as it is) and ``NAME.winrate.png`` (the win-rate graph, mistakes marked; matplotlib, the ``review``
 extra). Ends with a table per player. Bad input: one line on stderr, exit 2.
 """
 
@@ -166,8 +167,10 @@ def _print_summary(table_rows: dict[str, dict[str, Any]], record: Any) -> None:
 
 def review(game: Path, out: Path | None, visits: int | None, seconds: float | None, engine: str | None,
            parallel: int, seed: int, ownership: bool = True) -> None:
-    from margo_gtp.protocol.review import ReviewError, read_game, review_entries, review_game, reviewed_sgf, summary
-    from margo_gtp.sgf import SgfError, read_file, replay
+    from margo_gtp.protocol.review import (
+        ReviewError, read_game, review_entries, review_game, reviewed_go_sgf, reviewed_sgf, summary,
+    )
+    from margo_gtp.sgf import MAX_PROJECTED_SIZE, SgfError, read_file, replay
 
     _pyplot()  # before any work: a missing extra is said at once
     try:
@@ -180,6 +183,11 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
     except (ReviewError, SgfError) as error:
         raise ReviewFailed(f"{game}: {error}") from None
     folder = out if out is not None else game.parent
+    if out is not None and not folder.exists() and not folder.is_symlink():
+        try:  # as margo-match --out: a new folder is made, its parents too
+            folder.mkdir(parents=True)
+        except OSError as error:
+            raise ReviewFailed(f"cannot create --out {str(folder)!r}: {error.strerror or error}") from None
     if not folder.is_dir():
         raise ReviewFailed(f"--out {str(folder)!r} is not a directory")
     if not os.access(folder, os.W_OK):
@@ -199,12 +207,19 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
         entries = _collect(stream, len(record.moves))
     except ReviewError as error:
         raise ReviewFailed(f"{game}: {error}") from None
-    paths = {kind: folder / f"{name}.{kind}" for kind in ("review.jsonl", "reviewed.sgf", "winrate.png")}
+    kinds = ["review.jsonl", "reviewed.sgf", "reviewed-go.sgf", "winrate.png"]
+    if record.size > MAX_PROJECTED_SIZE:
+        kinds.remove("reviewed-go.sgf")
+        sys.stderr.write(f"{PROGRAM}: no {name}.reviewed-go.sgf: a {record.size}x{record.size} board has no "
+                         f"Go board (at most {MAX_PROJECTED_SIZE}x{MAX_PROJECTED_SIZE})\n")
+    paths = {kind: folder / f"{name}.{kind}" for kind in kinds}
     try:
         with open(paths["review.jsonl"], "w", encoding="utf-8") as stream:
             for entry in entries:
                 stream.write(json.dumps(entry) + "\n")
         paths["reviewed.sgf"].write_text(reviewed_sgf(record, entries), encoding="utf-8")
+        if "reviewed-go.sgf" in paths:
+            paths["reviewed-go.sgf"].write_text(reviewed_go_sgf(record, entries), encoding="utf-8")
         _write_png(paths["winrate.png"], name, entries)
     except OSError as error:
         raise ReviewFailed(f"cannot write to {str(folder)!r}: {error.strerror or error}") from None
@@ -231,16 +246,16 @@ def _collect(entries: Iterator[dict[str, Any]], total: int) -> list[dict[str, An
 @app.command()
 def main_command(
     game: Annotated[Path, typer.Argument(metavar="GAME.sgf", help="a native MarGo SGF record")],
-    out: Annotated[Optional[Path], typer.Option(help="folder for the review files (default: the game's)")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="folder for the review files, made when missing (default: the game's)")] = None,
     visits: Annotated[Optional[str], typer.Option(metavar="N", help=f"simulations per position, 1..{MAX_VISITS} (default {DEFAULT_REVIEW_VISITS})", show_default=False)] = None,
     seconds: Annotated[Optional[str], typer.Option(metavar="S", help="seconds per position instead of --visits, 0.01..600 (not repeatable)", show_default=False)] = None,
     engine: Annotated[Optional[str], typer.Option(help="command of a MarGo GTP engine with margo-analyze_snapshot (default: the built-in search)")] = None,
     parallel: Annotated[Optional[str], typer.Option("--parallel", "--threads", metavar="N", help="positions searched at once, 1..256 (processes; default: every core)", show_default=False)] = None,
     seed: Annotated[str, typer.Option(metavar="N", help="seed of the searches, >= 0 (same seed and --visits: same review)")] = "0",
-    ownership: Annotated[bool, typer.Option("--ownership/--no-ownership", help="ownership maps and score leads in the JSONL (the Python search; without: the C tree, about 3.5 times faster)")] = True,
+    ownership: Annotated[bool, typer.Option("--ownership/--no-ownership", help="ownership maps and score leads in the JSONL (counting them costs the search nothing measurable)")] = True,
     version: Annotated[bool, typer.Option("--version", callback=version_callback(PROGRAM), is_eager=True, help="print the version and exit")] = False,
 ) -> int:
-    """Review every move of a MarGo game: NAME.review.jsonl, NAME.reviewed.sgf, NAME.winrate.png."""
+    """Review every move of a MarGo game: NAME.review.jsonl, NAME.reviewed.sgf, NAME.reviewed-go.sgf, NAME.winrate.png."""
     from margo_gtp.options import OptionError, read_decimal, read_integer
 
     try:  # the project's one strict number reader (no 1_0, nan or inf)

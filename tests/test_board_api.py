@@ -119,8 +119,39 @@ def test_move_basics():
     assert repr(Move.from_gtp("D4:2", 9)) == "Move(Point(3, 3, 1))"
     assert eval(repr(Move(Point(3, 3, 1)))) == Move(Point(3, 3, 1))
     assert repr(Move.PASS) == "Move.PASS"
+    assert (str(Move.from_gtp("B2:1", 9)), f"{Move.from_gtp('d4:2', 9)}", str(Move.PASS), str(Move.SWAP)) == (
+        "B2:1", "D4:2", "pass", "swap")
     with pytest.raises(InvalidVertexError, match="vertex is off board: 'K1'"):
         Move.from_gtp("K1", 9)
+
+
+def test_str_of_a_board_is_the_showboard_diagram_and_repr_stays_short():
+    from margo_gtp.protocol.session import make_gtp_engine
+    from margo_gtp.players import make_player
+
+    board = Board(Rules(size=3))
+    for vertex in ("A1:1", "B1:1", "A2:1", "B2:1", "A1:2"):
+        board.push(Move.from_gtp(vertex, 3))
+    assert str(board) == (
+        "Level 2\n"
+        "    A B\n"
+        "  2 . . 2\n"
+        "  1 O . 1\n"
+        "    A B\n"
+        "Level 1\n"
+        "    A B C\n"
+        "  3 . . . 3\n"
+        "  2 O X . 2\n"
+        "  1 O X . 1\n"
+        "    A B C\n"
+        "Black to move; moves played: 5\n"
+        "Balls: White (O) 3, Black (X) 2\n"
+        "Captured by: White 0, Black 0")
+    assert repr(board) == "<Board size=3 to_move=BLACK balls=5 moves=5>"
+    engine = make_gtp_engine(make_player("random", 0), Rules(size=3))
+    for colour, vertex in zip("wbwbw", ("A1:1", "B1:1", "A2:1", "B2:1", "A1:2")):
+        assert engine.run_command("play", [colour, vertex]) == (False, "", False)
+    assert engine.run_command("showboard", []) == (False, "\n" + str(board), False)
 
 
 # ---------------------------------------------------------------- play

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
+import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -331,6 +334,36 @@ def test_an_engine_that_is_not_found():
         SimpleEngine.popen(["/nonexistent/margo-engine", "--player", "random"])
     assert str(info.value) == "cannot start engine 'margo-engine': No such file or directory: '/nonexistent/margo-engine'"
     assert isinstance(info.value.__cause__, FileNotFoundError)
+
+
+README_CLIENT_SCRIPT = """
+from margo_gtp.client import Limit, SimpleEngine
+from margo_gtp.engine import Board, Rules
+board = Board(Rules(size=3))
+with SimpleEngine.popen(["margo-gtp", "--player", "mcts", "--seed", "1"]) as engine:
+    while not board.is_game_over():
+        board.push(engine.play(board, Limit(playouts=20)).move)
+print(board.outcome().result())
+try:
+    SimpleEngine.popen(["margo-gtp-nowhere"])
+except Exception as error:
+    print(type(error).__name__, error)
+"""
+
+
+def test_margo_gtp_is_found_beside_the_python_of_a_venv_that_is_not_activated(tmp_path):
+    """`.venv/bin/python script.py` with the README's example, the venv not on PATH."""
+    script = tmp_path / "script.py"
+    script.write_text(README_CLIENT_SCRIPT)
+    path = "/usr/bin:/bin"
+    assert all(not (Path(folder) / "margo-gtp").exists() for folder in path.split(":"))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PATH": path}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result, error = done.stdout.splitlines()
+    assert re.fullmatch(r"[BW]\+[0-9.]+|0", result)
+    assert error == ("EngineStartError cannot start engine 'margo-gtp-nowhere': No such file or directory: "
+                     "'margo-gtp-nowhere'")
 
 
 def test_an_engine_that_dies_mid_game_carries_its_exit_code_and_last_stderr():

@@ -422,3 +422,53 @@ def test_a_missing_extra_is_named_in_one_line(built, wheel_install, command, mes
     done = subprocess.run([str(wheel_install / command[0]), *command[1:]], capture_output=True, text=True,
                           timeout=120, cwd=built["where"], env=no_compiler_env(built["where"]), stdin=subprocess.DEVNULL)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+
+
+FAKE_PYTHON = """#!/bin/sh
+# A stand-in for python3.11 and the venv's python: records every call, makes the venv,
+# and answers the import check once an editable install has run.
+here=$(dirname "$0")
+echo "$*" >> "$SETUP_LOG"
+if [ "$1" = -m ] && [ "$2" = venv ]; then mkdir -p "$3/bin" && cp "$0" "$3/bin/python"; exit 0; fi
+if [ "$1" = -m ] && [ "$2" = pip ]; then case "$*" in *" -e "*) touch "$here/installed";; esac; exit 0; fi
+if [ "$1" = -c ]; then [ -f "$here/installed" ]; exit $?; fi
+exit 0
+"""
+
+
+def test_scripts_run_installs_the_base_package_and_scripts_test_the_rest(tmp_path):
+    """scripts/run's match needs the base package only (`scripts/setup base`); scripts/test
+    (plain `scripts/setup`) installs every extra. Both make .venv on a fresh checkout; a
+    full install serves a later base one, not the other way round."""
+    assert "\nscripts/setup base\n" in (ROOT / "scripts" / "run").read_text(encoding="utf-8")
+    assert "\nscripts/setup\n" in (ROOT / "scripts" / "test").read_text(encoding="utf-8")
+    checkout = tmp_path / "checkout"
+    (checkout / "scripts").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "setup", checkout / "scripts" / "setup")
+    (checkout / "margo_gtp").mkdir()
+    for name in ("pyproject.toml", "setup.py", "margo_gtp/core.c"):
+        (checkout / name).write_text("")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for name, text in (("python3.11", FAKE_PYTHON), ("id", "#!/bin/sh\necho 1000\n")):  # id: never apt-get here
+        (tools / name).write_text(text)
+        (tools / name).chmod(0o755)
+    log = tmp_path / "log"
+    env = {**os.environ, "PATH": f"{tools}:{os.environ['PATH']}", "SETUP_LOG": str(log), "PYTHON": "python3.11"}
+
+    def setup(*args: str) -> tuple[int, list[str], str]:
+        log.write_text("")
+        done = subprocess.run([str(checkout / "scripts" / "setup"), *args], capture_output=True, text=True,
+                              env=env, timeout=60)
+        installs = [line for line in log.read_text().splitlines() if line.startswith("-m pip install --quiet -e")]
+        return done.returncode, installs, done.stderr
+
+    code, installs, stderr = setup("base")
+    assert (code, installs) == (0, ["-m pip install --quiet -e ."]), stderr
+    assert "setup: creating .venv" in stderr and "setup: installing margo-gtp (base, no extras) into .venv" in stderr
+    assert setup("base")[:2] == (0, [])  # the second run only checks
+    code, installs, stderr = setup()
+    assert (code, installs) == (0, ['-m pip install --quiet -e .[test,web,cluster,plot,review,train,net]']), stderr
+    assert setup()[:2] == (0, []) and setup("base")[:2] == (0, [])
+    code, installs, stderr = setup("web")
+    assert (code, installs, stderr) == (2, [], "setup: unknown argument 'web' (scripts/setup [base])\n")

@@ -17,6 +17,7 @@ from margo_gtp.engine import Colour, Move, Rules
 from margo_gtp.protocol.game_analysis import analyse_game
 from margo_gtp.protocol.review import ReviewError, judgement, read_game, review_entries, reviewed_sgf, summary
 from margo_gtp.sgf import GameRecord, dumps, loads
+from margo_gtp.vertex import project
 
 BIN = Path(sys.executable).parent
 FAKES = Path(__file__).parent / "fake_engines"
@@ -46,7 +47,8 @@ def reviewed(tmp_path_factory) -> dict:
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     entries = [json.loads(line) for line in (folder / "game.review.jsonl").read_text().splitlines()]
     return {"folder": folder, "game": game, "stdout": done.stdout, "entries": entries,
-            "sgf": (folder / "game.reviewed.sgf").read_text(encoding="utf-8")}
+            "sgf": (folder / "game.reviewed.sgf").read_text(encoding="utf-8"),
+            "go_sgf": (folder / "game.reviewed-go.sgf").read_text(encoding="utf-8")}
 
 
 def test_one_entry_per_move_with_the_win_rates_of_the_mover(reviewed):
@@ -95,6 +97,26 @@ def test_the_reviewed_sgf_round_trips_with_the_main_line_unchanged(reviewed):
             {marks[entry["judgement"]]} if entry["judgement"] else set())
 
 
+def test_the_go_viewer_sgf_is_the_projection_with_sabakis_win_rates(reviewed):
+    """GM[1] on the (2N-1)x(2N-1) board, each move at its column's 2-D point with the
+    entry's SBKV (Black's win rate after it, in percent), as sgfmill and Sabaki read it."""
+    game = sgfmill_sgf.Sgf_game.from_bytes(reviewed["go_sgf"].encode())
+    root = game.get_root()
+    assert (root.get("GM"), game.get_size(), root.get("PB"), root.get("PW")) == (1, 9, "bob", "alice")
+    movers = [node for node in game.get_main_sequence()[1:] if node.get_move()[0] is not None]
+    assert len(movers) == len(MOVES) == len(reviewed["entries"])
+    native = sgfmill_sgf.Sgf_game.from_bytes(reviewed["sgf"].encode()).get_main_sequence()[1:]
+    for node, entry, twin in zip(movers, reviewed["entries"], native):
+        assert node.get("C") == twin.get("C") and f"{entry['colour']} win rate " in node.get("C")
+        colour, (row, col) = node.get_move()
+        point = Move.from_gtp(entry["move"], 5).point
+        assert (colour.upper(), (col, row)) == (entry["colour"], project(point))
+        black = entry["winrate_after"] if entry["colour"] == "B" else 1 - entry["winrate_after"]
+        assert node.get("SBKV") == f"{round(100 * black, 2):g}"
+        assert node.get("SBKS") == f"{round(entry['score_lead'] if entry['colour'] == 'B' else -entry['score_lead'], 2):g}"
+    assert [move for _, move in loads(reviewed["go_sgf"]).moves] == [move for _, move in game_record().moves]
+
+
 def test_each_mistake_has_the_best_line_as_a_variation():
     record = game_record()
     analyses = list(analyse_game(record.rules, record.moves, 30, seed=1))
@@ -129,8 +151,8 @@ def test_the_table_and_the_files_are_printed(reviewed):
     assert lines[1].split() == ["player", "moves", "mistakes", "blunders", "mean", "loss", "agreement"]
     assert lines[2].split()[:3] == ["B", "bob", "5"] and lines[3].split()[:3] == ["W", "alice", "5"]
     folder = reviewed["folder"]
-    assert lines[-3:] == [f"wrote {folder}/game.review.jsonl", f"wrote {folder}/game.reviewed.sgf",
-                          f"wrote {folder}/game.winrate.png"]
+    assert lines[-4:] == [f"wrote {folder}/game.review.jsonl", f"wrote {folder}/game.reviewed.sgf",
+                          f"wrote {folder}/game.reviewed-go.sgf", f"wrote {folder}/game.winrate.png"]
     assert (folder / "game.winrate.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -162,8 +184,8 @@ def test_bad_places_and_engines_are_one_line_and_exit_2(reviewed, tmp_path):
     game = str(reviewed["game"])
     cases = [
         ([str(tmp_path / "missing.sgf")], f"cannot read {str(tmp_path / 'missing.sgf')!r}: No such file or directory"),
-        ([game, "--out", str(tmp_path / "nowhere")], f"--out {str(tmp_path / 'nowhere')!r} is not a directory"),
         ([game, "--out", game], f"--out {game!r} is not a directory"),
+        ([game, "--out", f"{game}/sub"], f"cannot create --out {game + '/sub'!r}: Not a directory"),
         ([game, "--out", "/proc/self"], None),
         ([game, "--engine", f"{sys.executable} {FAKES / 'echo_engine.py'}"],
          "engine 'python' cannot analyse: it does not know 'margo-analyze_snapshot' (margo-gtp has it, whatever its player)"),
@@ -174,6 +196,14 @@ def test_bad_places_and_engines_are_one_line_and_exit_2(reviewed, tmp_path):
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("margo-review: "), done.stderr
         if message is not None:
             assert done.stderr == f"margo-review: {message}\n"
+
+
+def test_a_new_out_folder_is_made_as_margo_match_does(reviewed, tmp_path):
+    out = tmp_path / "new" / "deeper"
+    done = run_review(str(reviewed["game"]), "--visits", "5", "--parallel", "1", "--out", str(out))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert sorted(path.name for path in out.iterdir()) == [
+        "game.review.jsonl", "game.reviewed-go.sgf", "game.reviewed.sgf", "game.winrate.png"]
 
 
 def test_any_margo_gtp_engine_can_review(tmp_path):

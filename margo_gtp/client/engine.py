@@ -61,7 +61,7 @@ from margo_gtp.client.errors import (
     EngineCommandError, EngineError, EngineProtocolError, EngineStartError, EngineTerminatedError, EngineTimeoutError,
     IllegalEngineMoveError, InvalidCommandError,
 )
-from margo_gtp.client.process import EngineTransport, ProcessTransport
+from margo_gtp.client.process import EngineTransport, ProcessTransport, find_program
 from margo_gtp.client.results import AnalysisInfo, AnalysisResult, parse_candidate
 from margo_gtp.client.wire import InvalidCommandError as WireInvalidCommandError
 from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout, check_timeout
@@ -265,8 +265,9 @@ class SimpleEngine:
         self._stream = None
         self._log("--", f"start {shlex.join(self.argv)}")
         try:
+            # find_program: margo-gtp beside this Python when its venv is not activated
             self._transport = ProcessTransport(
-                self.argv, on_stderr=lambda line: self._log("!!", line), **self.popen_kwargs
+                find_program(self.argv), on_stderr=lambda line: self._log("!!", line), **self.popen_kwargs
             )
         except OSError as error:
             self._transport = None

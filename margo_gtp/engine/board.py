@@ -33,6 +33,7 @@ from __future__ import annotations
 import random as _random
 from typing import ClassVar, Iterable, Mapping
 
+from margo_gtp.engine.diagram import diagram
 from margo_gtp.engine.geometry import Geometry
 from margo_gtp.engine.python_core import PythonCore
 from margo_gtp.engine.rules import Rules
@@ -181,6 +182,10 @@ class Board:
 
     def __repr__(self) -> str:
         return f"<Board size={self.size} to_move={self.to_move.name} balls={len(self.balls())} moves={self.ply}>"
+
+    def __str__(self) -> str:
+        """The diagram ``showboard`` prints (:func:`margo_gtp.engine.diagram.diagram`)."""
+        return diagram(self)
 
     # ------------------------------------------------------------------ setup
 

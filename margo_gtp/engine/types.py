@@ -79,8 +79,9 @@ def colour_index(colour: object) -> int:
 class Move:
     """A move: a placement at ``point``, or the singletons :attr:`PASS` and :attr:`SWAP`.
 
-    ``bool(move)`` is False for a pass (as python-chess's null move). ``repr`` round-trips:
-    ``Move.from_gtp('D4:2', 9)`` prints as ``Move(Point(3, 3, 1))``. A kind other than
+    ``bool(move)`` is False for a pass (as python-chess's null move). ``str`` is the GTP
+    vertex (``'D4:2'``, ``'pass'``), and ``repr`` round-trips:
+    ``Move.from_gtp('D4:2', 9)`` is ``Move(Point(3, 3, 1))``. A kind other than
     :data:`MOVE_KINDS` raises :class:`InvalidMoveError`.
     """
 
@@ -99,6 +100,10 @@ class Move:
 
     def __repr__(self) -> str:
         return f"Move({self.point!r})" if self.kind == "place" else f"Move.{self.kind.upper()}"
+
+    def __str__(self) -> str:
+        """MarGo's vertex text, as GTP writes it: ``'B2:1'``, ``'pass'``, ``'swap'``."""
+        return self.gtp()
 
     @property
     def is_pass(self) -> bool:

@@ -27,6 +27,16 @@ A handler group added to an engine next to the game session (:func:`install`; th
     ``MAX_SNAPSHOT_CS``, so a snapshot never wedges the engine. The answer starts on the
     line after ``=`` (``= \\ninfo move ...``).
 
+``margo-ownership [centiseconds]``
+    Who owns each point at the end: a private seeded MCTS search of the position for the
+    colour to move (:func:`margo_gtp.protocol.game_analysis.analyse_position`, so the
+    same answer as ``margo-review``'s maps for the same budget), then one line per point
+    of the pyramid, in ``gtp_order``: ``VERTEX VALUE``, the share of the search's final
+    positions with a Black ball there minus the share with a White one (-1..1, 3
+    decimals). The budget is the snapshot's: ``centiseconds``, else the
+    ``margo-set_limit`` limit, else 1 s. A finished game answers its final position.
+    The 2-D proxy draws it as GoGui's ``INFLUENCE`` (docs/adapters.md).
+
 With an MCTS player, ``final_score`` and ``final_status_list`` (``dead``/``alive``) use
 :func:`margo_gtp.players.mcts.estimate` (playouts to the end, ownership of the
 balls; ``ESTIMATE_PLAYOUTS`` within ``ESTIMATE_SECONDS``, or exactly the budget of
@@ -56,11 +66,12 @@ from typing import Any
 from margo_gtp.engine import Colour
 from margo_gtp.options import parse_decimal, parse_integer
 from margo_gtp.players.mcts import Analysis, MctsPlayer, estimate
+from margo_gtp.protocol.game_analysis import analyse_position
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
 from margo_gtp.vertex import gtp_order
 
-__all__ = ["AnalysisGroup", "AnalysisStream", "format_info", "install", "parse_info", "searches"]
+__all__ = ["AnalysisGroup", "AnalysisStream", "format_info", "format_ownership", "install", "parse_info", "searches"]
 
 DEFAULT_INTERVAL_CS = 50          # margo-analyze report interval when none is given
 DEFAULT_SNAPSHOT_CS = 100         # margo-analyze_snapshot thinking time
@@ -104,6 +115,11 @@ def parse_info(line: str) -> dict[str, Any]:
     if missing:
         raise ValueError(f"info line lacks {sorted(missing)}: {line!r}")
     return fields
+
+
+def format_ownership(ownership: dict[str, list[float]]) -> str:
+    """``margo-ownership``'s lines from an ownership map ``{vertex: [white, black, empty]}``."""
+    return "\n".join(f"{vertex} {shares[1] - shares[0]:.3f}" for vertex, shares in ownership.items())
 
 
 class AnalysisStream:
@@ -194,6 +210,7 @@ class AnalysisGroup(HandlerGroup):
         table: dict[str, Callable[..., Any]] = {
             "margo-analyze": self.cmd_margo_analyze,
             "margo-analyze_snapshot": self.cmd_margo_analyze_snapshot,
+            "margo-ownership": self.cmd_margo_ownership,
         }
         if self._mcts is not None:
             table["final_score"] = self.cmd_final_score
@@ -213,7 +230,9 @@ class AnalysisGroup(HandlerGroup):
             self._private.reset(self.session.board)
         return AnalysisStream(self.player(), self.session.board, colour, max(centiseconds, 1) / 100)
 
-    def cmd_margo_analyze_snapshot(self, colour: Colour, centiseconds: int | None = None) -> SnapshotStream:
+    def _snapshot_budget(self, centiseconds: int | None) -> tuple[float | None, int | None]:
+        """``(seconds, playouts)`` of a snapshot: ``centiseconds``, else the
+        ``margo-set_limit`` limit, else DEFAULT_SNAPSHOT_CS."""
         if centiseconds is not None and not 0 <= centiseconds <= MAX_SNAPSHOT_CS:
             raise GtpError("syntax error", detail=f"centiseconds must be 0..{MAX_SNAPSHOT_CS}")
         limit = getattr(self.session, "limit", None)
@@ -224,9 +243,18 @@ class AnalysisGroup(HandlerGroup):
                 seconds = min(seconds, MAX_SNAPSHOT_CS / 100)
         else:
             seconds = (DEFAULT_SNAPSHOT_CS if centiseconds is None else centiseconds) / 100
+        return seconds, playouts
+
+    def cmd_margo_analyze_snapshot(self, colour: Colour, centiseconds: int | None = None) -> SnapshotStream:
+        seconds, playouts = self._snapshot_budget(centiseconds)
         if self._private is not None and self._mcts is None:
             self._private.reset(self.session.board)
         return SnapshotStream(self.player(), self.session.board, colour, seconds, playouts)
+
+    def cmd_margo_ownership(self, centiseconds: int | None = None) -> str:
+        seconds, playouts = self._snapshot_budget(centiseconds)
+        result = analyse_position(self.session.board, playouts, seconds=seconds, ownership=True)
+        return format_ownership(result["ownership"])
 
     def _estimate(self) -> tuple[float, list]:
         """Playouts to the end: at most ESTIMATE_PLAYOUTS within ESTIMATE_SECONDS, or

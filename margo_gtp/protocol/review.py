@@ -60,10 +60,10 @@ from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp.engine import Colour, Move
 from margo_gtp.protocol.game_analysis import DEFAULT_VISITS, AnalysisQueryError, analyse_game
-from margo_gtp.sgf import MARGO_GM, GameRecord, SgfError, dumps, format_sgf_point, loads
+from margo_gtp.sgf import MARGO_GM, GameRecord, SgfError, dumps, dumps_projected, format_sgf_point, loads
 
 __all__ = ["BLUNDER", "INACCURACY", "MISTAKE", "TESUJI", "ReviewError", "judgement", "read_game",
-           "read_reviewed", "review_entries", "review_game", "reviewed_sgf", "summary"]
+           "read_reviewed", "review_entries", "review_game", "reviewed_go_sgf", "reviewed_sgf", "summary"]
 
 BLUNDER = 0.20     # loss (win-rate points) from which a move is a blunder ...
 MISTAKE = 0.10     # ... a mistake (both get the best line as a variation)
@@ -256,12 +256,9 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("]", "\\]")
 
 
-def reviewed_sgf(record: GameRecord, entries: list[dict[str, Any]]) -> str:
-    """``record`` as native MarGo SGF with each reviewed move node carrying ``SBKV`` (Black's
-    win rate in percent after the move, as Sabaki writes it), ``SBKS`` (Black's score lead,
-    when known), a comment (after any comment it had) and the judgement's mark; at each
-    mistake and blunder the engine's best line is a variation beside the move played.
-    The main line is unchanged."""
+def _marked(record: GameRecord, entries: list[dict[str, Any]]) -> GameRecord:
+    """A copy of ``record`` whose reviewed move nodes carry ``SBKV``, ``SBKS``, the comment
+    and the judgement's mark (see :func:`reviewed_sgf`)."""
     marked = copy.deepcopy(record)
     marked.move_properties = [dict(props) for props in marked.move_properties]
     marked.move_properties += [{} for _ in range(len(marked.moves) - len(marked.move_properties))]
@@ -279,6 +276,16 @@ def reviewed_sgf(record: GameRecord, entries: list[dict[str, Any]]) -> str:
         if entry["judgement"]:
             identifier, value = _MARKS[entry["judgement"]]
             props[identifier] = [value]
+    return marked
+
+
+def reviewed_sgf(record: GameRecord, entries: list[dict[str, Any]]) -> str:
+    """``record`` as native MarGo SGF with each reviewed move node carrying ``SBKV`` (Black's
+    win rate in percent after the move, as Sabaki writes it), ``SBKS`` (Black's score lead,
+    when known), a comment (after any comment it had) and the judgement's mark; at each
+    mistake and blunder the engine's best line is a variation beside the move played.
+    The main line is unchanged."""
+    marked = _marked(record, entries)
     game = sgfmill_sgf.Sgf_game.from_bytes(dumps(marked).encode("utf-8"))
     main = game.get_main_sequence()
     size = record.size
@@ -294,6 +301,16 @@ def reviewed_sgf(record: GameRecord, entries: list[dict[str, Any]]) -> str:
                 node.set("C", f"{entry['colour']}'s best move by the review ({_percent(entry['winrate_before'])})")
             colour = colour.opponent
     return game.serialise().decode("utf-8")
+
+
+def reviewed_go_sgf(record: GameRecord, entries: list[dict[str, Any]]) -> str:
+    """The same review as a Go record for Go viewers (Sabaki opens it as it is): the
+    projected export of :func:`margo_gtp.sgf.dumps_projected` (``GM[1]``, each move at its
+    2-D point, setup nodes where captures change the top view) with each move node's
+    ``SBKV``, ``SBKS``, comment and mark; no best-line variations (their moves would have
+    to be projected from positions the export does not replay). SgfError for a board
+    larger than 13x13, which has no Go board."""
+    return dumps_projected(_marked(record, entries))
 
 
 def summary(entries: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -39,7 +39,7 @@ from margo_gtp.players import RESIGN, Budget, Player, timecontrol
 from margo_gtp.players.clock import KGS_ARITY, ClockReading, TimeSettings
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
-from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
+from margo_gtp.vertex import MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
 
 __all__ = ["ENGINE_NAME", "GameSession", "TimeSettings", "format_result", "make_gtp_engine", "render_board"]
 
@@ -65,47 +65,10 @@ def format_result(white: float, black: float) -> str:
     return f"{'W' if diff > 0 else 'B'}+{abs(diff):g}"
 
 
-def _colour_name(colour: Colour) -> str:
-    return colour.name.capitalize()
-
-
 def render_board(board: Board) -> str:
-    """The ``showboard`` diagram: one labelled grid per non-empty level (level 1, the
-    board plane, always shown and last), ``X`` Black, ``O`` White, ``x``/``o`` zombies,
-    ``.`` empty; below: side to move, ball counts, captures, zombies and buried balls
-    (hidden under the ball two levels up), game end."""
-    balls = board.balls()
-    zombies = set(board.zombies())
-    size = board.size
-    top = max((point.level for point in balls), default=0)
-    lines: list[str] = []
-    for level in range(top, -1, -1):
-        width = size - level
-        letters = "    " + " ".join(COLUMNS[x] for x in range(width))
-        lines.append(f"Level {level + 1}")
-        lines.append(letters)
-        for y in range(width - 1, -1, -1):
-            cells = []
-            for x in range(width):
-                point = Point(x, y, level)
-                colour = balls.get(point)
-                mark = "." if colour is None else "OX"[colour]
-                cells.append(mark.lower() if point in zombies else mark)
-            lines.append(f" {y + 1:>2} " + " ".join(cells) + f" {y + 1}")
-        lines.append(letters)
-    counts = board.ball_counts()
-    lines.append(f"{_colour_name(board.to_move)} to move; moves played: {len(board.history)}")
-    lines.append(f"Balls: White (O) {counts[Colour.WHITE]}, Black (X) {counts[Colour.BLACK]}")
-    lines.append(f"Captured by: White {board.captured[Colour.WHITE]}, Black {board.captured[Colour.BLACK]}")
-    if zombies:
-        lines.append("Zombies (o x): " + " ".join(point.gtp() for point in sorted(zombies, key=gtp_order)))
-    buried = board.buried()
-    if buried:
-        lines.append("Buried: " + " ".join(point.gtp() for point in buried))
-    outcome = board.outcome()
-    if outcome is not None:
-        lines.append(f"Game over: {outcome.result()}")
-    return "\n" + "\n".join(lines)
+    """The ``showboard`` answer: the board's diagram (``str(board)``,
+    :func:`margo_gtp.engine.diagram.diagram`) from the line after ``=``."""
+    return "\n" + str(board)
 
 
 class GameSession(HandlerGroup):
