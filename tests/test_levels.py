@@ -224,3 +224,45 @@ def test_a_level_plays_over_the_wire() -> None:
     assert done.returncode == 0 and done.stderr == ""
     answers = done.stdout.split("\n\n")
     assert answers[0].startswith("= ") and answers[1] == "=" and answers[2].startswith("= ")
+
+
+# -- scripts/levels -------------------------------------------------------------------
+
+
+def _levels_script():
+    import importlib.machinery
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "levels"
+    loader = importlib.machinery.SourceFileLoader("levels_script", str(path))
+    spec = importlib.util.spec_from_loader("levels_script", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_the_levels_script_chains_the_pairs_and_fills_the_file_the_form_reads(tmp_path: Path) -> None:
+    script = _levels_script()
+    winners = {1: ["A"] * 4, 2: ["A", "B", "A", None], 3: ["A", "B"]}  # level 3's last pair not played yet
+    for upper, results in winners.items():
+        folder = script.pair_folder(tmp_path / "out", upper)
+        folder.mkdir(parents=True)
+        lines = "".join(json.dumps({"game": n, "winner": w}) + "\n" for n, w in enumerate(results, 1))
+        (folder / "results.jsonl").write_text(lines + '{"game": 9, "win')  # a torn last line is left out
+    rows = script.chain(tmp_path / "out", 4)
+    assert [(row["games"], row["points"], row["bound"]) for row in rows] == [(4, 4, True), (4, 2.5, False), (2, 1, False), (0, 0, False)]
+    assert round(rows[0]["step"]) == 382 and round(rows[1]["step"]) == 89 and rows[2]["step"] == 0
+    assert [None if row["elo"] is None else round(row["elo"]) for row in rows] == [382, 470, 470, None]
+    assert script.table(rows, 4).splitlines()[2:] == [
+        "| 1 | `mcts:playouts=8,temperature=1,threads=1` | 4 of 4 | 4 | +382 (a floor: clean sweep) | 382 |",
+        "| 2 | `mcts:playouts=25,temperature=0.7,threads=1` | 4 of 4 | 2.5 | +89 | 470 |",
+        "| 3 | `mcts:playouts=80,temperature=0.5,threads=1` | 2 of 4 | 1 | +0 | 470 |",
+        "| 4 | `mcts:playouts=250,temperature=0.35,threads=1` | 0 of 4 | 0 | to be measured | to be measured |",
+    ]
+    levels_file = tmp_path / "levels.json"
+    script.write_levels_file(levels_file, rows, "scripts/levels --top 4", 7)
+    labels = level_labels(levels_file)
+    assert (labels[1], labels[2], labels[4], labels[8]) == ("Level 1 — about 400", "Level 2 — about 500", "Level 4", "Level 8")
+    doc = tmp_path / "strength.md"
+    doc.write_text(f"# Strength\n\n{script.BEGIN}\nold table\n{script.END}\nkept\n")
+    script.write_doc(doc, "new table\n")
+    assert doc.read_text() == f"# Strength\n\n{script.BEGIN}\nnew table\n{script.END}\nkept\n"
