@@ -266,3 +266,19 @@ def test_the_levels_script_chains_the_pairs_and_fills_the_file_the_form_reads(tm
     doc.write_text(f"# Strength\n\n{script.BEGIN}\nold table\n{script.END}\nkept\n")
     script.write_doc(doc, "new table\n")
     assert doc.read_text() == f"# Strength\n\n{script.BEGIN}\nnew table\n{script.END}\nkept\n"
+
+
+def test_the_default_player_thinks_1s_without_a_clock_and_the_clocks_share_with_one() -> None:
+    """strongest has no budget of its own (net's or mcts's defaults), so Budget.limits gives
+    it 1 s a move with no clock, and the share of time_settings/time_left when there is one."""
+    player = make_player("strongest", seed=1)
+    own_playouts, own_seconds = ((player.playouts, player.seconds) if not isinstance(player, MctsPlayer)
+                                 else (player.config.playouts, player.config.seconds))
+    assert (own_playouts, own_seconds) == (None, None)
+    engine = make_gtp_engine(player, Rules(size=7))
+    assert engine.session.budget_for(Colour.WHITE).limits(own_playouts, own_seconds, 1.0, 100.0) == (None, 101.0)
+    engine.respond("time_settings 60 0 0\n")
+    assert engine.respond("time_left w 6 0\n")[0] == "=\n\n"
+    budget = engine.session.budget_for(Colour.WHITE)
+    assert budget.seconds == pytest.approx(6 / 30 * 0.9)  # the main-time share (30 moves left, SAFETY_FACTOR), not 1 s
+    assert budget.limits(own_playouts, own_seconds, 1.0, 100.0) == (None, 100.0 + budget.seconds)
