@@ -96,7 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--engine",
         metavar="CMD",
-        help="native MarGo GTP engine command line (default: margo-gtp from this installation)",
+        help="native MarGo GTP engine command line (default: margo-gtp from this installation, "
+        "which plays its strongest player; e.g. \"margo-gtp --level 3\" for a weaker one)",
     )
     parser.add_argument(
         "--white-engine",

@@ -126,7 +126,7 @@ def gtp_figures(commands: int) -> dict:
     from margo_gtp.protocol.latency import measure_roundtrips  # lazy: optional section
 
     exe = Path(sys.executable).with_name("margo-gtp")
-    figures = measure_roundtrips([str(exe)], commands)
+    figures = measure_roundtrips([str(exe), "--player", "random"], commands)  # the wire, not a player
     out = {}
     for command, stats in figures["commands"].items():
         for stat in ("p50_ms", "p95_ms"):

@@ -18,6 +18,8 @@ from typing import IO, Annotated, Optional
 
 import typer
 
+from margo_gtp.players.levels import MAX_LEVEL, MIN_LEVEL
+
 app = typer.Typer(add_completion=False, help=__doc__)
 
 
@@ -46,13 +48,35 @@ def version_callback(prog: str):  # noqa: ANN201 - a typer callback
 
     return callback
 
+def _list_players(value: bool) -> None:
+    if value:
+        from margo_gtp.players.catalogue import catalogue
+
+        typer.echo(catalogue(), nl=False)
+        raise typer.Exit()
+
+
+#: Where a refused player, option or level is listed (the pointer of its error line).
+LIST_PLAYERS = "margo-gtp --list-players lists the players, their options and the levels"
+
+
+def _pointed(error: Exception) -> Exception:
+    """A usage error whose line points to ``--list-players`` rather than ``--help``."""
+    error.pointer = LIST_PLAYERS  # type: ignore[attr-defined]
+    return error
+
+
 _HELP = """Run the MarGo GTP engine on stdin/stdout (GTP 2 with a 3-D vertex, e.g. D4:2).
 
 Type GTP commands, one per line (try: list_commands, play w d4, genmove b, showboard, quit). EOF ends the engine like quit.
 
+Without --player or --level it plays its strongest player (margo-gtp --list-players says which).
+
 Examples:
 
   margo-gtp
+
+  margo-gtp --level 3
 
   margo-gtp --size 7 --rule swap=on --rule komi=0.5
 
@@ -78,13 +102,31 @@ def gtp(
         ),
     ] = None,
     player: Annotated[
-        str,
+        Optional[str],
         typer.Option(
             "--player",
             metavar="SPEC",
-            help="Move generator for genmove: name[:key=value,...]. Example: --player random:seed=3",
+            help="Move generator for genmove: name[:key=value,...] (margo-gtp --list-players lists them). "
+            "Default: strongest (the net player where ONNX Runtime is installed and a network ships for "
+            "the size, else mcts; 1 s a move, or the controller's clock). Example: --player random:seed=3",
+            show_default=False,
         ),
-    ] = "random",
+    ] = None,
+    level: Annotated[
+        Optional[str],
+        typer.Option(
+            "--level",
+            metavar="N",
+            help=f"Play at strength level N, {MIN_LEVEL} (a beginner) to {MAX_LEVEL} (the strongest, the default); "
+            "instead of --player. Example: --level 3",
+            show_default=False,
+        ),
+    ] = None,
+    list_players: Annotated[
+        bool,
+        typer.Option("--list-players", help="List every player with its options and the levels, then exit.",
+                     is_eager=True, callback=_list_players),
+    ] = False,
     seed: Annotated[
         Optional[int],
         typer.Option("--seed", help="Seed for the player's random numbers (reproducible games). Example: --seed 42"),
@@ -115,6 +157,7 @@ def gtp(
     from margo_gtp.engine import Rules, RulesError
     from margo_gtp.engine.rules import RulePairError, merge_option_flags, parse_rule_pairs
     from margo_gtp.players import PlayerSpecError, make_player
+    from margo_gtp.players.levels import STRONGEST, LevelError, level_spec, read_level
     from margo_gtp.protocol.analysis import install as install_analysis
     from margo_gtp.protocol.gtp import GtpOutputClosed, run_gtp_session
     from margo_gtp.protocol.ponder import make_ponderer
@@ -129,11 +172,18 @@ def gtp(
         raise _USAGE_ERROR(str(error)) from None
     except RulesError as error:
         raise typer.BadParameter(str(error), param_hint="--size/--rule") from None
+    if player is not None and level is not None:
+        raise _USAGE_ERROR("give --player or --level, not both")
+    if level is not None:
+        try:
+            player = level_spec(read_level(level))
+        except LevelError as error:
+            raise _pointed(typer.BadParameter(str(error), param_hint="--level")) from None
     try:
-        the_player = make_player(player, seed)
+        the_player = make_player(player or STRONGEST, seed)
     except PlayerSpecError as error:
-        raise typer.BadParameter(str(error), param_hint="--player") from None
-    engine = make_gtp_engine(the_player, rules)
+        raise _pointed(typer.BadParameter(str(error), param_hint="--player")) from None
+    engine = make_gtp_engine(the_player, rules, seed=seed)
     # margo-analyze for every player (gtp.md section 4): a player that does not search
     # gets a private MCTS searcher; playout estimates of final_score come with MCTS only.
     install_analysis(engine, engine.session)
@@ -211,7 +261,8 @@ def run_app(app: typer.Typer, program: str, args: list[str] | None = None) -> No
         code = app(args=args, standalone_mode=False, prog_name=program,
                    max_content_width=shutil.get_terminal_size().columns)
     except _USAGE_ERROR as error:  # a bad value, a missing argument, an unknown option
-        sys.stderr.write(f"{program}: {error.format_message()} ({program} --help lists the options)\n")
+        pointer = getattr(error, "pointer", None) or f"{program} --help lists the options"
+        sys.stderr.write(f"{program}: {error.format_message()} ({pointer})\n")
         sys.exit(2)
     except typer.Abort:  # Ctrl-C while typer itself was reading
         sys.exit(130)

@@ -167,7 +167,7 @@ def test_sync_sets_up_the_root_and_replays_history_then_sends_only_differences()
     board.push(Move.from_gtp("C3", 4))
     board.push(Move.from_gtp("D4", 4))
     wire = io.StringIO()
-    with SimpleEngine.popen([MARGO_GTP], timeout=30, wire_log=wire, name="m") as engine:
+    with SimpleEngine.popen([MARGO_GTP, "--player", "random"], timeout=30, wire_log=wire, name="m") as engine:
         engine.sync(board)
         assert wire_commands(wire, "m") == [
             "boardsize 4", "clear_board",
@@ -209,7 +209,7 @@ def test_a_limit_is_sent_once_and_again_after_a_raw_margo_set_limit():
 
 
 def test_configure_gives_rules_and_an_empty_board():
-    with SimpleEngine.popen([MARGO_GTP, "--size", "7"], timeout=30) as engine:
+    with SimpleEngine.popen([MARGO_GTP, "--player", "random", "--size", "7"], timeout=30) as engine:
         engine.do_command("play", "w", "d4")
         engine.configure(Rules(size=3, swap=True))
         assert json.loads(engine.do_command("margo-get_rules"))["swap"] == "on"
@@ -387,7 +387,7 @@ def test_an_engine_killed_from_outside_is_a_terminated_error():
     import os
     import signal
 
-    with SimpleEngine.popen([MARGO_GTP], timeout=30, name="m") as engine:
+    with SimpleEngine.popen([MARGO_GTP, "--player", "random"], timeout=30, name="m") as engine:
         board = Board(Rules(size=4))
         board.push(engine.play(board).move)
         os.kill(engine.pid, signal.SIGKILL)
@@ -575,7 +575,7 @@ def test_quit_sends_quit_the_engine_exits_cleanly_and_later_calls_fail():
 def test_a_newline_inside_a_command_is_refused_and_the_client_stays_in_step():
     """Issue #27: 'name\\nversion' was sent as two commands, and every later answer
     belonged to the command before it."""
-    with SimpleEngine.popen([MARGO_GTP], timeout=30, name="m") as engine:
+    with SimpleEngine.popen([MARGO_GTP, "--player", "random"], timeout=30, name="m") as engine:
         with pytest.raises(InvalidCommandError) as info:
             engine.do_command("name\nversion")
         assert str(info.value) == ("invalid GTP command 'name\\nversion': the command name contains the control "

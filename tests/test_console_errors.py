@@ -19,7 +19,6 @@ BIN = Path(sys.executable).parent
     [
         ("margo-gtp", ["--size", "abc"], "Invalid value for '--size': Input should be a valid integer, unable to parse string as an integer"),
         ("margo-gtp", ["--threads", "3"], "No such option: --threads"),
-        ("margo-gtp", ["--player", "mcts:prior_temp=0"], "Invalid value for --player: player option prior_temp must be a finite number > 0: '0'"),
         ("margo-gtp", ["--rule", "swap=on", "--rule", "swap=off"], "--rule swap given twice"),
         ("margo-gtp", ["--rule", "swap"], "--rule takes K=V: 'swap'"),
         ("margo-match", ["a", "b", "--games", "0"], "Invalid value for '--games': Input should be greater than or equal to 1"),
@@ -38,6 +37,16 @@ def test_a_bad_command_line_is_one_line_and_exit_2(program: str, args: list[str]
     done = subprocess.run([str(BIN / program), *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"{program}: {message} ({program} --help lists the options)\n"
+
+
+def test_a_refused_player_points_to_the_list_of_players() -> None:
+    """A bad --player or --level is refused as above, but its line points to the place
+    that lists what may be given (margo-gtp --list-players), not to --help."""
+    done = subprocess.run([str(BIN / "margo-gtp"), "--player", "mcts:prior_temp=0"], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("margo-gtp: Invalid value for --player: player option prior_temp must be a finite number > 0: '0' "
+                           "(margo-gtp --list-players lists the players, their options and the levels)\n")
 
 
 def test_help_and_version_still_exit_0() -> None:

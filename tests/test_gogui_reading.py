@@ -99,6 +99,7 @@ ENGINE_SCRIPT = [
     "loadsgf /nonexistent.sgf",
     "play w zz",
     "xyzzy",
+    "margo-level 1",
     "boardsize 5",
     "margo-set_rules komi=1",
     "clear_board",
@@ -182,6 +183,7 @@ PROXY_SCRIPT = [
     "loadsgf /nonexistent.sgf",
     "play w a2",
     "xyzzy",
+    "margo-level 1",
     "clear_board",
     "cputime",
 ]

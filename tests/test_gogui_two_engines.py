@@ -41,7 +41,8 @@ pytestmark = pytest.mark.process
 
 
 def engine_command(seed: int, *rules: str) -> str:
-    return " ".join([str(MARGO_GTP), "--size", str(SIZE), "--rule", "first_player=black", *rules, "--seed", str(seed)])
+    return " ".join([str(MARGO_GTP), "--player", "random", "--size", str(SIZE), "--rule", "first_player=black", *rules,
+                     "--seed", str(seed)])
 
 
 def proxy(*args: str) -> SimpleEngine:

@@ -39,7 +39,7 @@ def board_json(engine: GtpEngine) -> dict:
 ALL_COMMANDS = sorted(
     """boardsize clear_board cputime final_score final_status_list genmove gogui-analyze_commands
     kgs-time_settings known_command komi list_commands loadsgf margo-board margo-get_rules
-    margo-legal_moves margo-score margo-set_limit margo-set_rules margo-setup margo-to_move name play printsgf
+    margo-legal_moves margo-level margo-score margo-set_limit margo-set_rules margo-setup margo-to_move name play printsgf
     protocol_version quit reg_genmove showboard time_left time_settings undo version""".split()
 )
 
@@ -227,6 +227,11 @@ TRANSCRIPTS = [
         "margo-set_limit seconds=-1\nmargo-set_limit playouts=0\nmargo-set_limit playouts=1.5\nmargo-set_limit visits=3\n"
         "margo-set_limit seconds=1 seconds=2\nmargo-set_limit seconds\nmargo-set_limit seconds=inf\n",
         "=\n\n" * 3 + "? syntax error\n\n" * 8,
+    ),
+    (
+        "margo-level",
+        "margo-level 1\nmargo-level 0\nmargo-level 9\nmargo-level x\nmargo-level\nmargo-level 1 2\nmargo-level ３\n",
+        "=\n\n" + "? syntax error\n\n" * 6,
     ),
     ("margo-score", "margo-score\nplay w a1\nplay b b1\nplay b c1\nmargo-score\nmargo-score x\n", "= W 0 B 0\n\n=\n\n=\n\n=\n\n= W 1 B 2\n\n? syntax error\n\n"),
 ]
@@ -424,6 +429,7 @@ def test_budget_follows_time_settings() -> None:
 # -- a failed command never changes state ---------------------------------------------------
 
 FAILING_COMMANDS = [
+    "margo-level 9",
     "boardsize 1",
     "boardsize 99",
     "boardsize x",

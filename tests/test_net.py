@@ -477,3 +477,24 @@ def test_net_selfplay_refuses_an_out_that_is_not_a_folder(tmp_path):
                               capture_output=True, text=True, timeout=120)
         assert (done.returncode, done.stderr) == (2, f"net-selfplay: --out {out}: not a folder\n")
     assert afile.read_text() == "x"
+
+
+def test_net_plays_by_its_temperature_over_the_roots_visits(net5):
+    """net:temperature=T draws the move by the root's visits ** (1/T), as mcts does
+    (searcher.choose_by_visits); 0 is the most visited move."""
+    board = board_after(5, "c3 b2")
+    for temperature in (0, 1):
+        player = make_player(f"net:weights={net5},playouts=60,temperature={temperature}", seed=4)
+        assert player.temperature == temperature
+        tree = player.searches[5]
+        root = tree.search(board, board.to_move, playouts=60)
+        tree.search = lambda *args, **kwargs: root  # the same tree for every choice
+        chosen = {player.select_move(board, board.to_move, Budget(playouts=60)) for _ in range(30)}
+        most = root.moves[int(np.argmax(root.child_n))]
+        if temperature == 0:
+            assert chosen == {most}
+        else:
+            visited = {move for move, visits in zip(root.moves, root.child_n) if visits > 0}
+            assert len(chosen) > 1 and chosen <= visited
+    with pytest.raises(PlayerSpecError, match=r"^player option temperature must be a finite number >= 0: '-1'$"):
+        make_player(f"net:weights={net5},temperature=-1")

@@ -414,7 +414,7 @@ def test_every_console_script_answers_version_on_the_base_install(built, wheel_i
     (["margo-review", "game.sgf"], "margo-review: the review extra is not installed (pip install 'margo-gtp[review]')\n"),
     (["margo-gtp", "--player", "net"],
      "margo-gtp: Invalid value for --player: player 'net': the net player needs numpy and ONNX Runtime (numpy is missing): "
-     "pip install 'margo-gtp[net]' (margo-gtp --help lists the options)\n"),
+     "pip install 'margo-gtp[net]' (margo-gtp --list-players lists the players, their options and the levels)\n"),
     (["margo-match", "margo-gtp", "margo-gtp", "--games", "1", "--cluster", "local", "--out", "out"],
      "margo-match: --cluster needs Ray: pip install 'margo-gtp[cluster]' (No module named 'ray')\n"),
 ])

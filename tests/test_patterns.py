@@ -242,7 +242,7 @@ def test_the_engine_refuses_a_broken_weights_file_at_start_up(tmp_path):
                           input="", capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == (f"margo-gtp: Invalid value for --player: player option patterns=on: pattern weights {path}: "
-                           "not a JSON document (truncated?) (margo-gtp --help lists the options)\n")
+                           "not a JSON document (truncated?) (margo-gtp --list-players lists the players, their options and the levels)\n")
 
 
 def test_another_board_size_falls_back_to_the_heuristic_priors_with_one_warning(tmp_path, capsys):

@@ -21,6 +21,14 @@ from margo_gtp.protocol.session import format_result
 pytestmark = pytest.mark.process
 
 MARGO_GTP = str(Path(sys.executable).parent / "margo-gtp")
+#: margo-gtp with the fast random player: these tests are about the wire, not the default
+#: player (which searches for a second a move; tests/test_levels.py covers it).
+FAST = [MARGO_GTP, "--player", "random"]
+
+
+def fast(args: tuple[str, ...] | list[str]) -> list[str]:
+    """``args`` with ``--player random`` unless they choose a player themselves."""
+    return list(args) if "--player" in args else ["--player", "random", *args]
 
 
 class Engine:
@@ -28,7 +36,7 @@ class Engine:
 
     def __init__(self, *args: str) -> None:
         # A pty merges stderr into stdout; the engine's stderr details go to /dev/null.
-        command = f"exec {shlex.join([MARGO_GTP, *args])} 2>/dev/null"
+        command = f"exec {shlex.join([MARGO_GTP, *fast(args)])} 2>/dev/null"
         self.child = pexpect.spawn("/bin/sh", ["-c", command], encoding="utf-8", echo=False, timeout=30)
 
     def ask(self, line: str) -> str:
@@ -66,7 +74,7 @@ def engine():
 def run_pipe(input_text: str | bytes, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     data = input_text.encode("utf-8") if isinstance(input_text, str) else input_text
     env = dict(os.environ, COLUMNS="200")  # typer's error box: no wrapping inside messages
-    return subprocess.run([MARGO_GTP, *args], input=data, capture_output=True, timeout=timeout, env=env)
+    return subprocess.run([MARGO_GTP, *fast(args)], input=data, capture_output=True, timeout=timeout, env=env)
 
 
 def test_full_game_by_genmove_to_the_end(engine) -> None:
@@ -163,7 +171,7 @@ def test_ten_thousand_commands() -> None:
         if "{i}" in template:
             expected_ids.append(str(i))
         i += 1
-    proc = subprocess.Popen([MARGO_GTP], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(FAST, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     writer = threading.Thread(target=lambda: (proc.stdin.write(("\n".join(lines) + "\n").encode()), proc.stdin.close()))
     writer.start()
     output = proc.stdout.read().decode()
@@ -264,14 +272,14 @@ def test_a_log_that_cannot_be_written_stops_logging_not_the_session() -> None:
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a device that is always full)")
 def test_answers_that_cannot_be_written_end_the_session_with_one_line() -> None:
     with open("/dev/full", "wb") as full:
-        result = subprocess.run([MARGO_GTP], input=b"name\n", stdout=full, stderr=subprocess.PIPE, timeout=60)
+        result = subprocess.run(FAST, input=b"name\n", stdout=full, stderr=subprocess.PIPE, timeout=60)
     assert (result.returncode, result.stderr) == (1, b"margo-gtp: cannot write the answers: No space left on device\n")
 
 
 def test_a_controller_that_leaves_during_analysis_ends_the_engine_quietly() -> None:
     """A GUI closed while margo-analyze streams: the next write finds the pipe closed; the
     engine must exit at once with no traceback (and not abort on its reader thread)."""
-    engine = subprocess.Popen([MARGO_GTP], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    engine = subprocess.Popen(FAST, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert engine.stdin is not None and engine.stdout is not None
     engine.stdin.write(b"boardsize 5\nmargo-analyze w 5\n")
     engine.stdin.flush()
@@ -288,7 +296,7 @@ def test_a_controller_that_leaves_during_analysis_ends_the_engine_quietly() -> N
 
 
 def test_measure_roundtrips_reports_each_command() -> None:
-    report = measure_roundtrips([MARGO_GTP], 20)
+    report = measure_roundtrips(FAST, 20)
     assert report["n"] == 20 and report["position"].startswith("margo-setup ")
     assert set(report["commands"]) == {"name", "play", "margo-legal_moves"}
     for figures in report["commands"].values():

@@ -32,7 +32,11 @@ pytestmark = pytest.mark.process
 
 
 def proxy(engine_args: str = "", *extra: str) -> SimpleEngine:
-    return SimpleEngine.popen([str(MARGO_GTP_2D), "--engine", f"{MARGO_GTP} {engine_args}".strip(), *extra], timeout=60)
+    """The proxy over margo-gtp with ``engine_args`` (the fast random player unless they
+    choose one: these tests are about the projection, not the default player)."""
+    player = "" if "--player" in engine_args else "--player random "
+    return SimpleEngine.popen([str(MARGO_GTP_2D), "--engine", f"{MARGO_GTP} {player}{engine_args}".strip(), *extra],
+                              timeout=60)
 
 
 def lift_2d(board: Board, vertex: str) -> Move:

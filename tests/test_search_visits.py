@@ -31,7 +31,7 @@ def test_each_spec_reports_its_visits_each_round() -> None:
     (["mcts:bogus=1"], "search-visits: error: unknown option for player 'mcts': 'bogus' (known: seconds, playouts, c, "
                        "rave, playout_moves, eval, policy, tactics, ladder, expand, prior_depth, prior_visits, "
                        "prior_temp, patterns, pattern_mix, pattern_weights, resign, resign_visits, resign_moves, "
-                       "reuse, early_stop, threads, max_nodes, core, seed)"),
+                       "reuse, early_stop, threads, max_nodes, core, temperature, seed)"),
     (["random", "--positions", "0"], "search-visits: error: --positions must be 1..50, --rounds 1..20 and --size 2..19"),
     (["random", "--size", "40"], "search-visits: error: --positions must be 1..50, --rounds 1..20 and --size 2..19"),
     (["random", "--rounds", "x"], "search-visits: error: argument --rounds: invalid int value: 'x'"),

@@ -171,4 +171,6 @@ def test_resign_check_reads_margo_match_results(tmp_path: Path) -> None:
     assert (game["white"], game["black"]) == ("mcts:playouts=50,seed=2", "heuristic")
     assert game["record"] == ["C3:1", "B2:1"] and game["result"] == "B+R" and game["winner"] == "B"
     assert game["rules_options"] == {"size": "5", "swap": "off", "komi": "0.5"}
-    assert module.player_spec("margo-gtp --size 7") == "random"
+    assert module.player_spec("margo-gtp --size 7") == "strongest"  # margo-gtp's default
+    assert module.player_spec("margo-gtp --level 2") == "mcts:playouts=25,temperature=0.7,threads=1"
+    assert module.player_spec("margo-gtp --level=7") == "mcts:seconds=1,threads=1"

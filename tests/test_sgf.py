@@ -333,7 +333,7 @@ def test_projected_export_refuses_boards_beyond_13() -> None:
 
 
 def run_engine(script: str) -> str:
-    completed = subprocess.run([str(MARGO_GTP)], input=script, capture_output=True, text=True, timeout=60)
+    completed = subprocess.run([str(MARGO_GTP), "--player", "random"], input=script, capture_output=True, text=True, timeout=60)
     return completed.stdout
 
 

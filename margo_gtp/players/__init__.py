@@ -4,8 +4,11 @@ Spec syntax: ``name[:key=value,key=value]``, e.g. ``random``, ``random:seed=3``,
 ``mcts:seconds=1,seed=7``. ``seed`` is understood by every player built here: a spec's
 ``seed`` wins over the ``seed`` argument of :func:`make_player`.
 
-Built in: ``random`` (:class:`RandomPlayer`), ``heuristic`` (:mod:`.heuristic`) and ``mcts``
-(:mod:`.mcts`, its options read by :mod:`.spec`; imported on first use). Specs are read by
+Built in: ``random`` (:class:`RandomPlayer`), ``heuristic`` (:mod:`.heuristic`), ``mcts``
+(:mod:`.mcts`, its options read by :mod:`.spec`), ``net`` (:mod:`.net`, :mod:`.net_spec`)
+and ``strongest`` (:mod:`.levels`: ``net`` where it can play, else ``mcts``; the default of
+``margo-gtp``), each imported on first use. ``margo-gtp --list-players`` prints them with
+their options (:mod:`.catalogue`). Specs are read by
 :mod:`margo_gtp.options`, the project's one options reader (``1_0``, ``inf`` and a key
 given twice are refused). Other modules add players with
 :func:`register_player`; installed packages add them through the entry-point group
@@ -141,3 +144,12 @@ def _make_net(options: dict[str, str], seed: int | None) -> Player:
 
 
 register_player("net", _make_net)
+
+
+def _make_strongest(options: dict[str, str], seed: int | None) -> Player:
+    from margo_gtp.players.levels import make_strongest
+
+    return make_strongest(options, seed)
+
+
+register_player("strongest", _make_strongest)

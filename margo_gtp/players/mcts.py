@@ -72,7 +72,7 @@ from margo_gtp.players.search_config import (  # noqa: F401
     SearchConfig,
 )
 from margo_gtp.players.searcher import (  # noqa: F401
-    Analysis, Node, PatternChoice, Searcher, _child_score, analyse, best_child,
+    Analysis, Node, PatternChoice, Searcher, _child_score, analyse, best_child, choose_by_visits,
 )
 from margo_gtp.vertex import Point
 
@@ -197,6 +197,9 @@ class MctsPlayer:
         root = self.search(board, colour, playouts=playouts, deadline=deadline)
         best = best_child(root)
         move, visits, rate = best.move, root.n, best.win_rate()
+        if self.config.temperature > 0:  # a level below the strongest: the search's own liking, drawn
+            children = root.children or []
+            move = children[choose_by_visits([child.n for child in children], self.config.temperature, self.rng)].move
         self.last_winrate, self.last_visits = rate, visits
         config = self.config
         if config.resign > 0 and visits >= config.resign_min_visits and rate < config.resign:

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from margo_gtp.engine import Board, Colour, Move
 from margo_gtp.players.base import Budget, Resign
-from margo_gtp.players.searcher import Node, position_key
+from margo_gtp.players.searcher import Node, choose_by_visits, position_key
 
 __all__ = ["NetError", "NetEvaluator", "NetPlayer", "NetSearch", "load_net", "NET_FORMAT", "NET_VERSION"]
 
@@ -411,7 +411,7 @@ class NetPlayer:
     def __init__(self, weights: list[str | os.PathLike[str]], rng: random.Random | None = None, *,
                  seconds: float | None = None, playouts: int | None = None, c_puct: float = C_PUCT,
                  fpu_reduction: float = FPU_REDUCTION, batch: int = BATCH, threads: int = 1, reuse: bool = True,
-                 fallback: Callable[[], object] | None = None) -> None:
+                 temperature: float = 0.0, fallback: Callable[[], object] | None = None) -> None:
         self.searches: dict[int, NetSearch] = {}
         for path in weights:
             evaluator = NetEvaluator(path)
@@ -423,6 +423,7 @@ class NetPlayer:
             raise NetError("the net player needs a weights file (net:weights=FILE)")
         self.rng = rng or random.Random()
         self.seconds, self.playouts, self.reuse = seconds, playouts, reuse
+        self.temperature = temperature  # the move choice, as mcts's (searcher.choose_by_visits)
         self._fallback_factory = fallback
         self._fallback = None
         self._warned: set[int] = set()
@@ -467,6 +468,8 @@ class NetPlayer:
         best = int(tree.np.argmax(root.child_n))
         n = root.child_n[best]
         self.last_winrate = float(root.child_w[best] / n) if n else None
+        if self.temperature > 0:
+            best = choose_by_visits([int(visits) for visits in root.child_n], self.temperature, self.rng)
         return root.moves[best]
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,

@@ -1,4 +1,4 @@
-"""The ``net`` player's spec options: ``net:weights=FILE[+FILE],seconds=1,playouts=N,c_puct=1.5,fpu=0.2,batch=8,threads=1``.
+"""The ``net`` player's spec options: ``net:weights=FILE[+FILE],seconds=1,playouts=N,c_puct=1.5,fpu=0.2,batch=8,threads=1,temperature=0``.
 
 Without ``weights`` the player loads the networks the package ships
 (``players/data/net-NxN.onnx``), one per board size; on a size without one it plays
@@ -16,7 +16,7 @@ __all__ = ["SHIPPED_DIR", "make_net", "shipped_weights"]
 
 MAX_THREADS = 64  # search threads of one net search (each runs its own network calls)
 SHIPPED_DIR = Path(__file__).resolve().parent / "data"
-KNOWN = ("weights", "seconds", "playouts", "c_puct", "fpu", "batch", "threads")
+KNOWN = ("weights", "seconds", "playouts", "c_puct", "fpu", "batch", "threads", "temperature")
 
 
 def shipped_weights() -> list[Path]:
@@ -42,6 +42,8 @@ def make_net(options: dict[str, str], seed: int | None):
             keywords["fpu_reduction"] = read_decimal(options["fpu"], "fpu", minimum=0, maximum=1)
         if "threads" in options:
             keywords["threads"] = read_integer(options["threads"], "threads", minimum=1, maximum=MAX_THREADS)
+        if "temperature" in options:
+            keywords["temperature"] = read_decimal(options["temperature"], "temperature", minimum=0, bounds="a finite number >= 0")
         if "batch" in options:
             keywords["batch"] = read_integer(options["batch"], "batch", minimum=1, maximum=256)
     except OptionError as error:

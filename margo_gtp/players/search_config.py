@@ -121,6 +121,7 @@ class SearchConfig:
     threads: int = 1                      # search threads of the C tree (the Python tree runs one)
     max_nodes: int | None = None          # the C tree's pool cap (None: native_search.default_max_nodes())
     core: str | None = None               # search a copy on this rules core (None: the board's own)
+    temperature: float = 0.0              # the move choice: 0 the most visited, above 0 drawn by visits ** (1/T) (levels.py)
     # -- tunables without a spec option
     uct_prior_visits: int = PRIOR_VISITS
     prior_value: float = PRIOR_VALUE
@@ -199,6 +200,7 @@ _CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
     "playout_cap": (_between(1, None, whole=True), "a whole number >= 1"),
     "decided_check_every": (_between(1, None, whole=True), "a whole number >= 1"),
     "default_seconds": (_between(0, None), "a finite number >= 0"),
+    "temperature": (_between(0, None), "a finite number >= 0"),
 }
 
 #: The player's options (the fields a spec may set) and the tunables, by field name: the

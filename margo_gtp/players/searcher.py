@@ -22,15 +22,16 @@ resignation, analysis output, pondering and ``margo-analysis`` read it unchanged
 from __future__ import annotations
 
 import math
+import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from margo_gtp.engine import Board, Colour, Move
 from margo_gtp.players.search_config import PRIOR_VALUE, PRIOR_VISITS, PROGRESS_SECONDS
 
-__all__ = ["Analysis", "Node", "PatternChoice", "Searcher", "analyse", "best_child", "position_key"]
+__all__ = ["Analysis", "Node", "PatternChoice", "Searcher", "analyse", "best_child", "choose_by_visits", "position_key"]
 
 
 class Node:
@@ -119,6 +120,25 @@ def best_child(root: Node) -> Node:
     """The move a player chooses: the most visited child (then the most wins)."""
     assert root.children, "search needs a position with legal moves"
     return max(root.children, key=lambda child: (child.n, child.w))
+
+
+def choose_by_visits(visits: Sequence[int], temperature: float, rng: random.Random) -> int:
+    """The index of the move to play among the root's children, by their ``visits``: at
+    temperature 0 the most visited (the first of equals); above 0 one drawn with chances in
+    proportion to ``visits ** (1 / temperature)`` (AlphaZero's move temperature), from
+    ``rng``. A weaker level plays a move its own search liked a little less, as a human
+    does, never a move the search did not look at (0 visits: no chance)."""
+    most = max(visits)
+    if temperature <= 0 or most <= 0:
+        return visits.index(most)
+    # exp((log n - log most) / T) is (n / most) ** (1 / T) without overflow at a small T
+    weights = [math.exp((math.log(n) - math.log(most)) / temperature) if n > 0 else 0.0 for n in visits]
+    pick = rng.random() * math.fsum(weights)
+    for index, weight in enumerate(weights):
+        pick -= weight
+        if pick < 0 and weight > 0:
+            return index
+    return max(index for index, weight in enumerate(weights) if weight > 0)  # rounding at the top end
 
 
 def analyse(root: Node, max_moves: int = 10, pv_length: int = 8) -> list[Analysis]:

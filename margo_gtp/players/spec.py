@@ -23,7 +23,7 @@ from margo_gtp.players.mcts import MctsPlayer
 from margo_gtp.players.playout_policy import POLICIES
 from margo_gtp.players.search_config import MAX_LADDER_DEPTH, MAX_THREADS, MIN_MAX_NODES, SearchConfig
 
-__all__ = ["OPTIONS", "make_mcts"]
+__all__ = ["OPTIONS", "READER_WORDS", "make_mcts"]
 
 Reader = Callable[[str, str], object]
 
@@ -149,6 +149,26 @@ OPTIONS: dict[str, tuple[str, Reader]] = {
     "threads": ("threads", _threads),
     "max_nodes": ("max_nodes", _max_nodes),
     "core": ("core", _core),
+    "temperature": ("temperature", _seconds),
+}
+
+
+#: Each reader's values in words, for ``margo-gtp --list-players`` (:mod:`.catalogue`).
+READER_WORDS: dict[Reader, str] = {
+    _seconds: "a finite number >= 0",
+    _positive_count: "a whole number >= 1",
+    _count: "a whole number >= 0",
+    _depth: "-1 or a whole number >= 0",
+    _positive: "a finite number > 0",
+    _probability: "between 0 and 1",
+    _threads: f"auto or 1..{MAX_THREADS}",
+    _max_nodes: "a number of nodes, or a size such as 256MB or 2GB",
+    _ladder: f"0..{MAX_LADDER_DEPTH}",
+    _evaluator: " or ".join(EVALUATORS),
+    _policy: " or ".join(POLICIES),
+    _weights_path: "a weights file",
+    _core: " or ".join(CORES),
+    read_switch: "on or off",
 }
 
 

@@ -199,9 +199,10 @@ class AnalysisGroup(HandlerGroup):
         self._private: MctsPlayer | None = None
 
     def player(self) -> MctsPlayer:
-        """The session's MCTS player, or a private one (seeded, so analysis is repeatable)."""
-        if self._mcts is not None:
-            return self._mcts
+        """The session's searching player (read now: ``margo-level`` may have changed it),
+        or a private MCTS one (seeded, so analysis is repeatable)."""
+        if searches(self.session.player):
+            return self.session.player
         if self._private is None:
             self._private = MctsPlayer(random.Random(0))
         return self._private

@@ -35,7 +35,8 @@ import margo_gtp
 from margo_gtp import textfile
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
 from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
-from margo_gtp.players import RESIGN, Budget, Player, timecontrol
+from margo_gtp.players import RESIGN, Budget, Player, PlayerSpecError, make_player, timecontrol
+from margo_gtp.players.levels import LevelError, level_spec, read_level
 from margo_gtp.players.clock import KGS_ARITY, ClockReading, TimeSettings
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
@@ -84,6 +85,8 @@ class GameSession(HandlerGroup):
         self.time_settings = TimeSettings()
         #: What ``margo-set_limit`` set (None: no limit beyond the clock and the player's own).
         self.limit: Budget | None = None
+        #: The seed of the players ``margo-level`` builds (``--seed``).
+        self.seed: int | None = None
         self._state = _SessionState()
         self._stderr = stderr
         #: ``gogui-analyze_commands`` lines ("type/Label/command"); other groups append.
@@ -127,6 +130,7 @@ class GameSession(HandlerGroup):
             "margo-set_rules": self.cmd_margo_set_rules,
             "margo-score": self.cmd_margo_score,
             "margo-set_limit": self.cmd_margo_set_limit,
+            "margo-level": self.cmd_margo_level,
             "cputime": self.cmd_cputime,
         }
 
@@ -439,15 +443,33 @@ class GameSession(HandlerGroup):
                 raise GtpError("syntax error", detail="seconds must be >= 0, playouts >= 1")
         self.limit = Budget(**values) if values else None  # type: ignore[arg-type]
 
+    def cmd_margo_level(self, text: str) -> None:
+        """``margo-level N``: play every later ``genmove`` at level N (``--level N``'s
+        player, :mod:`margo_gtp.players.levels`), from the position as it is. A level out of
+        range is ``syntax error`` and keeps the player."""
+        try:
+            spec = level_spec(read_level(text))
+        except LevelError as error:
+            raise GtpError("syntax error", detail=str(error)) from None
+        try:
+            player = make_player(spec, self.seed)
+        except PlayerSpecError as error:  # e.g. a broken shipped network: the player stays
+            raise GtpError("cannot set level", detail=str(error)) from None
+        self.player = player
+        player.reset(self.board)
+
     def cmd_margo_score(self) -> str:
         counts = self.board.ball_counts()
         return f"W {counts[Colour.WHITE]} B {counts[Colour.BLACK]}"
 
 
-def make_gtp_engine(player: Player, rules: Rules | None = None, *, stderr: IO[str] | None = None) -> GtpEngine:
+def make_gtp_engine(player: Player, rules: Rules | None = None, *, stderr: IO[str] | None = None,
+                    seed: int | None = None) -> GtpEngine:
     """Composition root of the protocol: player -> session -> engine (style.md item 18).
-    The session is reachable as ``engine.session`` (for tests and extra handler groups)."""
+    The session is reachable as ``engine.session`` (for tests and extra handler groups);
+    ``seed`` seeds the players ``margo-level`` builds."""
     session = GameSession(player, rules, stderr=stderr)
+    session.seed = seed
     engine = GtpEngine(session.handlers(), stderr=stderr)
     engine.session = session  # type: ignore[attr-defined]
     return engine

@@ -3,7 +3,7 @@
 Websocket ``/ws`` (JSON messages; the page sends intents, the server sends whole states)::
 
     page -> server                                           server -> page
-    {"type": "new", "size": 3, "white": "human",             {"type": "hello", "engines": [...], "version": "..."}
+    {"type": "new", "size": 3, "white": "human",             {"type": "hello", "engines": [...], "labels": {...}, ...}
      "black": "random", "seconds": 1, "rules": {...}}        {"type": "state", "game": "...", "frame": {...}, ...}
     {"type": "attach", "game": "<id>"}   (reconnect)         {"type": "error", "message": "illegal move: ..."}
     {"type": "play", "move": "C3:1" | "pass" | "swap" | "resign"}
@@ -182,7 +182,8 @@ async def game_socket(websocket: WebSocket) -> None:
     async def send(message: dict[str, Any]) -> None:
         await websocket.send_text(json.dumps(message))
 
-    await send({"type": "hello", "engines": server.registry.names(), "version": __version__,
+    await send({"type": "hello", "engines": server.registry.names(), "labels": dict(server.registry.labels),
+                "version": __version__,
                 "watch": server.watch is not None})
     try:
         while True:

@@ -21,17 +21,32 @@ import typer
 
 from margo_gtp import __version__
 
-DEFAULT_ENGINES = ("random", "heuristic", "mcts")
+#: The page's engines, the default first: the strongest player (level 8), the weaker levels
+#: a human can beat, then the plain players by their spec names.
+DEFAULT_ENGINES = ("strongest", *(f"level-{level}" for level in range(1, 8)), "random", "heuristic", "mcts")
 LOCALHOST = "127.0.0.1"
 
 app = typer.Typer(add_completion=False)
 
 
 def default_engine_commands() -> dict[str, list[str]]:
-    """``random``, ``heuristic`` and ``mcts`` of this installation: this interpreter running
-    the ``margo-gtp`` entry point (so they work from a venv that is not on PATH)."""
-    entry = "from margo_gtp.cli import main; main()"
-    return {name: [sys.executable, "-c", entry, "--player", name] for name in DEFAULT_ENGINES}
+    """:data:`DEFAULT_ENGINES` of this installation: this interpreter running the
+    ``margo-gtp`` entry point (so they work from a venv that is not on PATH), with
+    ``--level N`` for ``level-N`` and ``--player NAME`` for the others."""
+    entry = [sys.executable, "-c", "from margo_gtp.cli import main; main()"]
+    return {name: [*entry, "--level", name.removeprefix("level-")] if name.startswith("level-")
+            else [*entry, "--player", name] for name in DEFAULT_ENGINES}
+
+
+def default_engine_labels() -> dict[str, str]:
+    """What the page shows for the default engines that are levels: ``Level 3 — about
+    1,200`` once ``scripts/levels`` has measured it (``players/data/levels.json``), else
+    ``Level 3``; ``strongest`` is the top level."""
+    from margo_gtp.players.levels import MAX_LEVEL, level_labels
+
+    labels = level_labels()
+    named = {f"level-{level}": label for level, label in labels.items() if level < MAX_LEVEL}
+    return {"strongest": f"{labels[MAX_LEVEL]} (strongest)", **named}
 
 
 def parse_engine_options(pairs: list[str]) -> dict[str, list[str]]:
@@ -107,8 +122,8 @@ def serve(
     from margo_gtp.web.game import EngineRegistry, GameStore
     from margo_gtp.web.watch import WatchFolder
 
-    commands = default_engine_commands()
-    commands.update(parse_engine_options(engine or []))
+    defaults = default_engine_commands()
+    commands = {**defaults, **parse_engine_options(engine or [])}
     if watch is not None and not watch.is_dir():
         raise typer.BadParameter(f"not a folder: {str(watch)!r}", param_hint="--watch")
     if games_dir is not None:  # finished games are saved there: find out now, not after a game
@@ -123,7 +138,8 @@ def serve(
     if host != LOCALHOST:
         typer.echo(f"margo-web: warning: binding {host}, not {LOCALHOST}: anyone who reaches this address "
                    "can start the engines of this server", err=True)
-    application = create_app(EngineRegistry(commands), GameStore(games_dir or default_games_dir()),
+    labels = {name: label for name, label in default_engine_labels().items() if commands.get(name) == defaults.get(name)}
+    application = create_app(EngineRegistry(commands, labels), GameStore(games_dir or default_games_dir()),
                              WatchFolder(watch) if watch is not None else None,
                              allowed_hosts=["127.0.0.1", "localhost"] if host == LOCALHOST else None)
     config = uvicorn.Config(application, host=host, port=port, log_level="warning", ws="websockets-sansio")

@@ -81,6 +81,8 @@ class EngineRegistry:
     with. The browser only ever sends a name; an unknown name is refused."""
 
     commands: Mapping[str, Sequence[str]]
+    #: What the page shows for a name (``Level 3 — about 1,200``); a name without one is shown as it is.
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     def names(self) -> list[str]:
         return list(self.commands)

@@ -304,3 +304,26 @@ def test_a_crashed_engine_is_shown_and_replaced_from_the_page(web_page: Page, li
     expect(page.locator("[data-role=moves] li")).to_have_count(2)
     expect(page.locator(STATUS)).to_have_text("White to move (you)")
     expect(page.locator("[data-seat=B]")).to_have_text("Black: random")
+
+
+def test_the_form_lists_the_engines_by_their_labels_and_starts_with_the_first(web_page: Page, games_dir: Path,
+                                                                             watch_dir: Path) -> None:
+    """margo-web's default engines come with labels (Level 3, Level 8 (strongest)): the form
+    shows them, sends the engine's name, and holds the first engine, not random, for Black."""
+    from margo_gtp.web.app import create_app
+    from margo_gtp.web.game import EngineRegistry, GameStore
+    from margo_gtp.web.watch import WatchFolder
+    from web_helpers import LiveServer, engine_commands
+
+    commands = engine_commands()
+    ordered = {"strongest": commands["random"], "level-3": commands["heuristic"], "random": commands["random"]}
+    labels = {"strongest": "Level 8 (strongest)", "level-3": "Level 3 — about 1,200"}
+    registry = EngineRegistry(ordered, labels)
+    with LiveServer(create_app(registry, GameStore(games_dir), WatchFolder(watch_dir))) as server:
+        page = web_page
+        page.goto(server.url)
+        expect(page.locator(STATUS)).to_have_text("Choose the players and press Start")
+        black = page.locator("[data-role=new-game] [name=black]")
+        expect(black.locator("option")).to_have_text(["human", "Level 8 (strongest)", "Level 3 — about 1,200", "random"])
+        assert black.input_value() == "strongest"
+        assert page.locator("[data-role=new-game] [name=white]").input_value() == "human"

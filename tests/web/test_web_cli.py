@@ -45,8 +45,25 @@ def test_margo_gtp_is_found_beside_this_python_without_an_activated_venv(monkeyp
 
 def test_the_default_engines_are_this_installations_players() -> None:
     commands = default_engine_commands()
-    assert list(commands) == ["random", "heuristic", "mcts"]
-    assert commands["mcts"] == [sys.executable, "-c", "from margo_gtp.cli import main; main()", "--player", "mcts"]
+    assert list(commands) == ["strongest", *(f"level-{n}" for n in range(1, 8)), "random", "heuristic", "mcts"]
+    entry = [sys.executable, "-c", "from margo_gtp.cli import main; main()"]
+    assert commands["mcts"] == [*entry, "--player", "mcts"]
+    assert commands["strongest"] == [*entry, "--player", "strongest"]  # the first: the form's default
+    assert commands["level-3"] == [*entry, "--level", "3"]
+
+
+def test_the_form_labels_the_levels_from_the_levels_file(tmp_path, monkeypatch) -> None:
+    from margo_gtp.players import levels
+    from margo_gtp.web.cli import default_engine_labels
+
+    assert default_engine_labels() == {"strongest": "Level 8 (strongest)", **{f"level-{n}": f"Level {n}" for n in range(1, 8)}}
+    measured = tmp_path / "levels.json"
+    measured.write_text('{"elo": {"3": 1234, "8": 2051}}')
+    monkeypatch.setattr(levels, "LEVELS_FILE", measured)
+    monkeypatch.setattr(levels.level_labels, "__defaults__", (measured,))
+    labels = default_engine_labels()
+    assert (labels["level-3"], labels["level-2"], labels["strongest"]) == (
+        "Level 3 — about 1,200", "Level 2", "Level 8 — about 2,100 (strongest)")
 
 
 def test_version() -> None:

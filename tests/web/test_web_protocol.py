@@ -46,7 +46,7 @@ def new_game(ws, **fields):  # noqa: ANN001, ANN201
 def test_hello_lists_the_engine_names_only(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
         assert ws.receive_json() == {"type": "hello", "engines": ["random", "heuristic", "mcts", "crasher"],
-                                     "version": __version__, "watch": True}
+                                     "labels": {}, "version": __version__, "watch": True}
 
 
 @pytest.mark.parametrize("fields, message", [

@@ -52,6 +52,7 @@ const ui = {
 let socket = null;
 let retries = 0;
 let engines = [];
+let engineLabels = {}; // name -> what the form shows ("Level 3 — about 1,200"), from the server
 let game = null;          // last state of the game this page follows
 let gameId = null;
 let pendingNew = null;    // a "new" message to send once connected
@@ -162,6 +163,7 @@ function connect() {
 function receive(message) {
   if (message.type === "hello") {
     engines = message.engines;
+    engineLabels = message.labels || {};
     fillPlayerSelects();
     document.querySelector("[data-tab=watch]").hidden = !message.watch;
     if (!gameId && !pendingNew && mode === "play" && !game) showEmptyBoard();
@@ -204,13 +206,14 @@ function receive(message) {
 // ---------------------------------------------------------------- play
 
 function fillPlayerSelects() {
-  const options = ["human", ...engines].map((name) => `<option>${escapeHtml(name)}</option>`).join("");
+  const options = ["human", ...engines]
+    .map((name) => `<option value="${escapeHtml(name)}">${escapeHtml(engineLabels[name] || name)}</option>`).join("");
   for (const select of document.querySelectorAll("[data-role=player-select]")) {
     const before = select.value;
     select.innerHTML = options;
     select.value = before || (select.name === "white" ? "human" : engines[0] || "human");
   }
-  ui.replaceEngine.innerHTML = ["human", ...engines].map((n) => `<option>${escapeHtml(n)}</option>`).join("");
+  ui.replaceEngine.innerHTML = options;
 }
 
 function showEmptyBoard() {
@@ -895,7 +898,7 @@ function initialise() {
   const params = new URLSearchParams(location.search);
   if (params.has("size") || params.has("engine") || params.has("human")) {
     // /?size=N&engine=NAME&human=white|black|none starts a game at once.
-    const engine = params.get("engine") || "random";
+    const engine = params.get("engine") || engines[0] || "strongest";
     const human = params.get("human") || "white";
     const seats = { white: human === "white" ? "human" : engine, black: human === "black" ? "human" : engine };
     if (human === "both") seats.white = seats.black = "human";
