@@ -21,6 +21,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from margo_gtp import files
 from margo_gtp.cli import run_app, version_callback
 from margo_gtp.machine import available_cores
 
@@ -145,7 +146,7 @@ def _write_png(path: Path, name: str, entries: list[dict[str, Any]]) -> None:
     axes.set_title(f"{name}: win rate over the game")
     axes.legend(loc="lower left", fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, metadata={"Software": None})
+    figure.savefig(path, format="png", metadata={"Software": None})  # the path may be a temporary name
     pyplot.close(figure)
 
 
@@ -201,11 +202,11 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
         raise ReviewFailed(f"{game}: {error}") from None
     paths = {kind: folder / f"{name}.{kind}" for kind in ("review.jsonl", "reviewed.sgf", "winrate.png")}
     try:
-        with open(paths["review.jsonl"], "w", encoding="utf-8") as stream:
-            for entry in entries:
-                stream.write(json.dumps(entry) + "\n")
-        paths["reviewed.sgf"].write_text(reviewed_sgf(record, entries), encoding="utf-8")
-        _write_png(paths["winrate.png"], name, entries)
+        # Each file replaces its old version whole or not at all (temporary file, fsync,
+        # rename): a full disk must not leave a cut review where a complete one was.
+        files.write_atomically(paths["review.jsonl"], "".join(json.dumps(entry) + "\n" for entry in entries))
+        files.write_atomically(paths["reviewed.sgf"], reviewed_sgf(record, entries))
+        files.replace_atomically(paths["winrate.png"], lambda temporary: _write_png(temporary, name, entries))
     except OSError as error:
         raise ReviewFailed(f"cannot write to {str(folder)!r}: {error.strerror or error}") from None
     _print_summary(summary(entries), record)
