@@ -55,10 +55,12 @@ def _engine_analyses(command: str, record: Any, visits: int | None, seconds: flo
                      parallel: int = 1) -> Iterator[dict[str, Any]]:
     """Turns 0 .. n analysed by the GTP engine ``command``, in turn order: ``parallel``
     engine processes, each position to whichever is free (threads wait on them)."""
+    import collections
     import queue
     from concurrent.futures import ThreadPoolExecutor
 
     from margo_gtp.client import EngineError, SimpleEngine
+    from margo_gtp.sgf import positions
 
     engines: list[Any] = []
     try:
@@ -72,28 +74,32 @@ def _engine_analyses(command: str, record: Any, visits: int | None, seconds: flo
     for engine in engines:
         free.put(engine)
 
-    def one(turn: int) -> dict[str, Any]:
+    def one(position: tuple[int, Any]) -> dict[str, Any]:
         engine = free.get()
         try:
-            return _engine_turn(engine, record, turn, visits, seconds)
+            return _engine_turn(engine, *position, visits, seconds)
         finally:
             free.put(engine)
 
-    try:
+    try:  # the positions come from one pass over the record; a few ahead of the answers
         with ThreadPoolExecutor(max_workers=parallel) as pool:
-            yield from pool.map(one, range(len(record.moves) + 1))
+            pending: collections.deque = collections.deque()
+            for position in positions(record):
+                pending.append(pool.submit(one, position))
+                if len(pending) >= 2 * parallel:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
     finally:
         for engine in engines:
             engine.quit()
 
 
-def _engine_turn(engine: Any, record: Any, turn: int, visits: int | None, seconds: float | None) -> dict[str, Any]:
+def _engine_turn(engine: Any, turn: int, board: Any, visits: int | None, seconds: float | None) -> dict[str, Any]:
     """One position's analysis dict from a GTP engine (the exact result when the game is over)."""
     from margo_gtp.client import EngineError, Limit
     from margo_gtp.protocol.game_analysis import analyse_position
-    from margo_gtp.sgf import replay
 
-    board = replay(record, turn)
     if board.is_game_over() or not board.legal_moves(board.to_move):
         return {"turnNumber": turn, **analyse_position(board, 1)}  # the exact result, no search
     try:

@@ -46,12 +46,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from margo_gtp import sgf
 from margo_gtp.web import journal
 from margo_gtp.engine import Board, Colour, IllegalMoveError, InvalidVertexError, Move, Outcome, Rules, Termination
 from margo_gtp.game.faults import EngineFault
 from margo_gtp.game.loop import end_of, judge
 from margo_gtp.game.record import GameRecord
+from margo_gtp.machine import available_cores
 from margo_gtp.web.view import SUICIDE_OR_REPETITION, frame, which_illegal
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,14 @@ ENGINE_GAME_PAUSE = 0.2     # seconds between moves of an engine vs engine game,
 #: so the default executor (a handful of threads on a small machine) would queue the engine
 #: moves of concurrent games behind each other.
 ENGINE_THREADS = ThreadPoolExecutor(max_workers=64, thread_name_prefix="margo-engine")
+
+#: At most this many engines start at once (one per core, two at least); the others wait
+#: their turn. Starting is the costly part of an engine's life (a Python interpreter
+#: importing the package: about a second of one core), and a hundred games started at once
+#: made every start so slow that most missed ENGINE_START_TIMEOUT. The timeout counts from
+#: an engine's own turn to start, never the wait in the queue.
+MAX_STARTING_ENGINES = max(2, available_cores())
+_starting_engines = threading.BoundedSemaphore(MAX_STARTING_ENGINES)
 
 
 class GameError(ValueError):
@@ -89,10 +97,20 @@ class EngineRegistry:
         return list(self.commands[name])
 
     def open(self, name: str) -> Any:
-        """Start engine ``name`` (a :class:`margo_gtp.client.SimpleEngine`)."""
+        """Start engine ``name`` (a :class:`margo_gtp.client.SimpleEngine`) once it is its
+        turn (:data:`MAX_STARTING_ENGINES`), and wait for its first answer
+        (``list_commands``, which the game asks anyway): started means ready."""
         from margo_gtp import client
 
-        return client.SimpleEngine.popen(self.command(name), timeout=ENGINE_START_TIMEOUT)
+        argv = self.command(name)
+        with _starting_engines:
+            engine = client.SimpleEngine.popen(argv, timeout=ENGINE_START_TIMEOUT)
+            try:
+                engine.commands
+            except BaseException:
+                engine.kill()
+                raise
+        return engine
 
 
 @dataclass

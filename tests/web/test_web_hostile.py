@@ -76,3 +76,45 @@ def test_an_idle_connection_is_closed(registry: EngineRegistry, games_dir: Path,
         for connection in connections:
             connection.close()
     assert all(wait is not None and wait < 2.0 for wait in waits), waits
+
+
+SLOW_STARTING_ENGINE = """#!/bin/sh
+# A GTP engine that takes 50 ms to start and says when it starts and when it is ready.
+echo "start $$" >> "$MARGO_START_LOG"
+sleep 0.05
+echo "ready $$" >> "$MARGO_START_LOG"
+while read -r line; do
+  printf '= \\n\\n'
+  case "$line" in quit*) exit 0;; esac
+done
+"""
+
+
+def test_a_hundred_engines_asked_for_at_once_all_start_a_few_at_a_time(tmp_path: Path, monkeypatch) -> None:
+    """100 games started at once: 60 of them failed, every engine starting at once. Now
+    at most MAX_STARTING_ENGINES start together, the others wait their turn, and the
+    start timeout counts from an engine's own turn."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from margo_gtp.web import game as web_game
+
+    script = tmp_path / "slow-engine"
+    script.write_text(SLOW_STARTING_ENGINE)
+    script.chmod(0o755)
+    log = tmp_path / "starts.log"
+    monkeypatch.setenv("MARGO_START_LOG", str(log))
+    monkeypatch.setattr(web_game, "ENGINE_START_TIMEOUT", 2.0)  # 100 starts take 100 x 50 ms / the cap
+    registry = EngineRegistry({"slow": [str(script)]})
+    with ThreadPoolExecutor(max_workers=100) as pool:
+        engines = list(pool.map(lambda _: registry.open("slow"), range(100)))
+    try:
+        assert all(engine.is_usable for engine in engines)
+    finally:
+        for engine in engines:
+            engine.kill()
+    starting, most = set(), 0
+    for kind, pid in (line.split() for line in log.read_text().splitlines()):
+        (starting.add if kind == "start" else starting.discard)(pid)
+        most = max(most, len(starting))
+    assert len(log.read_text().splitlines()) == 200
+    assert most <= web_game.MAX_STARTING_ENGINES
