@@ -34,9 +34,10 @@ from typing import IO, Any
 import margo_gtp
 from margo_gtp import textfile
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
+from margo_gtp.engine.rules import MAX_KOMI
 from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
 from margo_gtp.players import RESIGN, Budget, Player, timecontrol
-from margo_gtp.players.clock import KGS_ARITY, ClockReading, TimeSettings
+from margo_gtp.players.clock import KGS_ARITY, MAX_CLOCK_NUMBER, ClockReading, TimeSettings
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
 from margo_gtp.vertex import COLUMNS, MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
@@ -256,6 +257,8 @@ class GameSession(HandlerGroup):
         self._replace_board(Board(self.board.rules))
 
     def cmd_komi(self, komi: float) -> None:
+        if abs(komi) > MAX_KOMI:   # the same range on both cores (engine/rules.py)
+            raise GtpError("syntax error", detail=f"komi must be between -{MAX_KOMI} and {MAX_KOMI}")
         if komi != self.board.rules.komi:
             self._replace_board(self._rebuilt(self.board.rules.replace(komi=komi)))
 
@@ -326,12 +329,14 @@ class GameSession(HandlerGroup):
     def cmd_time_settings(self, main_time: int, byo_yomi_time: int, byo_yomi_stones: int) -> None:
         if min(main_time, byo_yomi_time, byo_yomi_stones) < 0:
             raise GtpError("syntax error", detail="times and stones must be >= 0")
+        _check_clock(main_time, byo_yomi_time, byo_yomi_stones)
         self.time_settings = TimeSettings.from_gtp(main_time, byo_yomi_time, byo_yomi_stones)
         self._state.clocks.clear()
 
     def cmd_time_left(self, colour: Colour, seconds: int, stones: int) -> None:
         if seconds < 0 or stones < 0:
             raise GtpError("syntax error", detail="time and stones must be >= 0")
+        _check_clock(seconds, 0, stones)
         self._state.clocks[colour] = Clock(seconds, stones)
 
     def cmd_kgs_time_settings(self, system: str, *values: int) -> None:
@@ -341,6 +346,7 @@ class GameSession(HandlerGroup):
         ``margo_adapters.match_config.TimeControl``)."""
         if KGS_ARITY.get(system) != len(values) or any(value < 0 for value in values):
             raise GtpError("syntax error", detail="expected none | absolute M | byoyomi M P N | canadian M P S, values >= 0")
+        _check_clock(*values)
         self.time_settings = TimeSettings.from_kgs(system, values)
         self._state.clocks.clear()
 
@@ -479,6 +485,13 @@ class GameSession(HandlerGroup):
     def cmd_margo_score(self) -> str:
         counts = self.board.ball_counts()
         return f"W {counts[Colour.WHITE]} B {counts[Colour.BLACK]}"
+
+
+def _check_clock(*numbers: float) -> None:
+    """``? syntax error`` (and one line on stderr) for a clock number beyond
+    :data:`~margo_gtp.players.clock.MAX_CLOCK_NUMBER`; nothing is changed then."""
+    if max(numbers, default=0) > MAX_CLOCK_NUMBER:
+        raise GtpError("syntax error", detail=f"clock numbers must be at most {MAX_CLOCK_NUMBER}")
 
 
 def make_gtp_engine(player: Player, rules: Rules | None = None, *, stderr: IO[str] | None = None) -> GtpEngine:
