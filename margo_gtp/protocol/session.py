@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import margo_gtp
-from margo_gtp import textfile
+from margo_gtp import files, textfile
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
 from margo_gtp.engine.rules import MAX_KOMI
 from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
@@ -377,9 +377,11 @@ class GameSession(HandlerGroup):
         text = sgf.dumps(sgf.record_from_board(self.board, **meta))
         if filename is None:
             return text
-        try:  # never blocks on a FIFO without a reader (margo_gtp.textfile)
-            with textfile.open_for_writing(filename) as handle:
-                handle.write(text)
+        try:  # a regular file only (not /dev/stdout: the answers), replaced whole
+            files.write_atomically(Path(textfile.check_regular_target(filename)), text)
+        except textfile.TextFileError as error:
+            self._detail(f"printsgf {filename!r}: {error.reason}")
+            raise GtpError("cannot save file") from None
         except OSError as error:
             self._detail(f"printsgf {filename!r}: {error.strerror or error}")
             raise GtpError("cannot save file") from None
