@@ -50,7 +50,7 @@ class ResultsLog:
             try:
                 record = json.loads(line)
                 game = int(record["game"])
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, RecursionError):
                 continue  # an unreadable line is not a finished game; it will be replayed
             records.setdefault(game, record)
         return [records[game] for game in sorted(records)]
@@ -69,7 +69,7 @@ def read_description(path: Path) -> dict[str, Any]:
     description. OSError when the file cannot be read at all (a directory, no permission)."""
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):   # UnicodeDecodeError is a ValueError
         return {"format": "unreadable"}
     return stored if isinstance(stored, dict) else {"format": "unreadable"}
 

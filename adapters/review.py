@@ -22,6 +22,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from margo_gtp import files
 from margo_gtp.cli import run_app, version_callback
 from margo_gtp.machine import available_cores
 
@@ -55,10 +56,12 @@ def _engine_analyses(command: str, record: Any, visits: int | None, seconds: flo
                      parallel: int = 1) -> Iterator[dict[str, Any]]:
     """Turns 0 .. n analysed by the GTP engine ``command``, in turn order: ``parallel``
     engine processes, each position to whichever is free (threads wait on them)."""
+    import collections
     import queue
     from concurrent.futures import ThreadPoolExecutor
 
     from margo_gtp.client import EngineError, SimpleEngine
+    from margo_gtp.sgf import positions
 
     engines: list[Any] = []
     try:
@@ -72,28 +75,32 @@ def _engine_analyses(command: str, record: Any, visits: int | None, seconds: flo
     for engine in engines:
         free.put(engine)
 
-    def one(turn: int) -> dict[str, Any]:
+    def one(position: tuple[int, Any]) -> dict[str, Any]:
         engine = free.get()
         try:
-            return _engine_turn(engine, record, turn, visits, seconds)
+            return _engine_turn(engine, *position, visits, seconds)
         finally:
             free.put(engine)
 
-    try:
+    try:  # the positions come from one pass over the record; a few ahead of the answers
         with ThreadPoolExecutor(max_workers=parallel) as pool:
-            yield from pool.map(one, range(len(record.moves) + 1))
+            pending: collections.deque = collections.deque()
+            for position in positions(record):
+                pending.append(pool.submit(one, position))
+                if len(pending) >= 2 * parallel:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
     finally:
         for engine in engines:
             engine.quit()
 
 
-def _engine_turn(engine: Any, record: Any, turn: int, visits: int | None, seconds: float | None) -> dict[str, Any]:
+def _engine_turn(engine: Any, turn: int, board: Any, visits: int | None, seconds: float | None) -> dict[str, Any]:
     """One position's analysis dict from a GTP engine (the exact result when the game is over)."""
     from margo_gtp.client import EngineError, Limit
     from margo_gtp.protocol.game_analysis import analyse_position
-    from margo_gtp.sgf import replay
 
-    board = replay(record, turn)
     if board.is_game_over() or not board.legal_moves(board.to_move):
         return {"turnNumber": turn, **analyse_position(board, 1)}  # the exact result, no search
     try:
@@ -146,7 +153,7 @@ def _write_png(path: Path, name: str, entries: list[dict[str, Any]]) -> None:
     axes.set_title(f"{name}: win rate over the game")
     axes.legend(loc="lower left", fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, metadata={"Software": None})
+    figure.savefig(path, format="png", metadata={"Software": None})  # the path may be a temporary name
     pyplot.close(figure)
 
 
@@ -214,13 +221,13 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
                          f"Go board (at most {MAX_PROJECTED_SIZE}x{MAX_PROJECTED_SIZE})\n")
     paths = {kind: folder / f"{name}.{kind}" for kind in kinds}
     try:
-        with open(paths["review.jsonl"], "w", encoding="utf-8") as stream:
-            for entry in entries:
-                stream.write(json.dumps(entry) + "\n")
-        paths["reviewed.sgf"].write_text(reviewed_sgf(record, entries), encoding="utf-8")
+        # Each file replaces its old version whole or not at all (temporary file, fsync,
+        # rename): a full disk must not leave a cut review where a complete one was.
+        files.write_atomically(paths["review.jsonl"], "".join(json.dumps(entry) + "\n" for entry in entries))
+        files.write_atomically(paths["reviewed.sgf"], reviewed_sgf(record, entries))
         if "reviewed-go.sgf" in paths:
-            paths["reviewed-go.sgf"].write_text(reviewed_go_sgf(record, entries), encoding="utf-8")
-        _write_png(paths["winrate.png"], name, entries)
+            files.write_atomically(paths["reviewed-go.sgf"], reviewed_go_sgf(record, entries))
+        files.replace_atomically(paths["winrate.png"], lambda temporary: _write_png(temporary, name, entries))
     except OSError as error:
         raise ReviewFailed(f"cannot write to {str(folder)!r}: {error.strerror or error}") from None
     _print_summary(summary(entries), record)

@@ -111,5 +111,5 @@ def _holder(path: Path) -> str:
     try:
         holder: Any = json.loads(textfile.read_text(path, 64 * 1024))
         return f"pid {holder['pid']} on host {holder['host']}, since {holder['started']}: {holder['command']}"
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return "a process that has not said who it is yet"

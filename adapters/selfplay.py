@@ -200,6 +200,6 @@ def read_json_lines(path: Path) -> list[tuple[str, Any]]:
             continue
         try:
             values.append((f"{path}:{number}", json.loads(line)))
-        except ValueError:  # JSONDecodeError, and the recursion limit's ValueError alike
+        except (ValueError, RecursionError):  # JSONDecodeError, bad UTF-8, and nesting too deep alike
             raise RunFileError(f"{path}:{number}: not a JSON line") from None
     return values

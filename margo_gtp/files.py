@@ -159,13 +159,34 @@ def cut_torn_line(path: Path) -> bool:
 
 
 def append_durably(path: Path, line: str) -> None:
-    """Append ``line`` (one whole line, newline included) to ``path`` in one ``write`` and
-    ``fsync`` it before returning; OSError if it cannot be made durable."""
+    """Append ``line`` (one whole line, newline included) to ``path`` and ``fsync`` it
+    before returning; OSError if it cannot be made durable.
+
+    All or nothing: on a full disk ``os.write`` writes part of the line and then fails, and
+    a part left there would glue the next line to it (the file could no longer be read
+    back). So any failure cuts the file back to its length before the append, then raises:
+    the caller refuses what the line was for, and the file ends on a whole line."""
     descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
-        view = memoryview(line.encode("utf-8"))
-        while view:
-            view = view[os.write(descriptor, view):]
-        os.fsync(descriptor)
+        good_length = os.fstat(descriptor).st_size
+        try:
+            view = memoryview(line.encode("utf-8"))
+            while view:
+                view = view[os.write(descriptor, view):]
+            os.fsync(descriptor)
+        except BaseException:
+            _cut_back(descriptor, good_length)
+            raise
     finally:
         os.close(descriptor)
+
+
+def _cut_back(descriptor: int, length: int) -> None:
+    """Truncate a file to ``length`` after a failed append (cutting frees space, so it works
+    on a full disk). Should even that fail, the torn tail is the module's torn line: every
+    reader leaves it out and the next writer cuts it first (:func:`cut_torn_line`)."""
+    try:
+        os.ftruncate(descriptor, length)
+        os.fsync(descriptor)
+    except OSError:
+        pass

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from sgfmill import sgf as sgfmill_sgf
 
@@ -520,9 +520,53 @@ def replay(record: GameRecord, upto: int | None = None) -> Board:
     once the game is over, or by a colour that has no legal move, is accepted as a no-op
     even when passing is off (2-D referees record such passes at the end of a game).
     """
-    moves = record.moves if upto is None else record.moves[: max(0, upto)]
     if upto is not None and upto > len(record.moves):
         raise SgfError(f"cannot replay {upto} moves: the record has {len(record.moves)}")
+    last = len(record.moves) if upto is None else max(0, upto)
+    for turn, board in _replaying(record):
+        if turn == last:
+            return board
+    raise AssertionError("unreachable: _replaying reaches every turn")
+
+
+def positions(record: GameRecord, turns: Iterable[int] | None = None) -> Iterator[tuple[int, Board]]:
+    """``(turn, board)`` for each of ``turns`` (default every turn, 0 .. number of moves),
+    in the order given, each board a copy of its own: the position :func:`replay` gives
+    for that turn, from one pass over the record.
+
+    Analysing every turn of a game with ``replay(record, turn)`` replays it from the start
+    each time, which is quadratic in the game's length (a 4,000-move game took a minute
+    at one visit a turn); this goes through the record once. Turns come lazily, as the
+    pass reaches them; a turn asked for after a later one is kept (copied) when the pass
+    goes by it. SgfError as :func:`replay` raises it (an illegal move, a turn beyond
+    the record), when the pass gets there.
+    """
+    wanted = list(range(len(record.moves) + 1)) if turns is None else list(turns)
+    for turn in wanted:
+        if not 0 <= turn <= len(record.moves):
+            raise SgfError(f"cannot replay {turn} moves: the record has {len(record.moves)}")
+    still_wanted: dict[int, int] = {}
+    for turn in wanted:
+        still_wanted[turn] = still_wanted.get(turn, 0) + 1
+    kept: dict[int, Board] = {}
+    passing = _replaying(record)
+    reached = -1
+    for turn in wanted:
+        while turn not in kept:
+            reached, board = next(passing)
+            if reached in still_wanted:
+                kept[reached] = board.copy()
+        still_wanted[turn] -= 1
+        if still_wanted[turn]:
+            yield turn, kept[turn].copy()
+        else:
+            del still_wanted[turn]
+            yield turn, kept.pop(turn)
+
+
+def _replaying(record: GameRecord) -> Iterator[tuple[int, Board]]:
+    """``(turn, board)`` for turns 0, 1, ... of ``record``: one board, moved on in place
+    (SgfError naming the first illegal setup ball or move, when the pass reaches it)."""
     board = Board(record.rules)
     try:
         if record.setup:
@@ -532,14 +576,14 @@ def replay(record: GameRecord, upto: int | None = None) -> Board:
     except (IllegalMoveError, ValueError) as error:
         text = str(error)  # the board's own words often begin "illegal setup:" already
         raise SgfError(text if text.startswith("illegal setup") else f"illegal setup: {text}") from None
-    for number, (colour, move) in enumerate(moves, start=1):
-        if _is_idle_pass(board, colour, move):
-            continue
-        try:
-            board.push(move, colour)
-        except (IllegalMoveError, ValueError) as error:
-            raise SgfError(f"move {number} ({colour.letter} {move.gtp()}) is illegal: {error}") from None
-    return board
+    yield 0, board
+    for number, (colour, move) in enumerate(record.moves, start=1):
+        if not _is_idle_pass(board, colour, move):
+            try:
+                board.push(move, colour)
+            except (IllegalMoveError, ValueError) as error:
+                raise SgfError(f"move {number} ({colour.letter} {move.gtp()}) is illegal: {error}") from None
+        yield number, board
 
 
 def _is_idle_pass(board: Board, colour: Colour, move: Move) -> bool:

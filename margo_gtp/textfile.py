@@ -17,10 +17,12 @@ through :func:`read_text` (or :func:`read_bytes`), which
   ``PATH: is not UTF-8 text``. Its ``errno`` is the system's error number when there is
   one (``ENOENT``, ``EISDIR``), so a caller may word those its own way.
 
-Files a user names for *writing* (a GTP log, ``printsgf FILE``) go through
+Files a user names for *writing* a stream (a GTP log) go through
 :func:`open_for_writing`: a FIFO with no reader would block ``open`` forever, so it is
 opened with ``O_NONBLOCK`` (the system then answers "no such device or address" at
-once), and a FIFO that has a reader, a terminal or ``/dev/null`` works as usual.
+once), and a FIFO that has a reader, a terminal or ``/dev/null`` works as usual. A whole
+document (``printsgf FILE``) goes to a regular file only (:func:`check_regular_target`),
+written atomically by the caller.
 
 Process substitution (``--openings <(...)``) is a pipe, so it is refused: the tools read a
 book or a configuration more than once (or check it before playing), which a pipe cannot
@@ -112,12 +114,54 @@ def open_for_writing(path: str | os.PathLike[str], append: bool = False) -> IO[s
             raise OSError(errno.ENXIO, "a named pipe (FIFO) that no process reads", os.fspath(path)) from None
         raise
     try:
+        if _is_standard_output(os.fstat(descriptor)):  # a GTP engine's stdout is its answer stream
+            raise OSError(errno.EINVAL, "is this process's standard output", os.fspath(path))
         # Blocking again: a reader that is slow must not turn writes into EAGAIN errors.
         fcntl.fcntl(descriptor, fcntl.F_SETFL, fcntl.fcntl(descriptor, fcntl.F_GETFL) & ~os.O_NONBLOCK)
         return os.fdopen(descriptor, "a" if append else "w", encoding="utf-8")
     except BaseException:
         os.close(descriptor)
         raise
+
+
+def _is_standard_output(status: os.stat_result) -> bool:
+    try:
+        own = os.fstat(1)
+    except OSError:
+        return False
+    return (own.st_dev, own.st_ino) == (status.st_dev, status.st_ino)
+
+
+def check_regular_target(path: str | os.PathLike[str]) -> str:
+    """The file ``path`` names, for a writer that replaces a whole document (``printsgf
+    FILE``): symbolic links followed, so the link stays and its target is written.
+    TextFileError when it exists and is not a regular file (a terminal, a pipe, a device:
+    no place for a document), or is this process's own standard input, output or error
+    (``/dev/stdout`` redirected to a file is a regular file, and a record written there
+    would land between two GTP answers)."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return os.path.realpath(path)
+    except OSError as error:
+        raise _error(path, error) from None
+    if not stat.S_ISREG(status.st_mode):
+        raise TextFileError(path, _kind(status.st_mode), errno.EISDIR if stat.S_ISDIR(status.st_mode) else None)
+    for number, name in ((0, "input"), (1, "output"), (2, "error output")):
+        try:
+            own = os.fstat(number)
+        except OSError:
+            continue
+        if (own.st_dev, own.st_ino) == (status.st_dev, status.st_ino):
+            raise TextFileError(path, f"is this process's standard {name}, not a file of its own")
+    target = os.path.realpath(path)
+    try:
+        same = os.path.samefile(target, path)
+    except OSError:
+        same = False
+    if not same:  # a link of /proc or /dev/fd: no path of its own to replace
+        raise TextFileError(path, "is a link to an open file, not a regular file")
+    return target
 
 
 def append_line(handle: IO[str], line: str) -> None:

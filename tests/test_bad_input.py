@@ -181,8 +181,33 @@ def test_loadsgf_and_printsgf_never_block_on_a_named_pipe(tmp_path: Path) -> Non
     assert done.stdout == "? cannot load file\n\n? cannot save file\n\n= margo-gtp\n\n"
     assert done.stderr.splitlines() == [
         f"margo-gtp: loadsgf {str(fifo)!r}: is a named pipe (FIFO), not a regular file",
-        f"margo-gtp: printsgf {str(fifo)!r}: a named pipe (FIFO) that no process reads",
+        f"margo-gtp: printsgf {str(fifo)!r}: is a named pipe (FIFO), not a regular file",
     ]
+
+
+def test_printsgf_writes_no_record_into_the_answer_stream(tmp_path: Path) -> None:
+    """``printsgf /dev/stdout`` put the record between two answers (a controller read
+    ``(;FF[4]...`` where it expected ``=7``); stdout redirected to a file, /dev/stdout is a
+    regular file, and was even replaced. A document goes to a regular file of its own only."""
+    out = tmp_path / "answers.txt"
+    with open(out, "w") as answers:
+        done = subprocess.run([str(MARGO_GTP)], input="6 printsgf /dev/stdout\n7 printsgf /proc/self/fd/1\n"
+                              "8 printsgf /dev/null\n9 printsgf /dev/stderr\n10 name\n",
+                              stdout=answers, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 0
+    assert out.read_text() == ("?6 cannot save file\n\n?7 cannot save file\n\n?8 cannot save file\n\n"
+                               "?9 cannot save file\n\n=10 margo-gtp\n\n")
+    assert done.stderr.splitlines() == [
+        "margo-gtp: printsgf '/dev/stdout': is this process's standard output, not a file of its own",
+        "margo-gtp: printsgf '/proc/self/fd/1': is this process's standard output, not a file of its own",
+        "margo-gtp: printsgf '/dev/null': is a character device, not a regular file",
+        "margo-gtp: printsgf '/dev/stderr': is a named pipe (FIFO), not a regular file"]
+    done = run([MARGO_GTP], "6 printsgf /dev/stdout\n7 name\n", timeout=60)   # stdout a pipe
+    assert done.stdout == "?6 cannot save file\n\n=7 margo-gtp\n\n"
+    assert done.stderr == "margo-gtp: printsgf '/dev/stdout': is a named pipe (FIFO), not a regular file\n"
+    done = run([MARGO_GTP, "--log", "/dev/stdout"], "name\n", timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "cannot open '/dev/stdout' for appending: is this process's standard output" in done.stderr
 
 
 def test_margo_gtp_log_to_a_named_pipe_without_a_reader_is_refused(tmp_path: Path) -> None:

@@ -171,7 +171,8 @@ def test_every_reader_leaves_out_a_torn_last_line_that_parses(tmp_path: Path, re
 def test_a_resumed_web_journal_cuts_its_torn_line_before_the_next_move(tmp_path: Path) -> None:
     from margo_gtp.engine import Colour, Move
     from margo_gtp.web import journal
-    from margo_gtp.web.game import EngineRegistry, GameStore
+    from margo_gtp.web.game import EngineRegistry
+    from margo_gtp.web.store import GameStore
 
     store = GameStore(tmp_path)
     path = store.journal_path("g1-1-abc")

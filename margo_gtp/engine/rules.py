@@ -28,6 +28,11 @@ KO_POSITIONS = ("full", "top_view")
 SCORINGS = ("balls", "territory")
 OWN_FREEDOMLESS = ("capture", "illegal")
 
+#: The komi allowed, either sign. The largest board holds 2,470 balls, so no score comes
+#: near it; beyond it the numbers of the evaluators and of score estimates overflow (a
+#: komi of 1e308 made ``final_score`` fail), and both cores refuse it alike.
+MAX_KOMI = 10_000
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -81,6 +86,8 @@ class Rules:
                 raise RulesError(f"invalid {name}: {getattr(self, name)!r} (allowed {', '.join(allowed)})")
         if not math.isfinite(self.komi):
             raise RulesError(f"invalid komi: {self.komi!r}")
+        if abs(self.komi) > MAX_KOMI:
+            raise RulesError(f"invalid komi: {self.komi:g} (allowed -{MAX_KOMI}..{MAX_KOMI})")
         object.__setattr__(self, "first_player", Colour(self.first_player))
 
     @property

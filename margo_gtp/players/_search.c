@@ -488,6 +488,12 @@ static PyTypeObject StopFlagType = {
  * either stops the search. It takes the GIL for the Python calls only; the exception of a
  * failed call is kept (exc) for the thread that started the search to raise. */
 #define POLL_SECONDS 0.005 /* how often a stop callable is asked: well inside the 50 ms a GTP command may wait */
+/* How often every search looks for a signal (Ctrl-C, SIGTERM turned into an exception by
+ * its Python handler): PyErr_CheckSignals runs the handlers, and an exception they raise
+ * stops the search and is raised by tree_search, within 100 ms of the signal. Without it
+ * the search ran its whole budget (a 6 s move answered Ctrl-C 5 s late; an absurd clock
+ * never). It acts on the main thread only, where Python runs signal handlers. */
+#define SIGNAL_SECONDS 0.02
 
 typedef struct {
     PyObject *stop;     /* polled every tick, or NULL */
@@ -539,6 +545,7 @@ static int search_tick(void *ctx, SearchShared *sh) {
         answer = r ? PyObject_IsTrue(r) : -1;
         Py_XDECREF(r);
     }
+    if (!answer && PyErr_CheckSignals() < 0) answer = -1; /* a handler raised: KeyboardInterrupt... */
     if (answer < 0) tick_failed(tick);
     PyGILState_Release(gil);
     return answer;
@@ -731,12 +738,15 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
     SearchTick tick = {stop != Py_None && !is_flag ? stop : NULL, progress != Py_None ? progress : NULL, interval,
                        monotonic_seconds() + interval, NULL, NULL, NULL, NULL};
     if (is_flag) sh.control.halt = &((StopFlagObject *)stop)->value;
-    if (tick.stop || tick.progress) {
-        sh.control.tick = search_tick;
-        sh.control.tick_ctx = &tick;
-        sh.control.tick_seconds = tick.stop && POLL_SECONDS < interval ? POLL_SECONDS : interval;
-        sh.control.ticker = &runs[0];
-    }
+    /* Every search ticks, at least to look for signals (SIGNAL_SECONDS); more often for a
+     * stop callable or a progress interval shorter than that. */
+    double every = SIGNAL_SECONDS;
+    if (tick.stop && POLL_SECONDS < every) every = POLL_SECONDS;
+    if (tick.progress && interval < every) every = interval;
+    sh.control.tick = search_tick;
+    sh.control.tick_ctx = &tick;
+    sh.control.tick_seconds = every;
+    sh.control.ticker = &runs[0];
     PyObject *result = NULL;
     long done = -1;
     int ready = 1;

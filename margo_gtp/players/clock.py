@@ -35,11 +35,17 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["KGS_ARITY", "SYSTEMS", "Clock", "ClockReading", "TimeSettings", "run_down"]
+__all__ = ["KGS_ARITY", "MAX_CLOCK_NUMBER", "SYSTEMS", "Clock", "ClockReading", "TimeSettings", "run_down"]
 
 SYSTEMS = ("none", "absolute", "byoyomi", "canadian", "fischer")
 #: ``kgs-time_settings SYSTEM values...``: KGS's systems and how many values each takes.
 KGS_ARITY = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+
+
+#: The largest number a clock is given (seconds, stones or periods): about 11.5 days a
+#: colour. GTP's integers have no bound, and ``time_settings 99999999999999999999999 1 1``
+#: made a move's budget ages long; a clock beyond this is refused with one line.
+MAX_CLOCK_NUMBER = 1_000_000
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,18 @@ def heuristic_evaluator(board: Board, ladder_depth: int | None = None, config: A
     occupied = board.ball_mask(Colour.WHITE) | board.ball_mask(Colour.BLACK)
     empty = (board.geometry.board_plane & ~occupied).bit_count()
     scale = t.eval_scale_min + t.eval_scale_per_point * empty
-    return 1.0 / (1.0 + math.exp(-margin / scale))
+    return _logistic(margin / scale)
+
+
+def _logistic(x: float) -> float:
+    """``1 / (1 + e^-x)`` as the C twin computes it (search_eval.c): where ``e^-x``
+    overflows (a komi of -5000 makes a margin that large) C's ``exp`` gives infinity and
+    the rate 0; Python's raises OverflowError, so it is given the same infinity here."""
+    try:
+        power = math.exp(-x)
+    except OverflowError:
+        power = math.inf
+    return 1.0 / (1.0 + power)
 
 
 EVALUATORS: dict[str, Callable[[Board], float]] = {

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from margo_gtp import __version__
-from margo_gtp.engine import Colour, Move, Rules, RulesError
+from margo_gtp.engine import Board, Colour, Move, Rules, RulesError
 from margo_gtp.protocol.game_analysis import (
     DEFAULT_VISITS,
     MAX_VISITS,
     AnalysisQueryError,
-    _board_at,
+    _positions,
     analyse_position,
     check_moves,
     move_infos,
@@ -295,7 +295,7 @@ def bounded_lines(stream: Any, limit: int = MAX_QUERY_BYTES) -> Iterator[str]:
 @dataclass(frozen=True)
 class _Task:
     query_id: str
-    record: GameRecord
+    board: Board          # the turn's position, from one pass over the game's record
     turn: int
     visits: int
     seed: int
@@ -325,7 +325,7 @@ def _search(task: _Task, flags: Any, send: Callable[[str], None]) -> None:
     if flags[task.slot]:
         send(json.dumps({**head, "isDuringSearch": False, "noResults": True}))
         return
-    board = _board_at(task.record, task.turn)
+    board = task.board
     mover = board.to_move
 
     def partial(player: Any, root: Any) -> None:
@@ -510,9 +510,8 @@ def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1)
                 continue
             for field, message in query.warnings:
                 server.answer(json.dumps({"id": query.id, "warning": message, "field": field}))
-            record = query.record()
-            for turn in query.turns:
-                task = _Task(query.id, record, turn, query.visits, query.seed, query.ownership, query.policy,
+            for turn, board in _positions(query.record(), query.turns):  # one pass over the record
+                task = _Task(query.id, board, turn, query.visits, query.seed, query.ownership, query.policy,
                              query.report_every, server.take_slot())
                 server.register(task)
                 server.submit(task)

@@ -60,7 +60,7 @@ from typing import Any
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players.mcts import PROGRESS_SECONDS, MctsPlayer
 from margo_gtp.players.ownership import Ownership
-from margo_gtp.sgf import GameRecord, SgfError, replay
+from margo_gtp.sgf import GameRecord, SgfError, positions, replay
 from margo_gtp.vertex import Point, format_vertex, gtp_order
 
 __all__ = [
@@ -80,6 +80,7 @@ MAX_VISITS = 200_000          # a query's maxVisits above this is refused (minut
 MAX_MOVE_INFOS = 10           # candidates listed per position
 PV_LENGTH = 10                # moves per principal variation
 LCB_STANDARD_ERRORS = 1.96    # lcb: the win rate less this many standard errors
+RUNS_PER_PROCESS = 4          # analyse_game(parallel=N) cuts the turns into N x this many runs
 
 
 
@@ -281,17 +282,35 @@ def _board_at(record: GameRecord, turn: int) -> Board:
         raise AnalysisQueryError(str(error)) from None
 
 
+def _positions(record: GameRecord, turns: Iterable[int]) -> Iterator[tuple[int, Board]]:
+    """:func:`margo_gtp.sgf.positions` (one pass over the record, not one replay per turn:
+    that was quadratic in the game's length), its errors as AnalysisQueryError."""
+    try:
+        yield from positions(record, turns)
+    except SgfError as error:
+        raise AnalysisQueryError(str(error)) from None
+
+
 def _analyse_turn(task: tuple) -> dict[str, Any]:
     """One turn of a game (a process pool's unit of work; seeded by ``(seed, turn)``):
-    ``(record, turn, visits, seed, ownership[, seconds])``."""
-    record, turn, visits, seed, ownership, *more = task
+    ``(position, turn, visits, seed, ownership[, seconds])``, where ``position`` is the
+    turn's Board, or the GameRecord to replay it from."""
+    position, turn, visits, seed, ownership, *more = task
     seconds = more[0] if more else None
     on_progress = more[1] if len(more) > 1 else None
     progress_interval = more[2] if len(more) > 2 else None
     watch = None if on_progress is None else (lambda progress: on_progress(turn, progress))
-    result = analyse_position(_board_at(record, turn), visits, seed=f"{seed}/{turn}", ownership=ownership,
+    board = position if isinstance(position, Board) else _board_at(position, turn)
+    result = analyse_position(board, visits, seed=f"{seed}/{turn}", ownership=ownership,
                               seconds=seconds, on_progress=watch, progress_interval=progress_interval)
     return {"turnNumber": turn, **result}
+
+
+def _analyse_turns(task: tuple) -> list[dict[str, Any]]:
+    """A run of turns of a game, replayed once (a process pool's unit of work):
+    ``(record, turns, visits, seed, ownership, seconds)``."""
+    record, turns, *rest = task
+    return [_analyse_turn((board, turn, *rest)) for turn, board in _positions(record, turns)]
 
 
 def check_moves(record: GameRecord) -> None:
@@ -322,9 +341,16 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
     for turn in wanted:
         if not 0 <= turn <= len(record.moves):
             raise AnalysisQueryError(f"turn {turn} is out of range 0..{len(record.moves)}")
-    tasks = [(record, turn, visits, seed, ownership, seconds) for turn in wanted]
-    if parallel <= 1 or len(tasks) <= 1:
-        yield from map(_analyse_turn, [(*task, on_progress, progress_interval) for task in tasks])
+    if parallel <= 1 or len(wanted) <= 1:
+        for turn, board in _positions(record, wanted):
+            yield _analyse_turn((board, turn, visits, seed, ownership, seconds, on_progress, progress_interval))
         return
+    # Each process gets runs of consecutive turns and replays the record once per run:
+    # a few runs per process keep them all busy to the end, and the replays linear.
+    runs = max(1, min(len(wanted), parallel * RUNS_PER_PROCESS))
+    size = -(-len(wanted) // runs)
+    tasks = [(record, wanted[start:start + size], visits, seed, ownership, seconds)
+             for start in range(0, len(wanted), size)]
     with ProcessPoolExecutor(max_workers=parallel) as pool:
-        yield from pool.map(_analyse_turn, tasks)
+        for answers in pool.map(_analyse_turns, tasks):
+            yield from answers

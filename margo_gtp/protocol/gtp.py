@@ -63,6 +63,29 @@ __all__ = [
 
 #: The longest stderr explanation of a failed command (it quotes the command's input).
 EXPLAINED_LINE_CHARS = 400
+#: The longest input line read (characters, newline included). A longer one is read and
+#: dropped a piece at a time, never held whole, and answered ``? syntax error`` with one
+#: line on stderr; the session goes on. A whole line was read before: a 600 MB line ended
+#: in MemoryError. The longest real command (``margo-setup`` of every point of a 19x19
+#: pyramid) is about 25 KB; ``margo-analysis`` queries have the same cap.
+MAX_LINE_CHARS = 1 << 20
+
+
+class OverlongLine(str):
+    """What the reader gives for a line over :data:`MAX_LINE_CHARS`: its first piece only
+    (enough for the id), the rest read and dropped."""
+
+
+def read_bounded_line(src: IO[str], limit: int = MAX_LINE_CHARS) -> str:
+    """One line of ``src`` ('' at the end of input), or an :class:`OverlongLine` for one
+    longer than ``limit`` characters, which is skipped to its end a piece at a time."""
+    line = src.readline(limit + 1)
+    if len(line) <= limit or line.endswith("\n"):
+        return line
+    while True:
+        rest = src.readline(limit + 1)
+        if not rest or rest.endswith("\n"):
+            return OverlongLine(line[:EXPLAINED_LINE_CHARS] + "\n")
 
 
 class GtpError(Exception):
@@ -265,6 +288,14 @@ class GtpEngine:
 
     def handle_line(self, raw_line: str) -> Reply | None:
         """Preprocess and run one raw input line; None when the line gets no reply."""
+        if isinstance(raw_line, OverlongLine):   # refused unread, with its id when it has one
+            head = preprocess_line(raw_line)
+            command_id = parse_command(head)[0] if head else None
+            stream = self._stderr or sys.stderr
+            stream.write(f"{self.program}: syntax error: a line longer than {MAX_LINE_CHARS} characters, "
+                         f"ignored: {raw_line[:40]!r}...\n")
+            stream.flush()
+            return Reply(command_id, True, "syntax error", False)
         line = preprocess_line(raw_line)
         if not line:
             return None
@@ -334,7 +365,7 @@ class _LineReader:
 
     def readline(self) -> str:
         if self._queue is None:
-            return self._src.readline()
+            return read_bounded_line(self._src)
         line = self._queue.get()
         with self._lock:
             if line == "":
@@ -370,7 +401,7 @@ class _LineReader:
 
     def _pump(self) -> None:
         assert self._queue is not None
-        for line in iter(self._src.readline, ""):
+        for line in iter(lambda: read_bounded_line(self._src), ""):
             with self._lock:
                 self._queue.put(line)
                 self._update_flags()

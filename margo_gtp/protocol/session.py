@@ -32,12 +32,13 @@ from pathlib import Path
 from typing import IO, Any
 
 import margo_gtp
-from margo_gtp import textfile
+from margo_gtp import files, textfile
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules, RulesError
+from margo_gtp.engine.rules import MAX_KOMI
 from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
 from margo_gtp.players import RESIGN, Budget, Player, PlayerSpecError, make_player, timecontrol
+from margo_gtp.players.clock import KGS_ARITY, MAX_CLOCK_NUMBER, ClockReading, TimeSettings
 from margo_gtp.players.levels import LevelError, level_spec, read_level
-from margo_gtp.players.clock import KGS_ARITY, ClockReading, TimeSettings
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
 from margo_gtp.vertex import MAX_SIZE, MIN_SIZE, gtp_order, parse_vertex
@@ -223,6 +224,8 @@ class GameSession(HandlerGroup):
         self._replace_board(Board(self.board.rules))
 
     def cmd_komi(self, komi: float) -> None:
+        if abs(komi) > MAX_KOMI:   # the same range on both cores (engine/rules.py)
+            raise GtpError("syntax error", detail=f"komi must be between -{MAX_KOMI} and {MAX_KOMI}")
         if komi != self.board.rules.komi:
             self._replace_board(self._rebuilt(self.board.rules.replace(komi=komi)))
 
@@ -293,12 +296,14 @@ class GameSession(HandlerGroup):
     def cmd_time_settings(self, main_time: int, byo_yomi_time: int, byo_yomi_stones: int) -> None:
         if min(main_time, byo_yomi_time, byo_yomi_stones) < 0:
             raise GtpError("syntax error", detail="times and stones must be >= 0")
+        _check_clock(main_time, byo_yomi_time, byo_yomi_stones)
         self.time_settings = TimeSettings.from_gtp(main_time, byo_yomi_time, byo_yomi_stones)
         self._state.clocks.clear()
 
     def cmd_time_left(self, colour: Colour, seconds: int, stones: int) -> None:
         if seconds < 0 or stones < 0:
             raise GtpError("syntax error", detail="time and stones must be >= 0")
+        _check_clock(seconds, 0, stones)
         self._state.clocks[colour] = Clock(seconds, stones)
 
     def cmd_kgs_time_settings(self, system: str, *values: int) -> None:
@@ -308,6 +313,7 @@ class GameSession(HandlerGroup):
         ``margo_adapters.match_config.TimeControl``)."""
         if KGS_ARITY.get(system) != len(values) or any(value < 0 for value in values):
             raise GtpError("syntax error", detail="expected none | absolute M | byoyomi M P N | canadian M P S, values >= 0")
+        _check_clock(*values)
         self.time_settings = TimeSettings.from_kgs(system, values)
         self._state.clocks.clear()
 
@@ -338,9 +344,11 @@ class GameSession(HandlerGroup):
         text = sgf.dumps(sgf.record_from_board(self.board, **meta))
         if filename is None:
             return text
-        try:  # never blocks on a FIFO without a reader (margo_gtp.textfile)
-            with textfile.open_for_writing(filename) as handle:
-                handle.write(text)
+        try:  # a regular file only (not /dev/stdout: the answers), replaced whole
+            files.write_atomically(Path(textfile.check_regular_target(filename)), text)
+        except textfile.TextFileError as error:
+            self._detail(f"printsgf {filename!r}: {error.reason}")
+            raise GtpError("cannot save file") from None
         except OSError as error:
             self._detail(f"printsgf {filename!r}: {error.strerror or error}")
             raise GtpError("cannot save file") from None
@@ -461,6 +469,13 @@ class GameSession(HandlerGroup):
     def cmd_margo_score(self) -> str:
         counts = self.board.ball_counts()
         return f"W {counts[Colour.WHITE]} B {counts[Colour.BLACK]}"
+
+
+def _check_clock(*numbers: float) -> None:
+    """``? syntax error`` (and one line on stderr) for a clock number beyond
+    :data:`~margo_gtp.players.clock.MAX_CLOCK_NUMBER`; nothing is changed then."""
+    if max(numbers, default=0) > MAX_CLOCK_NUMBER:
+        raise GtpError("syntax error", detail=f"clock numbers must be at most {MAX_CLOCK_NUMBER}")
 
 
 def make_gtp_engine(player: Player, rules: Rules | None = None, *, stderr: IO[str] | None = None,

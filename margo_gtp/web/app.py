@@ -60,7 +60,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from margo_gtp import __version__
 from margo_gtp.engine import Colour, Rules, RulesError
 from margo_gtp.protocol.review import reviewed_sgf
-from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, GameStore, Seat, WebGame, is_game_id, new_game_id
+from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, Seat, WebGame
+from margo_gtp.web.store import GameStore, is_game_id, new_game_id
 from margo_gtp.web.replay import ReplayBook
 from margo_gtp.web.review import ReviewRunner, review_visits
 from margo_gtp.web.watch import WatchFolder
@@ -191,6 +192,9 @@ async def game_socket(websocket: WebSocket) -> None:
                 message = json.loads(await websocket.receive_text())
                 if not isinstance(message, dict):
                     raise GameError("expected a JSON object")
+            except RecursionError:   # nested deeper than the parser goes: bad JSON like any other
+                await send({"type": "error", "message": "bad message: JSON nested too deeply"})
+                continue
             except (ValueError, TypeError) as error:
                 await send({"type": "error", "message": f"bad message: {error}"})
                 continue

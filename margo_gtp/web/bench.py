@@ -54,7 +54,8 @@ def move_latency(moves: int = MOVES) -> dict[str, float]:
 
     from margo_gtp.web.app import create_app
     from margo_gtp.web.cli import default_engine_commands
-    from margo_gtp.web.game import EngineRegistry, GameStore
+    from margo_gtp.web.game import EngineRegistry
+    from margo_gtp.web.store import GameStore
 
     app = create_app(EngineRegistry(default_engine_commands()), GameStore(Path(tempfile.mkdtemp(prefix="margo-web-bench-"))))
     samples: list[float] = []
@@ -166,7 +167,8 @@ def replay_under_load() -> dict[str, float]:
 
     from margo_gtp.web.app import create_app
     from margo_gtp.web.cli import default_engine_commands
-    from margo_gtp.web.game import EngineRegistry, GameStore
+    from margo_gtp.web.game import EngineRegistry
+    from margo_gtp.web.store import GameStore
 
     text = long_record().encode("utf-8")
     app = create_app(EngineRegistry(default_engine_commands()), GameStore(Path(tempfile.mkdtemp(prefix="margo-web-bench-"))))
@@ -218,7 +220,8 @@ def review_stream(moves: int = 30, visits: int = 50) -> dict[str, float]:
 
     from margo_gtp.web.app import create_app
     from margo_gtp.web.cli import default_engine_commands
-    from margo_gtp.web.game import EngineRegistry, GameStore
+    from margo_gtp.web.game import EngineRegistry
+    from margo_gtp.web.store import GameStore
 
     app = create_app(EngineRegistry(default_engine_commands()), GameStore(Path(tempfile.mkdtemp(prefix="margo-web-bench-"))))
     with TestClient(app) as client, client.websocket_connect("/ws") as ws:

@@ -6,7 +6,9 @@ the game store and the optional watched folder, then serves the app with uvicorn
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import shlex
 import socket
 import sys
@@ -25,6 +27,8 @@ from margo_gtp import __version__
 #: a human can beat, then the plain players by their spec names.
 DEFAULT_ENGINES = ("strongest", *(f"level-{level}" for level in range(1, 8)), "random", "heuristic", "mcts")
 LOCALHOST = "127.0.0.1"
+#: The names a browser on this machine uses for it, as a ``Host`` header writes them.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 app = typer.Typer(add_completion=False)
 
@@ -79,6 +83,52 @@ def parse_engine_options(pairs: list[str]) -> dict[str, list[str]]:
     return engines
 
 
+def is_loopback(host: str) -> bool:
+    """``localhost``, ``::1``, ``127.0.0.1`` or any 127.x address: only this machine reaches it."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_header_name(name: str) -> str:
+    """``name`` as a ``Host`` header writes it: lower case, an IPv6 address in brackets."""
+    name = name.strip().lower()
+    try:
+        if ipaddress.ip_address(name.strip("[]")).version == 6:
+            return f"[{name.strip('[]')}]"
+    except ValueError:
+        pass
+    return name
+
+
+def allowed_hosts(bind: str, allow: list[str]) -> list[str]:
+    """The ``Host`` names the server answers: the loopback names, the bound address itself
+    (unless it is a wildcard such as 0.0.0.0, which no page should name) and the
+    ``--allow-host`` names. Every other ``Host`` is refused, whatever the bind address, so
+    a DNS-rebinding page (its own name resolving to this server) cannot reach it.
+
+    typer.BadParameter for a name that is not a plain host name or address."""
+    names = list(LOOPBACK_NAMES)
+    for name in allow:
+        if not (re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?", name) or _is_address(name)):
+            raise typer.BadParameter(f"not a host name or address: {name!r}", param_hint="--allow-host")
+        names.append(_host_header_name(name))
+    if _is_address(bind) and not ipaddress.ip_address(bind.strip("[]")).is_unspecified:
+        names.append(_host_header_name(bind))
+    return list(dict.fromkeys(names))
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
 def default_games_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "margo-web" / "games"
@@ -92,7 +142,12 @@ def _version(value: bool) -> None:
 
 @app.command()
 def serve(
-    host: Annotated[str, typer.Option(help="Address to bind. Anything but 127.0.0.1 exposes the engines to the network.")] = LOCALHOST,
+    host: Annotated[str, typer.Option(help="Address to bind. Anything but a loopback address exposes the engines to the network, "
+                                           "and needs --allow-host.")] = LOCALHOST,
+    allow_host: Annotated[Optional[list[str]], typer.Option(
+        "--allow-host", metavar="NAME",
+        help="A host name (or address) pages may use to reach this server, repeatable; needed to bind a non-loopback "
+             "address. The loopback names are always allowed; every other Host header is refused.")] = None,
     port: Annotated[int, typer.Option(help="TCP port (0: any free port).", min=0, max=65535)] = 8000,
     engine: Annotated[Optional[list[str]], typer.Option(
         "--engine", metavar="NAME=COMMAND",
@@ -119,7 +174,9 @@ def serve(
         typer.echo("margo-web: the web extra is not installed (pip install 'margo-gtp[web]')", err=True)
         raise typer.Exit(2) from None
     from margo_gtp.web.app import create_app
-    from margo_gtp.web.game import EngineRegistry, GameStore
+    from margo_gtp.web.game import EngineRegistry
+    from margo_gtp.web.serving import server_config
+    from margo_gtp.web.store import GameStore
     from margo_gtp.web.watch import WatchFolder
 
     defaults = default_engine_commands()
@@ -134,16 +191,19 @@ def serve(
         except OSError as error:
             raise typer.BadParameter(f"cannot write in {str(games_dir)!r}: {error.strerror or error}",
                                      param_hint="--games-dir") from None
+    hosts = allowed_hosts(host, allow_host or [])
+    if not is_loopback(host) and not allow_host:
+        typer.echo(f"margo-web: --host {host} is not a loopback address: name the host names pages may use "
+                   "to reach it with --allow-host NAME (every other Host is refused)", err=True)
+        raise typer.Exit(2)
     listening = _listen(host, port)  # bound here so that a busy port is our one-line error
-    if host != LOCALHOST:
-        typer.echo(f"margo-web: warning: binding {host}, not {LOCALHOST}: anyone who reaches this address "
-                   "can start the engines of this server", err=True)
+    if not is_loopback(host):
+        typer.echo(f"margo-web: warning: binding {host}, not a loopback address: anyone who reaches it can start "
+                   f"the engines of this server; pages are answered only under {', '.join(hosts)}", err=True)
     labels = {name: label for name, label in default_engine_labels().items() if commands.get(name) == defaults.get(name)}
     application = create_app(EngineRegistry(commands, labels), GameStore(games_dir or default_games_dir()),
-                             WatchFolder(watch) if watch is not None else None,
-                             allowed_hosts=["127.0.0.1", "localhost"] if host == LOCALHOST else None)
-    config = uvicorn.Config(application, host=host, port=port, log_level="warning", ws="websockets-sansio")
-    server = uvicorn.Server(config)
+                             WatchFolder(watch) if watch is not None else None, allowed_hosts=hosts)
+    server = uvicorn.Server(server_config(application, host, port))  # idle connections are closed
 
     def announce() -> None:  # once bound: the real port (with --port 0) and the browser
         while not server.started and not server.should_exit:

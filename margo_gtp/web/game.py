@@ -29,17 +29,15 @@ Choices where the brief is silent (as GoGui and Sabaki do):
   records a forfeit: here a person is at the board and decides.
 
 No game is lost: every move of an unfinished game is in its journal on disk before any page
-hears of it (:mod:`margo_gtp.web.journal`, kept by :class:`GameStore`); a restarted server
-lists the unfinished games and :meth:`GameStore.restore` takes one up again when a page
+hears of it (:mod:`margo_gtp.web.journal`, kept by :class:`~margo_gtp.web.store.GameStore`); a restarted server
+lists the unfinished games and :meth:`~margo_gtp.web.store.GameStore.restore` takes one up again when a page
 asks for it (a reload, a link, the list under *Replay*).
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
-import secrets
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -48,12 +46,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from margo_gtp import files, sgf
 from margo_gtp.web import journal
 from margo_gtp.engine import Board, Colour, IllegalMoveError, InvalidVertexError, Move, Outcome, Rules, Termination
 from margo_gtp.game.faults import EngineFault
 from margo_gtp.game.loop import end_of, judge
 from margo_gtp.game.record import GameRecord
+from margo_gtp.machine import available_cores
 from margo_gtp.web.view import SUICIDE_OR_REPETITION, frame, which_illegal
 
 log = logging.getLogger(__name__)
@@ -69,6 +67,14 @@ ENGINE_GAME_PAUSE = 0.2     # seconds between moves of an engine vs engine game,
 #: so the default executor (a handful of threads on a small machine) would queue the engine
 #: moves of concurrent games behind each other.
 ENGINE_THREADS = ThreadPoolExecutor(max_workers=64, thread_name_prefix="margo-engine")
+
+#: At most this many engines start at once (one per core, two at least); the others wait
+#: their turn. Starting is the costly part of an engine's life (a Python interpreter
+#: importing the package: about a second of one core), and a hundred games started at once
+#: made every start so slow that most missed ENGINE_START_TIMEOUT. The timeout counts from
+#: an engine's own turn to start, never the wait in the queue.
+MAX_STARTING_ENGINES = max(2, available_cores())
+_starting_engines = threading.BoundedSemaphore(MAX_STARTING_ENGINES)
 
 
 class GameError(ValueError):
@@ -93,10 +99,20 @@ class EngineRegistry:
         return list(self.commands[name])
 
     def open(self, name: str) -> Any:
-        """Start engine ``name`` (a :class:`margo_gtp.client.SimpleEngine`)."""
+        """Start engine ``name`` (a :class:`margo_gtp.client.SimpleEngine`) once it is its
+        turn (:data:`MAX_STARTING_ENGINES`), and wait for its first answer
+        (``list_commands``, which the game asks anyway): started means ready."""
         from margo_gtp import client
 
-        return client.SimpleEngine.popen(self.command(name), timeout=ENGINE_START_TIMEOUT)
+        argv = self.command(name)
+        with _starting_engines:
+            engine = client.SimpleEngine.popen(argv, timeout=ENGINE_START_TIMEOUT)
+            try:
+                engine.commands
+            except BaseException:
+                engine.kill()
+                raise
+        return engine
 
 
 @dataclass
@@ -124,7 +140,7 @@ class WebGame:
     seats: dict[Colour, Seat]
     seconds: float
     registry: EngineRegistry
-    store: "GameStore | None" = None
+    store: Any = None   # a margo_gtp.web.store.GameStore (which imports this module), or None
     board: Board = field(init=False)
     outcome: Outcome | None = field(default=None, init=False)
     message: str | None = field(default=None, init=False)   # last error (engine crash ...)
@@ -335,8 +351,7 @@ class WebGame:
     def _finish(self, outcome: Outcome) -> None:
         self.outcome = outcome
         self._stop_stream()
-        if self.store is not None:
-            self.store.save(self)
+        if self.store is not None and self.store.save(self):   # unsaved: the journal stays, the game with it
             self.store.end_journal(self)
 
     # ------------------------------------------------------------------ the game task
@@ -691,139 +706,3 @@ def analysis_view(candidates: Sequence[Any], to_move: Colour) -> dict[str, Any]:
     white = None if best is None else (best if to_move is Colour.WHITE else 1.0 - best)
     visits = sum(int(info.visits) for info in candidates)
     return {"to_move": to_move.letter, "moves": items[:8], "winrate": best, "white_winrate": white, "visits": visits}
-
-
-class GameStore:
-    """Games on disk, so they outlive the server: finished (and crashed) games as one SGF
-    each, unfinished ones as a journal each (``unfinished/<game id>.jsonl``, see
-    :mod:`margo_gtp.web.journal`).
-
-    Files are named by the server (a server-made game id); a page asks for a stored game by
-    id only, never by path.
-    """
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = Path(folder)
-        self.unfinished = self.folder / "unfinished"
-
-    def save(self, game: WebGame) -> None:
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            files.write_atomically(self.folder / f"{game.game_id}.sgf", game.sgf())
-        except OSError:
-            log.warning("could not save game %s", game.game_id, exc_info=True)
-
-    # ---------------------------------------------------------------- unfinished games
-
-    def journal_path(self, game_id: str) -> Path:
-        return self.unfinished / f"{game_id}.jsonl"
-
-    def write_journal(self, game: WebGame) -> None:
-        """The whole game, at once (a new game, an undo, a new player). A failure is
-        logged: the moves already in the journal stay."""
-        try:
-            journal.rewrite(self.journal_path(game.game_id), game.journal_lines())
-        except OSError:
-            log.warning("could not write the journal of game %s", game.game_id, exc_info=True)
-
-    def journal_move(self, game: WebGame, colour: Colour, move: Move, seconds: float | None) -> None:
-        """Append one move (OSError when it cannot be made durable: the move is refused)."""
-        path = self.journal_path(game.game_id)
-        if not path.exists():   # a game taken up again after its end (undo), or a lost file
-            game.board.pop()
-            try:
-                journal.rewrite(path, game.journal_lines())
-            finally:
-                game.board.push(move, colour)
-        journal.append(path, journal.move_line(colour.letter, move.gtp(), seconds))
-
-    def end_journal(self, game: WebGame) -> None:
-        """The game has ended and its SGF is written: the journal goes."""
-        try:
-            self.journal_path(game.game_id).unlink(missing_ok=True)
-        except OSError:
-            log.warning("could not remove the journal of game %s", game.game_id, exc_info=True)
-
-    def restore(self, game_id: str, registry: EngineRegistry) -> WebGame | None:
-        """The unfinished game ``game_id`` as its journal left it (None: there is none).
-        GameError when the journal cannot be read back."""
-        if not is_game_id(game_id):
-            return None
-        path = self.journal_path(game_id)
-        try:
-            start, moves = journal.read(path)
-        except FileNotFoundError:
-            return None
-        except (OSError, journal.JournalError) as error:
-            raise GameError(f"cannot resume game {game_id}: {error}") from None
-        try:  # its moves are appended from now on: a torn last line goes first (margo_gtp.files)
-            files.cut_torn_line(path)
-        except OSError:
-            pass  # a journal we cannot write to: the next move is refused, as it would be anyway
-        try:
-            rules = Rules().with_options({str(k): str(v) for k, v in dict(start["rules"]).items()})
-            seats = {Colour.parse(letter): Seat(str(start["seats"][letter])) for letter in ("W", "B")}
-            game = WebGame(game_id, rules, seats, float(start["seconds"]), registry, None)
-            for item in moves:
-                game._push(Move.from_gtp(item["move"], rules.size), Colour.parse(item["colour"]), item.get("seconds"))
-        except (GameError, ValueError, KeyError, TypeError) as error:
-            raise GameError(f"cannot resume game {game_id}: {error}") from None
-        game.store = self
-        if game.outcome is not None:   # ended by its last move, before the SGF was written
-            self.save(game)
-            self.end_journal(game)
-        return game
-
-    def _unfinished_list(self) -> list[dict[str, Any]]:
-        if not self.unfinished.is_dir():
-            return []
-        out = []
-        for path in sorted(self.unfinished.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
-            try:
-                start, moves = journal.read(path)
-                if not moves:
-                    continue   # started and left before a move: resumable by its link, not worth a line
-                size = int(start["rules"]["size"])
-                out.append({"id": path.stem, "size": size, "white": start["seats"]["W"], "black": start["seats"]["B"],
-                            "result": None, "moves": len(moves), "unfinished": True})
-            except (OSError, journal.JournalError, KeyError, TypeError, ValueError):
-                continue
-        return out
-
-    def list(self) -> list[dict[str, Any]]:
-        """Unfinished games first (newest first), then the finished ones (newest first)."""
-        out = self._unfinished_list()
-        open_ids = {item["id"] for item in out}
-        if not self.folder.is_dir():
-            return out
-        for path in sorted(self.folder.glob("*.sgf"), key=lambda p: p.stat().st_mtime, reverse=True):
-            if path.stem in open_ids:
-                continue   # taken up again after its end: the journal is the game now
-            try:
-                record = sgf.loads(path.read_text(encoding="utf-8"))
-            except (OSError, sgf.SgfError):
-                continue
-            out.append({"id": path.stem, "size": record.size, "white": record.white_name, "black": record.black_name,
-                        "result": record.result, "moves": len(record.moves)})
-        return out
-
-    def read(self, game_id: str) -> str:
-        if not is_game_id(game_id):
-            raise GameError(f"no such game: {game_id!r}")
-        path = self.folder / f"{game_id}.sgf"
-        try:
-            return path.read_text(encoding="utf-8")
-        except OSError:
-            raise GameError(f"no such game: {game_id!r}") from None
-
-
-_counter = itertools.count(1)
-
-
-def new_game_id() -> str:
-    """``g<time>-<n>-<random>``: unique, sortable, and safe as a file name."""
-    return f"g{int(time.time())}-{next(_counter)}-{secrets.token_hex(3)}"
-
-
-def is_game_id(text: Any) -> bool:
-    return isinstance(text, str) and 0 < len(text) <= 64 and all(ch.isalnum() or ch == "-" for ch in text)

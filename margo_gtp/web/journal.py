@@ -68,7 +68,7 @@ def read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     for number, raw in files.complete_lines(data):  # a torn last line was never acknowledged
         try:
             item = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise JournalError(f"{path.name}: line {number} is not JSON") from None
         if not isinstance(item, dict):
             raise JournalError(f"{path.name}: line {number} is not an object")

@@ -46,7 +46,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     for _, line in files.complete_lines(text):
         try:
             item = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):   # a line nested too deeply is no record either
             continue
         if isinstance(item, dict):
             out.append(item)
@@ -210,7 +210,7 @@ def _setup_balls(setup: Any, size: int) -> list[tuple[Any, Colour]]:
 def read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
 
 

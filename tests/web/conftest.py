@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from margo_gtp.web.game import EngineRegistry, GameStore
+from margo_gtp.web.game import EngineRegistry
+from margo_gtp.web.store import GameStore
 from margo_gtp.web.watch import WatchFolder
 from needs import need_file
 from web_helpers import CHROMIUM, LiveServer, engine_commands

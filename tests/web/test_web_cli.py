@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -78,22 +79,81 @@ def test_a_bad_option_exits_2_with_one_message(tmp_path: Path) -> None:
     assert "Invalid value for --watch: not a folder:" in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.process
-def test_serves_and_warns_when_not_bound_to_localhost(tmp_path: Path) -> None:
-    process = subprocess.Popen([*MARGO_WEB, "--host", "127.0.0.2", "--port", "0", "--no-open",
-                                "--games-dir", str(tmp_path)], stderr=subprocess.PIPE, text=True)
+def fetch_status(url: str, host: str | None = None, origin: str | None = None) -> int:
+    headers = {**({"Host": host} if host else {}), **({"Origin": origin} if origin else {})}
     try:
-        warning = process.stderr.readline()
-        assert warning == ("margo-web: warning: binding 127.0.0.2, not 127.0.0.1: anyone who reaches this address "
-                           "can start the engines of this server\n")
-        serving = process.stderr.readline()
-        assert serving.startswith(f"margo-web {__version__}: serving on http://127.0.0.2:")
-        url = serving.split(" on ")[1].split()[0]
-        with urllib.request.urlopen(url, timeout=30) as response:
-            assert b"<title>margo-web</title>" in response.read()
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def start_server(*options: str, games_dir: Path) -> tuple[subprocess.Popen, str, list[str]]:
+    """A margo-web process, its URL and the lines it wrote before it (a warning)."""
+    process = subprocess.Popen([*MARGO_WEB, *options, "--port", "0", "--no-open", "--games-dir", str(games_dir)],
+                               stderr=subprocess.PIPE, text=True)
+    before = []
+    while not (line := process.stderr.readline()).startswith(f"margo-web {__version__}: serving on "):
+        assert line, before
+        before.append(line)
+    return process, line.split(" on ")[1].split()[0], before
+
+
+def test_a_non_loopback_bind_without_an_allow_list_is_refused(tmp_path: Path) -> None:
+    done = subprocess.run([*MARGO_WEB, "--host", "0.0.0.0", "--port", "0", "--no-open", "--games-dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("margo-web: --host 0.0.0.0 is not a loopback address: name the host names pages may use "
+                           "to reach it with --allow-host NAME (every other Host is refused)\n")
+
+
+@pytest.mark.process
+def test_a_non_loopback_bind_answers_only_its_allowed_names_and_warns_so(tmp_path: Path) -> None:
+    process, url, before = start_server("--host", "0.0.0.0", "--allow-host", "Box.example", games_dir=tmp_path)
+    try:
+        assert before == ["margo-web: warning: binding 0.0.0.0, not a loopback address: anyone who reaches it can "
+                          "start the engines of this server; pages are answered only under 127.0.0.1, localhost, "
+                          "[::1], box.example\n"]
+        port = url.rsplit(":", 1)[1].strip("/")
+        assert fetch_status(url + "api/saved") == 200
+        assert fetch_status(url + "api/saved", host=f"box.example:{port}") == 200
+        assert fetch_status(url + "api/saved", host=f"evil.example:{port}", origin=f"http://evil.example:{port}") == 400
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("bind", ["localhost", "::1", "127.0.0.2"])
+def test_a_loopback_bind_refuses_a_rebound_host_whatever_its_name(tmp_path: Path, bind: str) -> None:
+    """DNS rebinding: a page of evil.example whose name now resolves to this machine sends
+    Host and Origin evil.example:PORT; it was answered 200 when the bind was not 127.0.0.1."""
+    if bind == "::1" and not socket.has_ipv6:
+        pytest.skip("no IPv6 on this machine")
+    process, url, before = start_server("--host", bind, games_dir=tmp_path)
+    try:
+        assert before == []   # a loopback address: nothing to warn about
+        port = url.rsplit(":", 1)[1].strip("/")
+        assert fetch_status(url + "api/saved") == 200
+        assert fetch_status(url + "api/saved", host=f"evil.example:{port}", origin=f"http://evil.example:{port}") == 400
+        assert fetch_status(url, host=f"evil.example:{port}") == 400
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_allowed_hosts_are_the_loopback_names_the_bound_address_and_the_allow_list() -> None:
+    from margo_gtp.web.cli import allowed_hosts
+
+    assert allowed_hosts("127.0.0.1", []) == ["127.0.0.1", "localhost", "[::1]"]
+    assert allowed_hosts("::1", []) == ["127.0.0.1", "localhost", "[::1]"]
+    assert allowed_hosts("127.0.0.2", []) == ["127.0.0.1", "localhost", "[::1]", "127.0.0.2"]
+    assert allowed_hosts("0.0.0.0", ["fe80::1", "lan.example"]) == [
+        "127.0.0.1", "localhost", "[::1]", "[fe80::1]", "lan.example"]
+    for bad in ("*", "*.example", "a b", "evil.example:80", ""):
+        with pytest.raises(typer.BadParameter) as error:
+            allowed_hosts("0.0.0.0", [bad])
+        assert error.value.message == f"not a host name or address: {bad!r}"
 
 
 def test_a_busy_port_and_an_unwritable_games_dir_are_one_line_errors(tmp_path: Path) -> None:
@@ -119,7 +179,6 @@ def test_an_ipv6_address_is_announced_as_a_url(tmp_path: Path) -> None:
     process = subprocess.Popen([*MARGO_WEB, "--host", "::1", "--port", "0", "--no-open", "--games-dir", str(tmp_path)],
                                stderr=subprocess.PIPE, text=True)
     try:
-        process.stderr.readline()  # the warning: ::1 is not 127.0.0.1
         serving = process.stderr.readline()
         assert serving.startswith(f"margo-web {__version__}: serving on http://[::1]:"), serving
         with urllib.request.urlopen(serving.split(" on ")[1].split()[0], timeout=30) as response:

@@ -19,7 +19,8 @@ from starlette.testclient import TestClient  # noqa: E402
 from margo_gtp import __version__, sgf  # noqa: E402
 from margo_gtp.engine import Board, Move, Rules  # noqa: E402
 from margo_gtp.web.app import create_app  # noqa: E402
-from margo_gtp.web.game import EngineRegistry, GameStore  # noqa: E402
+from margo_gtp.web.game import EngineRegistry  # noqa: E402
+from margo_gtp.web.store import GameStore  # noqa: E402
 from margo_gtp.web.watch import WatchFolder  # noqa: E402
 
 

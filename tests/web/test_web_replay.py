@@ -17,7 +17,8 @@ from margo_gtp import sgf  # noqa: E402
 from margo_gtp.engine import Board, Move, Rules  # noqa: E402
 from margo_gtp.web import replay as replay_module  # noqa: E402
 from margo_gtp.web.app import create_app  # noqa: E402
-from margo_gtp.web.game import EngineRegistry, GameStore  # noqa: E402
+from margo_gtp.web.game import EngineRegistry  # noqa: E402
+from margo_gtp.web.store import GameStore  # noqa: E402
 from margo_gtp.web.replay import MAX_FRAMES_PER_REQUEST, MAX_REPLAY_MOVES  # noqa: E402
 from margo_gtp.web.view import frame, replay_frames  # noqa: E402
 

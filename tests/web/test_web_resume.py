@@ -18,7 +18,8 @@ need_the_web_extra()
 from starlette.testclient import TestClient  # noqa: E402
 
 from margo_gtp.web.app import create_app  # noqa: E402
-from margo_gtp.web.game import EngineRegistry, GameStore  # noqa: E402
+from margo_gtp.web.game import EngineRegistry  # noqa: E402
+from margo_gtp.web.store import GameStore  # noqa: E402
 from margo_gtp.web.journal import JournalError, read  # noqa: E402
 
 MARGO_WEB = [sys.executable, "-c", "from margo_gtp.web.cli import main; main()"]

@@ -32,7 +32,8 @@ from margo_gtp.protocol import review as review_library  # noqa: E402
 from margo_gtp.protocol.review import read_reviewed, review_game, reviewed_sgf  # noqa: E402
 from margo_gtp.web import review as web_review  # noqa: E402
 from margo_gtp.web.app import create_app  # noqa: E402
-from margo_gtp.web.game import EngineRegistry, GameStore  # noqa: E402
+from margo_gtp.web.game import EngineRegistry  # noqa: E402
+from margo_gtp.web.store import GameStore  # noqa: E402
 from margo_gtp.web.review import SECONDS_PER_POSITION, page_entry  # noqa: E402
 from needs import need_module  # noqa: E402
 from web_helpers import PLAYWRIGHT, SCREENSHOTS  # noqa: E402

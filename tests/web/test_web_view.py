@@ -38,7 +38,7 @@ def test_targets_say_which_of_suicide_or_repetition(case, why: str) -> None:  # 
 
 def test_a_refused_click_names_the_cause(registry, games_dir) -> None:  # noqa: ANN001
     from margo_gtp.web.app import create_app
-    from margo_gtp.web.game import GameStore
+    from margo_gtp.web.store import GameStore
 
     words, point = REPETITION
     with TestClient(create_app(registry, GameStore(games_dir))) as client, client.websocket_connect("/ws") as ws:

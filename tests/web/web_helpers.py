@@ -41,11 +41,13 @@ def engine_commands() -> dict[str, list[str]]:
 class LiveServer:
     """uvicorn serving the app in a background thread, on a free port of 127.0.0.1."""
 
-    def __init__(self, app) -> None:  # noqa: ANN001
+    def __init__(self, app, idle_seconds: float | None = None) -> None:  # noqa: ANN001
         import uvicorn
 
+        from margo_gtp.web.serving import IDLE_SECONDS, server_config  # margo-web's own configuration
+
         self.app = app
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="websockets-sansio"))
+        self.server = uvicorn.Server(server_config(app, "127.0.0.1", 0, idle_seconds or IDLE_SECONDS))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> "LiveServer":
