@@ -113,7 +113,9 @@ def test_analyze_without_legal_moves_writes_no_line() -> None:
 
 
 @pytest.mark.parametrize("command", ["margo-analyze", "margo-analyze x", "margo-analyze w -1", "margo-analyze w 1 2",
-                                     "margo-analyze w x", "margo-analyze_snapshot", "margo-analyze_snapshot w -5"])
+                                     "margo-analyze w x", "margo-analyze_snapshot", "margo-analyze_snapshot w -5",
+                                     "margo-analyze w 1 ownership", "margo-analyze w 1 ownership yes",
+                                     "margo-analyze w ownership true 1", "margo-analyze_snapshot w 5 owner true"])
 def test_analyze_syntax_errors(command: str) -> None:
     assert run_script(analysis_engine(), [command]) == "? syntax error\n\n"
 
@@ -263,3 +265,62 @@ def test_margo_gtp_installs_analysis_for_every_player() -> None:
     for player, answer in (("mcts", "true"), ("random", "true"), ("heuristic", "true")):
         result = subprocess.run([exe, "--player", player], input=script, capture_output=True, text=True, timeout=60)
         assert result.stdout == f"= {answer}\n\n= {answer}\n\n=\n\n", player
+
+
+def snapshot(engine, command: str) -> list[str]:
+    """The lines of one ``margo-analyze_snapshot`` answer after a playouts limit of 300."""
+    answer = run_script(engine, ["margo-set_limit playouts=300", command])
+    assert answer.startswith("=\n\n= \n") and answer.endswith("\n\n"), answer
+    return answer[len("=\n\n= \n"):-2].split("\n")
+
+
+def test_snapshot_lines_carry_each_moves_score_lead_after_the_win_rate() -> None:
+    """kata-analyze's scoreLead, in its place (after winrate): the colour's mean final
+    score lead after the move, the search's own per-move figure."""
+    player = MctsPlayer(random.Random(0))
+    lines = snapshot(analysis_engine(player), "margo-analyze_snapshot w")
+    assert all(re.fullmatch(r"info move \S+ visits \d+ winrate [\d.]+ scoreLead -?\d+\.\d\d prior .*", line)
+               for line in lines), lines
+    by_move = {child.move.gtp(): child for child in player.root.children}
+    for info in map(parse_info, lines):
+        child = by_move[info["move"]]
+        assert info["scoreLead"] == float(f"{child.score_sum / child.scored:.2f}")
+    assert len({parse_info(line)["scoreLead"] for line in lines}) > 1
+
+
+def test_ownership_true_ends_the_snapshot_with_katagos_ownership_line() -> None:
+    from margo_gtp.protocol.game_analysis import katago_points
+
+    engine = analysis_engine()
+    assert run_script(engine, ["play w c3", "play b b2"]) == "=\n\n=\n\n"
+    plain = snapshot(analysis_engine(MctsPlayer(random.Random(0))), "margo-analyze_snapshot w")
+    lines = snapshot(engine, "margo-analyze_snapshot w ownership true")
+    assert len(lines) == len(plain) + 1 and lines[-1].startswith("ownership ")
+    values = [float(word) for word in lines[-1].split()[1:]]
+    order = [point.gtp() for point in katago_points(5)]
+    assert len(values) == len(order) == 55 and all(-1 <= value <= 1 for value in values)
+    # for White, the colour analysed: its own ball is there in (nearly) every final position
+    assert values[order.index("C3:1")] > 0.9 and values[order.index("B2:1")] < -0.9
+    assert snapshot(engine, "margo-analyze_snapshot w ownership false")[-1].startswith("info move ")
+
+
+def test_ownership_true_ends_every_report_of_the_stream_with_its_line() -> None:
+    engine = analysis_engine()
+    output = stream_session(engine, "play w c3\nmargo-analyze b 1 ownership true\n", "name\n", lines_before_input=12)
+    lines, rest = split_stream(output, "=\n\n")
+    assert rest == "= margo-gtp\n\n"
+    reports = "\n".join(lines).split("\nownership ")
+    assert len(reports) >= 2 and lines[0].startswith("info move ")
+    for report in reports[1:-1]:  # each but the last: the ownership values, then the next report's info lines
+        values, *infos = report.split("\n")
+        assert len(values.split()) == 55 and infos and all(line.startswith("info move ") for line in infos)
+
+
+def test_the_net_player_refuses_ownership_in_one_line() -> None:
+    from margo_gtp.players.net import NetPlayer
+
+    player = object.__new__(NetPlayer)  # no weights needed: the refusal comes before any search
+    engine = make_gtp_engine(MctsPlayer(random.Random(0)), Rules(size=5))
+    group = install(engine, engine.session)
+    group._mcts = player  # noqa: SLF001 - the session's own searching player is a net player
+    assert run_script(engine, ["margo-analyze_snapshot w 1 ownership true"]) == "? syntax error\n\n"

@@ -23,7 +23,8 @@ BIN = Path(sys.executable).parent
 NUMBER = {"type": "number"}
 MOVE_INFO = {
     "type": "object",
-    "required": ["move", "visits", "winrate", "prior", "utility", "lcb", "order", "pv"],
+    "required": ["move", "visits", "winrate", "scoreLead", "scoreMean", "scoreStdev", "prior", "utility", "lcb",
+                 "order", "pv"],
     "properties": {
         "move": {"type": "string"}, "visits": {"type": "integer", "minimum": 1},
         "winrate": {"type": "number", "minimum": 0, "maximum": 1},
@@ -34,9 +35,10 @@ MOVE_INFO = {
 }
 ROOT_INFO = {
     "type": "object",
-    "required": ["winrate", "visits", "utility", "currentPlayer"],
+    "required": ["winrate", "scoreLead", "scoreMean", "scoreStdev", "visits", "utility", "currentPlayer"],
     "properties": {"winrate": {"type": "number", "minimum": 0, "maximum": 1}, "visits": {"type": "integer"},
-                   "utility": NUMBER, "lcb": NUMBER, "scoreLead": NUMBER,
+                   "utility": NUMBER, "lcb": NUMBER, "scoreLead": NUMBER, "scoreMean": NUMBER,
+                   "scoreStdev": {"type": "number", "minimum": 0},
                    "currentPlayer": {"enum": ["B", "W"]}},
 }
 #: One answer line of KataGo's analysis engine (docs/Analysis_Engine.md, "Responses" and
@@ -82,6 +84,9 @@ def test_katagos_example_query_in_margo_vertices_validates_and_warns_about_its_g
                             "MarGo: its rules are the defaults of rules.md and the options given in a rules object"}
     assert [(r["turnNumber"], r["isDuringSearch"], r["rootInfo"]["visits"]) for r in responses[1:]] == [
         (0, False, 30), (1, False, 30), (2, False, 30)]
+    # White to move at turns 0 and 2 with two balls fewer: a ball count of the playouts'
+    # ends gave both the same scoreLead (5.925); the territory count tells them apart
+    assert responses[1]["rootInfo"]["scoreLead"] != responses[3]["rootInfo"]["scoreLead"]
     example["moves"] = [["W", "B5:1"], ["B", "C5:1"]]
     example["initialStones"] = [["B", "D4:1"], ["B", "C4:1"]]
     assert answers([json.dumps(example)])[1:] == responses[1:]
@@ -128,10 +133,16 @@ def test_what_margo_cannot_honour_is_accepted_with_a_warning(fields, warning):
     ({"rules": "go-please"}, "unknown rules: 'go-please' (KataGo's Go rules names are accepted with a warning; "
                              "MarGo's options go in an object, e.g. {\"ko_rule\": \"simple\"})"),
     ({"rules": 7}, "rules must be a rules name or an object of rule options, got 7"),
-    ({"avoidMoves": [{"player": "B", "moves": ["C3"], "untilDepth": 1}]},
-     "avoidMoves is not supported: MarGo's search cannot leave moves out"),
-    ({"allowMoves": [{"player": "B", "moves": ["C3"], "untilDepth": 1}]},
-     "allowMoves is not supported: MarGo's search cannot leave moves out"),
+    ({"avoidMoves": [{"player": "B", "moves": ["C3"], "untilDepth": 2}]},
+     "avoidMoves[0].untilDepth 2 is not supported: MarGo leaves moves out at the root only (untilDepth 1)"),
+    ({"avoidMoves": [{"player": "B", "moves": ["C3"]}]},
+     "avoidMoves[0] must be an object with player, moves and untilDepth, got {'player': 'B', 'moves': ['C3']}"),
+    ({"avoidMoves": [{"player": "B", "moves": ["Z9"], "untilDepth": 1}]},
+     "avoidMoves[0].moves[0]: vertex is off board: 'Z9' (board size 5)"),
+    ({"allowMoves": [{"player": "B", "moves": ["C3"], "untilDepth": 1}] * 2},
+     "allowMoves must hold one object at most, got 2"),
+    ({"allowMoves": {"player": "B"}},
+     'allowMoves must be a list of {"player", "moves", "untilDepth"} objects'),
     ({"includePolicy": 1}, "includePolicy must be true or false, got 1"),
     ({"reportDuringSearchEvery": 0}, "reportDuringSearchEvery must be a number of seconds above 0, got 0"),
     ({"komi": float("inf")}, "komi must be a number, got inf"),
@@ -142,6 +153,56 @@ def test_a_refused_query_gets_one_exact_line_and_the_engine_goes_on(fields, erro
     responses = answers([json.dumps(query), json.dumps({"id": "next", "boardSize": 3, "maxVisits": 5})])
     assert responses[0] == {"id": "r", "error": error}
     assert [(r["id"], r["turnNumber"]) for r in responses[1:]] == [("next", 0)]
+
+
+def move_set(fields: dict) -> set[str]:
+    """The moves of the one answer to a 3x3 query after W B2:1 (Black to move: 8 legal moves)."""
+    query = {"id": "m", "moves": [["W", "B2:1"]], "boardSize": 3, "maxVisits": 300, **fields}
+    [response] = answers([json.dumps(query)])
+    return {info["move"] for info in response["moveInfos"]}
+
+
+EIGHT = {"A1:1", "B1:1", "C1:1", "A2:1", "C2:1", "A3:1", "B3:1", "C3:1"}
+
+
+@pytest.mark.parametrize(("fields", "moves"), [
+    ({}, EIGHT),
+    ({"avoidMoves": [{"player": "B", "moves": ["A1", "C3:1"], "untilDepth": 1}]}, EIGHT - {"A1:1", "C3:1"}),
+    ({"avoidMoves": [{"player": "B", "moves": ["A1"], "untilDepth": 1},
+                     {"player": "B", "moves": ["B1"], "untilDepth": 1}]}, EIGHT - {"A1:1", "B1:1"}),
+    ({"avoidMoves": [{"player": "W", "moves": ["A1"], "untilDepth": 1}]}, EIGHT),  # not White's turn
+    ({"allowMoves": [{"player": "B", "moves": ["A1", "B1:1", "B2"], "untilDepth": 1}]}, {"A1:1", "B1:1"}),
+    ({"allowMoves": [{"player": "B", "moves": ["A1", "B1"], "untilDepth": 1}],
+      "avoidMoves": [{"player": "B", "moves": ["B1"], "untilDepth": 1}]}, {"A1:1"}),
+    ({"avoidMoves": None}, EIGHT),
+])
+def test_avoid_and_allow_moves_leave_moves_out_at_the_root(fields, moves):
+    assert move_set(fields) == moves
+
+
+def test_moves_left_with_no_legal_move_answer_the_turn_with_an_error():
+    query = {"id": "e", "moves": [["W", "B2:1"]], "boardSize": 3, "maxVisits": 20, "analyzeTurns": [0, 1],
+             "allowMoves": [{"player": "B", "moves": ["B2"], "untilDepth": 1}]}
+    responses = answers([json.dumps(query)])
+    assert responses[1] == {"id": "e", "turnNumber": 1, "error": "avoidMoves and allowMoves leave B no legal move"}
+    assert responses[0]["turnNumber"] == 0 and responses[0]["moveInfos"]  # White's turn: searched
+    query["allowMoves"][0]["player"] = "W"  # White's turn 0 may play B2 alone; Black's turn 1 is free
+    first, second = answers([json.dumps(query)])
+    assert [info["move"] for info in first["moveInfos"]] == ["B2:1"] and first["moveInfos"][0]["visits"] == 20
+    assert len(second["moveInfos"]) > 1
+
+
+def test_the_root_score_lead_is_the_moves_scores_weighted_by_their_visits():
+    """KataGo's rootInfo scoreLead is the root's mean score: with every move listed, the
+    moves' scoreLead weighted by their visits (up to the 6-decimal rounding)."""
+    query = {"id": "s", "moves": [["W", "B2:1"]], "boardSize": 3, "maxVisits": 300, "komi": 2.5}
+    [response] = answers([json.dumps(query)])
+    infos, root = response["moveInfos"], response["rootInfo"]
+    assert sum(info["visits"] for info in infos) == root["visits"] == 300
+    weighted = sum(info["visits"] * info["scoreLead"] for info in infos) / root["visits"]
+    assert abs(weighted - root["scoreLead"]) < 2e-6 and root["scoreMean"] == root["scoreLead"]
+    assert all(info["scoreMean"] == info["scoreLead"] and info["scoreStdev"] >= 0 for info in infos)
+    assert len({info["scoreLead"] for info in infos}) > 1  # the moves differ
 
 
 def test_agreeing_size_and_komi_fields_are_accepted():

@@ -53,7 +53,8 @@ def test_a_response_has_katago_fields_in_margo_vertices():
     board.push(Move.from_gtp("B2:1", 5), Colour.BLACK)
     legal = {move.gtp() for move in board.legal_moves(Colour.WHITE)}
     for info in infos:
-        assert set(info) == {"move", "visits", "winrate", "lcb", "utility", "prior", "order", "pv"}
+        assert set(info) == {"move", "visits", "winrate", "scoreLead", "scoreMean", "scoreStdev", "lcb", "utility",
+                             "prior", "order", "pv"}
         assert info["move"] in legal and info["pv"][0] == info["move"]
         assert 0 <= info["winrate"] <= 1 and 0 <= info["prior"] <= 1
     # the moves' own simulations (the prior's virtual visits taken out) add up to at most

@@ -2,8 +2,8 @@
 
 Differential, as for the playouts and ``uct_select``: with the same seed, the C tree search
 (:func:`margo_gtp.players.native_search.tree_search`) and ``MctsPlayer.search`` build the
-same tree -- every node's move, visits, wins, AMAF statistics and prior, compared as
-floats with ``==`` -- and leave the player's generator in the same state, on the bench
+same tree -- every node's move, visits, wins, AMAF statistics, prior and final score
+sums (their sum, sum of squares and count), compared as floats with ``==`` -- and leave the player's generator in the same state, on the bench
 positions and on random positions under random rules and random player options. The pool
 cap (``max_nodes``) bounds the tree without stopping the search.
 """
@@ -31,7 +31,8 @@ pytestmark = pytest.mark.skipif(not (core.native_available() and native_search.a
 
 def python_nodes(root: Node, board: Board) -> list[tuple]:
     """Every node in preorder as the C search lists them: (depth, move code, n, w, rave_n,
-    rave_w, prior), the move code being the point index, -1 pass, -2 swap, -3 the root."""
+    rave_w, prior, score_sum, score_sq, scored), the move code being the point index, -1
+    pass, -2 swap, -3 the root."""
     index = board.geometry.index
     out, stack = [], [(root, 0)]
     while stack:
@@ -40,7 +41,8 @@ def python_nodes(root: Node, board: Board) -> list[tuple]:
             code = -3
         else:
             code = {"pass": -1, "swap": -2}.get(node.move.kind) if node.move.point is None else index[node.move.point]
-        out.append((depth, code, node.n, node.w, node.rave_n, node.rave_w, node.prior))
+        out.append((depth, code, node.n, node.w, node.rave_n, node.rave_w, node.prior, node.score_sum, node.score_sq,
+                    node.scored))
         stack.extend((child, depth + 1) for child in reversed(node.children or []))
     return out
 
@@ -166,6 +168,38 @@ def test_the_player_on_the_c_tree_chooses_and_analyses_as_on_the_python_tree(pos
                         player.analysis(player.root, max_moves=40, pv_length=12), player.rng.getstate()))
         assert (player.last_tree_nodes > 0) == (not python)
     assert results[1] == results[0]
+
+
+def root_stats(root: Node) -> list[tuple]:
+    return [(c.move, c.n, c.w, c.prior, c.score_sum, c.score_sq, c.scored) for c in root.children]
+
+
+@pytest.mark.parametrize("position", range(3))
+def test_the_c_tree_leaves_out_the_root_moves_the_python_tree_leaves_out(position):
+    """``allowed`` (avoidMoves/allowMoves at the root): both trees give the root only the
+    legal moves allowed, filtered before the shuffle, so the trees stay the same node for
+    node (score sums included); the player's view on the C tree has them too."""
+    board = core.board_on_core(midgame_positions()[position], "native")
+    colour = board.to_move
+    allowed = frozenset(board.legal_moves(colour)[::3])
+    python_player = MctsPlayer(random.Random(position), c_tree=False)
+    root = python_player.search(board, colour, playouts=150, allowed=allowed)
+    native_player = MctsPlayer(random.Random(position), reuse=False)
+    done, nodes, full = native_search.tree_search(board, colour, native_player.rng, native_player._c_tree_params(board),
+                                                  150, native_player._c_tree_priors(), allowed=allowed)
+    assert (done, nodes, native_player.rng.getstate()) == (
+        python_player.last_simulations, python_nodes(root, board), python_player.rng.getstate())
+    assert {child.move for child in root.children} == allowed and len(allowed) > 1
+    viewer = MctsPlayer(random.Random(position))
+    view = viewer.search(board, colour, playouts=150, allowed=allowed)
+    assert viewer.last_tree_nodes > 0  # the C tree ran
+    assert root_stats(view) == root_stats(root)
+    assert (view.score_sum, view.score_sq, view.scored) == (root.score_sum, root.score_sq, root.scored)
+    # the next search of the same position, without the filter, starts afresh with every move
+    for player in (python_player, viewer):
+        again = player.search(board, colour, playouts=20)
+        # (a fresh root's visits are its simulations; the early stop may end them before 20)
+        assert len(again.children) == len(board.legal_moves(colour)) and again.n == player.last_simulations <= 20
 
 
 def test_the_c_tree_stops_at_the_deadline():

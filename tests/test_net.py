@@ -24,7 +24,7 @@ from margo_gtp.lab.nettrain import (MarGoNet, export_onnx, held_out_paths, load_
                                     torch_planes, train)
 from margo_gtp.players import PlayerSpecError, make_player
 from margo_gtp.players.base import Budget
-from margo_gtp.players.net import NetError, NetEvaluator, NetPlayer, NetSearch, load_net
+from margo_gtp.players.net import NetError, NetEvaluator, NetPlayer, NetSearch, board_points, load_net, node_view
 from margo_gtp.players.net_features import (FEATURE_NAMES, FEATURES, encoding_for, global_features, move_index,
                                             point_features, symmetries)
 
@@ -400,6 +400,50 @@ def test_the_search_counts_every_simulation_and_plays_legal_moves(net5):
         assert board.is_legal(move, colour)
         board.push(move, colour)
         player.notify(board, move, colour)
+
+
+class WhiteLeadsBy:
+    """A stand-in for NetEvaluator on 5x5: a uniform policy, even chances, and a score head
+    saying that White leads by ``lead`` points, whoever is to move (the head predicts own
+    minus other over the board's points, so it is +lead/55 for White, -lead/55 for Black)."""
+
+    size = 5
+
+    def __init__(self, lead: float) -> None:
+        self.lead = lead
+
+    def evaluate(self, features, globals_):
+        batch, points = len(features), board_points(5)
+        white_to_move = globals_[:, 0]
+        score = (2 * white_to_move - 1) * self.lead / points
+        return (np.zeros((batch, points + 2), np.float32), np.tile([0.4, 0.2, 0.4], (batch, 1)),
+                np.zeros((batch, points), np.float32), score)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_net_search_backs_up_the_score_heads_points_for_each_mover(threads):
+    search = NetSearch(WhiteLeadsBy(6.0), batch=4, threads=threads)
+    board = board_after(5, "c3 b2")  # White to move
+    tree = search.search(board, board.to_move, playouts=80)
+    root = node_view(tree, board.to_move)
+    assert root.scored == 81 and root.score_mean() == pytest.approx(-6.0)  # for Black, who moved into the root
+    visited = [child for child in root.children if child.n]
+    assert sum(child.scored for child in root.children) == 80 and len(visited) > 1
+    for child in visited:  # White's moves: White still leads by 6, with no spread
+        assert child.score_mean() == pytest.approx(6.0) and child.score_stdev() == pytest.approx(0.0, abs=1e-6)
+        if child.children:
+            assert child.children[0].score_mean() == pytest.approx(-6.0)  # Black's reply
+
+
+def test_the_net_search_leaves_out_the_root_moves_not_allowed():
+    search = NetSearch(WhiteLeadsBy(0.0), batch=4)
+    board = board_after(5, "c3 b2")
+    allowed = {Move.from_gtp("a1", 5), Move.from_gtp("e5", 5), Move.from_gtp("c3", 5)}  # c3 is taken
+    tree = search.search(board, board.to_move, playouts=30, allowed=allowed)
+    assert tree.moves == [Move.from_gtp("a1", 5), Move.from_gtp("e5", 5)]
+    assert tree.prior.tolist() == [0.5, 0.5] and int(tree.child_n.sum()) == 30
+    tree = search.search(board, board.to_move, playouts=10)  # the next search without: every move, a fresh tree
+    assert tree.moves == board.legal_moves(board.to_move) and tree.n == 11
 
 
 def test_a_size_without_a_net_plays_mcts_and_says_so_once(net5, capsys):

@@ -84,25 +84,26 @@ def test_progress_reports_the_running_search_and_a_true_answer_stops_it() -> Non
     board = midgame(2)
     reports = []
 
-    def progress(done, n, w, children, size):  # noqa: ANN001, ANN202
-        reports.append((done, n, w, children, size))
+    def progress(done, n, w, children, size, root_score):  # noqa: ANN001, ANN202
+        reports.append((done, n, w, children, size, root_score))
         return len(reports) == 4
 
     player = MctsPlayer(random.Random(3), reuse=False, early_stop=False)
     tree = native_search.new_tree(1 << 20)
-    done, n, w, children, size = native_search.search(
+    done, n, w, children, size, root_score = native_search.search(
         board, board.to_move, player.rng, player._c_tree_params(board), None, None, None, tree=tree,
         progress=progress, interval=1e-4)
+    assert root_score[2] == done  # every simulation's final score is counted at the root
     # no simulation starts after the 4th report (the one played before it may be backed up after it)
     assert len(reports) == 4 and reports[-1][0] <= done <= reports[-1][0] + 1 and n == done
     assert [child[0] for child in reports[-1][3]] == [child[0] for child in children]
     legal = {native_search.code_of(board, move) for move in board.legal_moves()}
-    for (before, *_, before_children, _), (after, *_, after_children, _) in zip(reports, reports[1:]):
+    for (before, *_, before_children, _, _), (after, *_, after_children, _, _) in zip(reports, reports[1:]):
         assert before <= after
         assert [child[0] for child in before_children] == [child[0] for child in after_children]
         assert all(old[1] <= new[1] for old, new in zip(before_children, after_children))
-    for report_done, report_n, _, report_children, report_size in reports:
-        assert report_n == report_done  # a fresh root: its visits are the simulations
+    for report_done, report_n, _, report_children, report_size, report_score in reports:
+        assert report_n == report_done == report_score[2]  # a fresh root: its visits are the simulations
         assert {child[0] for child in report_children} == legal and report_size <= tree.size
     assert tree.in_flight() == 0
 

@@ -174,7 +174,8 @@ static PyObject *search_simulate(PyObject *module, PyObject *args) {
     if (!s) return NULL;
     if (evaluator != 0 && evaluator != 1) return PyErr_Format(PyExc_ValueError, "evaluator must be 0 or 1");
     if (read_eval_params(config, prm) < 0) return NULL;
-    double result = simulate(s, (uint64_t)seed, max_moves, komi, territory_scoring, evaluator, prm);
+    double margin;
+    double result = simulate(s, (uint64_t)seed, max_moves, komi, territory_scoring, evaluator, prm, &margin);
     if (result < -1.5) return PyErr_NoMemory();
     return PyFloat_FromDouble(result);
 }
@@ -354,7 +355,7 @@ done:
 }
 
 /* Every node in preorder (children in pool order) as (depth, code, n, w, rave_n, rave_w,
- * prior): what the tests compare with the Python tree. */
+ * prior, score_sum, score_sq, scored): what the tests compare with the Python tree. */
 static PyObject *tree_nodes(const Tree *t, int32_t root) {
     PyObject *out = PyList_New(0);
     int32_t *stack = PyMem_RawMalloc((size_t)(t->count + 1) * sizeof(int32_t));
@@ -367,8 +368,9 @@ static PyObject *tree_nodes(const Tree *t, int32_t root) {
         top--;
         const TreeNode *node = &t->nodes[stack[top]];
         int depth = depths[top];
-        PyObject *item = Py_BuildValue("(iiLdLdd)", depth, node->code, (long long)node->n, node->w,
-                                       (long long)node->rave_n, node->rave_w, node->prior);
+        PyObject *item = Py_BuildValue("(iiLdLddddL)", depth, node->code, (long long)node->n, node->w,
+                                       (long long)node->rave_n, node->rave_w, node->prior, node->score_sum,
+                                       node->score_sq, (long long)node->scored);
         if (!item || PyList_Append(out, item) < 0) {
             Py_XDECREF(item);
             goto fail;
@@ -392,10 +394,11 @@ fail:
     return NULL;
 }
 
-/* The root's children in pool order as (code, n, w, rave_n, rave_w, prior, pv), pv being
- * the principal variation below the child: the descendants chosen by the most visits
- * (then wins, the first on ties, as max() in searcher.analyse), each (code, player, n,
- * w, rave_n, rave_w, prior), at most 64, ending with the first unvisited one. */
+/* The root's children in pool order as (code, n, w, rave_n, rave_w, prior, pv, score_sum,
+ * score_sq, scored), pv being the principal variation below the child: the descendants
+ * chosen by the most visits (then wins, the first on ties, as max() in searcher.analyse),
+ * each (code, player, n, w, rave_n, rave_w, prior, score_sum, score_sq, scored), at most
+ * 64, ending with the first unvisited one. */
 static PyObject *root_children(const Tree *t, int32_t root) {
     const TreeNode *r = &t->nodes[root];
     int n = r->first_child >= 0 ? r->nchildren : 0;
@@ -412,8 +415,9 @@ static PyObject *root_children(const Tree *t, int32_t root) {
                 const TreeNode *x = &t->nodes[c];
                 if (x->n > best->n || (x->n == best->n && x->w > best->w)) best = x;
             }
-            PyObject *item = Py_BuildValue("(iiLdLdd)", best->code, best->player, (long long)best->n, best->w,
-                                           (long long)best->rave_n, best->rave_w, best->prior);
+            PyObject *item = Py_BuildValue("(iiLdLddddL)", best->code, best->player, (long long)best->n, best->w,
+                                           (long long)best->rave_n, best->rave_w, best->prior, best->score_sum,
+                                           best->score_sq, (long long)best->scored);
             if (!item || PyList_Append(pv, item) < 0) {
                 Py_XDECREF(item);
                 Py_DECREF(pv);
@@ -423,8 +427,9 @@ static PyObject *root_children(const Tree *t, int32_t root) {
             if (best->n == 0) break;
             node = best;
         }
-        PyObject *entry = Py_BuildValue("(iLdLddN)", child->code, (long long)child->n, child->w,
-                                        (long long)child->rave_n, child->rave_w, child->prior, pv);
+        PyObject *entry = Py_BuildValue("(iLdLddNddL)", child->code, (long long)child->n, child->w,
+                                        (long long)child->rave_n, child->rave_w, child->prior, pv, child->score_sum,
+                                        child->score_sq, (long long)child->scored);
         if (!entry) goto fail;
         PyList_SET_ITEM(out, k, entry);
     }
@@ -484,7 +489,8 @@ static PyTypeObject StopFlagType = {
 /* The tick of a search with a stop callable (other than a StopFlag) or a progress callback:
  * thread 0 calls it every tick_seconds (search_tree.c, interrupted). It polls stop() and,
  * every `interval`, reads the root's children (under the tree lock, search_read) and hands
- * them to progress(simulations, root n, root w, children, tree size); a true answer of
+ * them to progress(simulations, root n, root w, children, tree size, root score sums, first
+ * thread's ownership counts or None); a true answer of
  * either stops the search. It takes the GIL for the Python calls only; the exception of a
  * failed call is kept (exc) for the thread that started the search to raise. */
 #define POLL_SECONDS 0.005 /* how often a stop callable is asked: well inside the 50 ms a GTP command may wait */
@@ -501,6 +507,11 @@ typedef struct {
     double interval, next_progress;
     PyObject *report;   /* the arguments of the next progress call, read under the lock */
     PyObject *exc_type, *exc_value, *exc_tb; /* the exception raised (exc_type NULL: none) */
+    /* with ownership: the ticker's own run (the first thread), whose counts so far each
+     * report carries -- read by that thread itself, between two of its simulations, so
+     * without a race; the other threads' counts are summed once they are joined */
+    const SearchRun *owner_run;
+    int owner_points;
 } SearchTick;
 
 /* With the GIL: keep the exception set now (a failed tick stops the search: one at most). */
@@ -515,11 +526,16 @@ static double monotonic_seconds(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static PyObject *ownership_counts(const SearchRun *runs, Py_ssize_t threads, int count);
+
 static int read_progress(void *ctx, const Tree *t, int32_t root, long done) {
     SearchTick *tick = ctx;
     PyGILState_STATE gil = PyGILState_Ensure();
     const TreeNode *r = &t->nodes[root];
-    tick->report = Py_BuildValue("(lLdNi)", done, (long long)r->n, r->w, root_children(t, root), t->count);
+    PyObject *owned = tick->owner_run ? ownership_counts(tick->owner_run, 1, tick->owner_points) : Py_NewRef(Py_None);
+    tick->report = owned ? Py_BuildValue("(lLdNi(ddL)N)", done, (long long)r->n, r->w, root_children(t, root),
+                                         t->count, r->score_sum, r->score_sq, (long long)r->scored, owned)
+                         : NULL;
     if (!tick->report) tick_failed(tick);
     PyGILState_Release(gil);
     return tick->report ? 0 : -1;
@@ -636,9 +652,10 @@ static PyTypeObject TreeType = {
 /* tree_search(state, colour, mt_state, config, komi, territory_scoring, playouts, max_nodes,
  *             priors, deadline=None,
  *             whole=True, tree=None, helpers=(), stop=None, progress=None, interval=0.5,
- *             ownership=False)
+ *             ownership=False, root_moves=None)
  *   -> (simulations, new mt_state, nodes, pool full), nodes being every node in preorder
- *      when `whole`, else (root n, root w, the root's children with their pv, tree size);
+ *      when `whole`, else (root n, root w, the root's children with their pv, tree size,
+ *      (root score_sum, score_sq, scored));
  *      with `ownership`, a fifth item (white, black, playouts): per point index the number
  *      of simulations whose final position holds a White (Black) ball there, summed over
  *      the threads, and the number of simulations counted (= simulations)
@@ -652,7 +669,11 @@ static PyTypeObject TreeType = {
  * simulation) or another callable (asked every POLL_SECONDS by the first thread, with the
  * GIL): set or true, the search ends after the simulations in flight; progress: called
  * about every `interval` seconds by the first thread with (simulations, root n, root w, the
- * root's children with their pv, tree size), a true answer stopping the search */
+ * root's children with their pv, tree size, the root's score sums, and with `ownership` the
+ * first thread's ownership counts so far as (white, black, playouts), else None), a true answer stopping
+ * the search; root_moves: None, or count + 2 bytes of flags, the flag of move code c at
+ * index c + 2 (swap at 0, pass at 1, point i at i + 2): when the root is expanded by this search, its children are only the legal moves flagged
+ * (avoidMoves/allowMoves; a root already expanded is not changed) */
 #define MAX_SEARCH_THREADS 1024
 
 /* The threads' ownership counts summed: (white, black, playouts), the two lists indexed by
@@ -684,19 +705,20 @@ static PyObject *ownership_counts(const SearchRun *runs, Py_ssize_t threads, int
 static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *kwds) {
     static char *keywords[] = {"state", "colour", "mt_state", "config", "komi", "territory_scoring", "playouts",
                                "max_nodes", "priors", "deadline",
-                               "whole", "tree", "helpers", "stop", "progress", "interval", "ownership", NULL};
+                               "whole", "tree", "helpers", "stop", "progress", "interval", "ownership", "root_moves",
+                               NULL};
     PyObject *so, *mt_state, *config, *priors_obj, *deadline_obj = Py_None, *tree_obj = Py_None, *helpers = NULL;
-    PyObject *stop = Py_None, *progress = Py_None;
+    PyObject *stop = Py_None, *progress = Py_None, *root_moves = Py_None;
     double interval = 0.5;
     int colour, territory_scoring, whole = 1, ownership = 0;
     double komi;
     long playouts;
     long max_nodes;
     SearchParams prm;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiO!OdpllO|OpOO!OOdp", keywords, &so, &colour, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiO!OdpllO|OpOO!OOdpO", keywords, &so, &colour, &PyTuple_Type,
                                      &mt_state, &config, &komi, &territory_scoring, &playouts, &max_nodes, &priors_obj,
                                      &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers, &stop, &progress,
-                                     &interval, &ownership))
+                                     &interval, &ownership, &root_moves))
         return NULL;
     double deadline = 0.0;
     if (deadline_obj != Py_None) {
@@ -713,6 +735,8 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
     if (max_nodes < 1 || max_nodes > INT32_MAX) return PyErr_Format(PyExc_ValueError, "max_nodes must be 1..2**31-1");
     if (tree_obj != Py_None && !PyObject_TypeCheck(tree_obj, &TreeType))
         return PyErr_Format(PyExc_TypeError, "tree must be a Tree or None");
+    if (root_moves != Py_None && (!PyBytes_Check(root_moves) || PyBytes_GET_SIZE(root_moves) != s->count + 2))
+        return PyErr_Format(PyExc_ValueError, "root_moves must be None or bytes of a flag per move code (points + 2)");
     PriorParams priors;
     if (priors_obj != Py_None && read_priors(priors_obj, prm.komi, &priors) < 0) return NULL;
     if (stop != Py_None && !PyCallable_Check(stop)) return PyErr_Format(PyExc_TypeError, "stop must be a StopFlag, callable or None");
@@ -731,8 +755,9 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
     }
     Tree local = {NULL, 0, 0, (int32_t)max_nodes};
     Tree *tree = kept ? &kept->tree : &local;
-    SearchShared sh = {tree, &prm, priors_obj == Py_None ? NULL : &priors, -1, colour, playouts,
-                       deadline_obj != Py_None, deadline, 0.0};
+    SearchShared sh = {tree, &prm, priors_obj == Py_None ? NULL : &priors,
+                       root_moves == Py_None ? NULL : (const unsigned char *)PyBytes_AS_STRING(root_moves), -1,
+                       colour, playouts, deadline_obj != Py_None, deadline, 0.0};
     pthread_mutex_init(&sh.lock, NULL);
     int is_flag = stop != Py_None && PyObject_TypeCheck(stop, &StopFlagType);
     SearchTick tick = {stop != Py_None && !is_flag ? stop : NULL, progress != Py_None ? progress : NULL, interval,
@@ -766,6 +791,10 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
         }
     }
     if (!ready) goto done;
+    if (ownership) {
+        tick.owner_run = &runs[0];
+        tick.owner_points = s->count;
+    }
     int32_t root = kept && kept->root >= 0 ? kept->root : tree_new_root(tree, colour ^ 1, prm.prior_value);
     if (root < 0) goto done;
     if (kept) kept->root = root;
@@ -793,8 +822,9 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
         goto done;
     }
     PyObject *nodes = whole ? tree_nodes(tree, root)
-                            : Py_BuildValue("(LdNi)", (long long)tree->nodes[root].n, tree->nodes[root].w,
-                                            root_children(tree, root), tree->count);
+                            : Py_BuildValue("(LdNi(ddL))", (long long)tree->nodes[root].n, tree->nodes[root].w,
+                                            root_children(tree, root), tree->count, tree->nodes[root].score_sum,
+                                            tree->nodes[root].score_sq, (long long)tree->nodes[root].scored);
     PyObject *nt = nodes ? mt_to_tuple(&mts[0]) : NULL;
     PyObject *owned = nt && ownership ? ownership_counts(runs, threads, s->count) : NULL;
     if (nodes && nt && (owned || !ownership))
@@ -939,7 +969,7 @@ static PyMethodDef search_functions[] = {
     {"tree_search", (PyCFunction)(void (*)(void))search_tree_search, METH_VARARGS | METH_KEYWORDS,
      "tree_search(state, colour, mt_state, config, komi, territory_scoring, playouts, max_nodes, priors, "
      "deadline=None, whole=True, tree=None, "
-     "helpers=(), stop=None, progress=None, interval=0.5, ownership=False) -> (simulations, mt_state, nodes, full"
+     "helpers=(), stop=None, progress=None, interval=0.5, ownership=False, root_moves=None) -> (simulations, mt_state, nodes, full"
      "[, (white, black, playouts)])"},
     {NULL, NULL, 0, NULL},
 };

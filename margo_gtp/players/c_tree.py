@@ -86,6 +86,7 @@ class CTree:
         self.tree: Any = None  # the C tree kept between moves (reuse on): a _search.Tree
         self.root: Node | None = None  # the view of the tree
         self._root_key: tuple[int, int, int] | None = None
+        self._filtered = False  # the kept root lacks moves (allowed): no later search goes on from it
         self.last_simulations = 0
         self.last_tree_nodes = 0  # nodes of the last search's C tree
 
@@ -111,6 +112,7 @@ class CTree:
                 and self.tree.advance(native_search.code_of(board, move), int(colour))):
             self.root = next((child for child in root.children or [] if child.move == move), None)
             self._root_key = position_key(board, board.to_move)
+            self._filtered = False  # only the root's moves were filtered
         else:
             self.reset()
 
@@ -119,15 +121,19 @@ class CTree:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = PROGRESS_SECONDS, ownership: Any = None) -> Node:
+               interval: float = PROGRESS_SECONDS, ownership: Any = None, allowed: Any = None) -> Node:
         """The search by the C tree, returning a view of the tree as :class:`Node` objects:
         the root and all its children exact, below each child only its principal variation
         (the most visited child, then its most visited child, ...). With ``reuse`` the C tree
         is kept for the next move (:meth:`advance` keeps the subtree of the move played),
         else freed. A stoppable search (``stop`` or ``on_progress``) refreshes the view every
-        ``interval`` seconds. :meth:`can_search` must hold."""
+        ``interval`` seconds. :meth:`can_search` must hold. ``allowed``: see
+        :meth:`.Searcher.search` (the C tree filters the root's moves as the Python tree does)."""
         config = self.config
         key = position_key(board, colour)
+        if allowed is not None or self._filtered:
+            self.reset()  # a kept root has every move, or lacks some: start afresh
+        self._filtered = allowed is not None
         tree = None
         if config.reuse:
             if self.tree is None or self._root_key != key:
@@ -138,20 +144,21 @@ class CTree:
         self._root_key = key
         progress = None
         if stop is not None or on_progress is not None:
-            def progress(done: int, n: int, w: float, children: list[tuple], size: int) -> object:
+            def progress(done: int, n: int, w: float, children: list[tuple], size: int, root_score: tuple) -> object:
                 if not done:  # nothing searched yet (a short interval, slow priors): the Python
                     return None  # search never reports before its first simulations either
                 self.last_simulations, self.last_tree_nodes = done, size
-                root = self._refresh_view(board, colour, n, w, children)
+                root = self._refresh_view(board, colour, n, w, children, root_score)
                 return on_progress(root) if on_progress is not None else None
-        done, n, w, children, size = native_search.search(
+        done, n, w, children, size, root_score = native_search.search(
             board, colour, self.rng, config, playouts, deadline, self.priors(board),
             max_nodes=config.max_nodes, tree=tree, threads=config.threads, stop=stop, progress=progress,
-            interval=max(interval, C_TREE_SHORTEST_INTERVAL), ownership=ownership)
+            interval=max(interval, C_TREE_SHORTEST_INTERVAL), ownership=ownership, allowed=allowed)
         self.last_simulations, self.last_tree_nodes = done, size
-        return self._refresh_view(board, colour, n, w, children)
+        return self._refresh_view(board, colour, n, w, children, root_score)
 
-    def _refresh_view(self, board: Board, colour: Colour, n: int, w: float, children: list[tuple]) -> Node:
+    def _refresh_view(self, board: Board, colour: Colour, n: int, w: float, children: list[tuple],
+                      root_score: tuple[float, float, int]) -> Node:
         """The C tree's root, its ``children`` and their principal variations into
         :attr:`root`: the Node objects of the view already there (the same root children,
         in the same order) updated in place, so that a caller holding them sees them grow
@@ -161,14 +168,16 @@ class CTree:
             root = self.root = Node(None, int(colour) ^ 1, -1, None)
         root.parent = None
         root.n, root.w = n, w
+        root.score_sum, root.score_sq, root.scored = root_score
         old = root.children or []
         if len(old) != len(children) or any(native_search.code_of(board, node.move) != entry[0]  # type: ignore[arg-type]
                                             for node, entry in zip(old, children)):
-            old = [self._view_node(board, root, code, int(colour), 0, 0.0, 0, 0.0, PRIOR_VALUE)
+            old = [self._view_node(board, root, code, int(colour), 0, 0.0, 0, 0.0, PRIOR_VALUE, 0.0, 0.0, 0)
                    for code, *_ in children]
             root.children = old
-        for child, (code, child_n, child_w, rave_n, rave_w, prior, pv) in zip(old, children):
+        for child, (code, child_n, child_w, rave_n, rave_w, prior, pv, *score) in zip(old, children):
             child.n, child.w, child.rave_n, child.rave_w, child.prior = child_n, child_w, rave_n, rave_w, prior
+            child.score_sum, child.score_sq, child.scored = score
             node = child
             node.children = None
             for entry in pv:
@@ -179,8 +188,9 @@ class CTree:
 
     @staticmethod
     def _view_node(board: Board, parent: Node, code: int, player: int, n: int, w: float, rave_n: int,
-                   rave_w: float, prior: float) -> Node:
+                   rave_w: float, prior: float, score_sum: float, score_sq: float, scored: int) -> Node:
         node = Node(native_search.move_of(board, code), player, code if code >= 0 else -1, parent)
         node.n, node.w, node.rave_n, node.rave_w, node.prior = n, w, rave_n, rave_w, prior
+        node.score_sum, node.score_sq, node.scored = score_sum, score_sq, scored
         return node
 

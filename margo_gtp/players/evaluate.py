@@ -22,8 +22,8 @@ from margo_gtp.players import native_search
 from margo_gtp.players import search_config as tunables
 from margo_gtp.players.playout_policy import PlayoutPolicy
 
-__all__ = ["EVALUATORS", "can_escape", "heuristic_evaluator", "ladder_captures", "playout", "seeded_playout",
-           "territory_evaluator"]
+__all__ = ["EVALUATORS", "can_escape", "final_margin", "heuristic_evaluator", "ladder_captures", "playout",
+           "seeded_playout", "territory_evaluator"]
 
 _COLOURS = (Colour.WHITE, Colour.BLACK)  # Colour(c) without the enum call
 
@@ -48,6 +48,19 @@ def eval_tunables(ladder_depth: int | None = None, config: Any = None) -> Any:
     return EvalTunables(tunables.EVAL_SCALE_MIN, tunables.EVAL_SCALE_PER_POINT, tunables.FREEDOM_VALUE,
                         tunables.SHORT_OF_FREEDOMS_LOSS, tunables.GROUP_COST,
                         tunables.LADDER_DEPTH if ladder_depth is None else ladder_depth)
+
+
+def final_margin(board: Board) -> float:
+    """White's score minus Black's, komi included, of a simulation's final position: the
+    final score when the game is over (the scores :meth:`Board.outcome` compares), else the
+    R19 territory count that both evaluators start from. What the searches back up as a
+    score (``Node.score_sum``): a ball count of an unfinished position would mostly say
+    who moved last. The C tree's twin is ``final_margin`` in ``search_eval.c``."""
+    outcome = board.outcome()
+    if outcome is not None:
+        return outcome.white_score - outcome.black_score
+    white, black = board.score("territory")
+    return white - black
 
 
 def territory_evaluator(board: Board) -> float:

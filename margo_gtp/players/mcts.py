@@ -251,6 +251,7 @@ class MctsPlayer:
         stop: Callable[[], bool] | None = None,
         on_progress: Callable[[Node], object] | None = None,
         interval: float = PROGRESS_SECONDS,
+        allowed: Any = None,
     ) -> Node:
         """Run simulations for ``colour`` to move in ``board`` until ``playouts`` were run,
         ``deadline`` (on :attr:`clock`) passed or ``stop()`` is true; return the root.
@@ -267,6 +268,9 @@ class MctsPlayer:
         any other callable every few milliseconds; a stoppable C search also refreshes
         :attr:`root` (the same :class:`Node` objects, updated) every ``interval`` seconds,
         so another thread sees it grow as it sees the Python tree grow.
+
+        ``allowed`` (moves; None: all) leaves the root only the legal moves among them
+        (KataGo's avoidMoves/allowMoves at depth 1; a fresh tree, :meth:`.Searcher.search`).
         """
         if playouts is None and deadline is None and stop is None:
             deadline = self.clock() + self.config.default_seconds
@@ -278,7 +282,8 @@ class MctsPlayer:
             self._searcher = searcher
         searcher.last_tree_nodes = 0
         return searcher.search(board, colour, playouts=playouts, deadline=deadline, stop=stop,
-                               on_progress=on_progress, interval=interval, ownership=self.ownership)
+                               on_progress=on_progress, interval=interval, ownership=self.ownership,
+                               allowed=allowed)
 
     # -- the searchers' pieces, for tests and tools
 

@@ -186,12 +186,24 @@ def code_of(board: Board, move: Move) -> int:
     return board.geometry.index[move.point]
 
 
+def root_mask(board: Board, allowed: Any) -> bytes | None:
+    """The C tree's ``root_moves`` for the moves ``allowed`` at the root (None: all): a flag
+    per move code, the code ``c`` at ``c + 2`` (swap, pass, then the points by index)."""
+    if allowed is None:
+        return None
+    flags = bytearray(board.geometry.count + 2)
+    for move in allowed:
+        flags[code_of(board, move) + 2] = 1
+    return bytes(flags)
+
+
 def search(board: Board, colour: Colour, rng: random.Random, config: Any, playouts: int | None,
            deadline: float | None, priors: Any,
            max_nodes: int | None = None, tree: Any = None,
            threads: int = 1, stop: Callable[[], bool] | None = None,
            progress: Callable[..., object] | None = None,
-           interval: float = 0.5, ownership: Any = None) -> tuple[int, int, float, list[tuple], int]:
+           interval: float = 0.5, ownership: Any = None,
+           allowed: Any = None) -> tuple[int, int, float, list[tuple], int, tuple[float, float, int]]:
     """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
     ``rng`` as ``PythonTree.search`` does (its state goes in and comes back): until
     ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
@@ -199,9 +211,10 @@ def search(board: Board, colour: Colour, rng: random.Random, config: Any, playou
     glue reads by field name (komi and the scoring are ``board``'s rules'); ``priors``: the
     heuristic priors' settings (``c_tree.Priors``, by field name too), from which the C tree
     computes the priors itself (``search_prior.c``), or None for no priors. Returns (simulations, root
-    visits, root wins, the root's children as (code, n, w, rave_n, rave_w, prior, pv), the
-    tree's size in nodes); ``pv`` lists (code, player, n, w, rave_n, rave_w, prior) along
-    the most visited line below the child. With ``tree`` (:func:`new_tree`) the search goes
+    visits, root wins, the root's children as (code, n, w, rave_n, rave_w, prior, pv,
+    score_sum, score_sq, scored), the tree's size in nodes, the root's (score_sum,
+    score_sq, scored)); ``pv`` lists (code, player, n, w, rave_n, rave_w, prior,
+    score_sum, score_sq, scored) along the most visited line below the child. With ``tree`` (:func:`new_tree`) the search goes
     on from that tree's root (priming it as ``PythonTree._prime`` does) and the tree is
     kept; else a tree of ``max_nodes`` is made and freed. :func:`can_search` must hold.
 
@@ -211,25 +224,40 @@ def search(board: Board, colour: Colour, rng: random.Random, config: Any, playou
 
     ``stop`` (:func:`new_stop_flag`, or any callable) ends the search after the
     simulations in flight once it is set or true. ``progress(simulations, root visits,
-    root wins, children, tree size)`` -- the children as returned -- is called about every
+    root wins, children, tree size, root score sums)`` -- as returned -- is called about every
     ``interval`` seconds from the search's first thread while it runs; a true answer
     stops it.
 
     ``ownership`` (an :class:`~margo_gtp.players.ownership.Ownership` of ``board``'s
     points, or None) gets the balls of every simulation's final position: each thread
     counts its own, and the sums are added (``add_counts``) once the search has returned,
-    so the object does not change while the search runs (nor when it fails)."""
+    so its counts do not change while the search runs (nor when it fails); meanwhile its
+    ``running`` holds the first thread's counts so far, set before each ``progress`` call
+    (:meth:`~margo_gtp.players.ownership.Ownership.so_far` reads both).
+
+    ``allowed`` (moves, or None for all): when this search expands the root, its children
+    are only the legal moves among them (avoidMoves/allowMoves)."""
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
-    done, internal, (n, w, children, size), _, *owned = _search.tree_search(
-        native_state(board), int(colour), internal, config, board.rules.komi, board.rules.scoring == "territory",
-        -1 if playouts is None else playouts,
-        max_nodes or default_max_nodes(), priors, deadline, False, tree, helpers, stop=stop, progress=progress,
-        interval=interval, ownership=ownership is not None)
+    relay = None
+    if progress is not None:
+        def relay(done: int, n: int, w: float, children: list, size: int, root_score: tuple, running: Any) -> object:
+            if ownership is not None:
+                ownership.running = running  # the first thread's counts so far (Ownership.so_far)
+            return progress(done, n, w, children, size, root_score)
+    try:
+        done, internal, (n, w, children, size, root_score), _, *owned = _search.tree_search(
+            native_state(board), int(colour), internal, config, board.rules.komi, board.rules.scoring == "territory",
+            -1 if playouts is None else playouts,
+            max_nodes or default_max_nodes(), priors, deadline, False, tree, helpers, stop=stop, progress=relay,
+            interval=interval, ownership=ownership is not None, root_moves=root_mask(board, allowed))
+    finally:
+        if ownership is not None:
+            ownership.running = None
     rng.setstate((version, internal, gauss))
     if ownership is not None:
         ownership.add_counts(*owned[0])
-    return done, n, w, children, size
+    return done, n, w, children, size, root_score
 
 
 def helper_states(rng: random.Random, threads: int) -> tuple:
@@ -242,16 +270,17 @@ def helper_states(rng: random.Random, threads: int) -> tuple:
 def tree_search(board: Board, colour: Colour, rng: random.Random, config: Any, playouts: int,
                 priors: Any,
                 max_nodes: int = 1 << 24, threads: int = 1, tree: Any = None,
-                ownership: Any = None) -> tuple[int, list[tuple], bool]:
+                ownership: Any = None, allowed: Any = None) -> tuple[int, list[tuple], bool]:
     """As :func:`search` with a playout budget, returning every node in preorder as (depth,
-    move code, n, w, rave_n, rave_w, prior) and whether the pool reached ``max_nodes``: what
-    the tests compare with the Python tree. ``ownership`` as in :func:`search`."""
+    move code, n, w, rave_n, rave_w, prior, score_sum, score_sq, scored) and whether the
+    pool reached ``max_nodes``: what the tests compare with the Python tree. ``ownership``
+    and ``allowed`` as in :func:`search`."""
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
     done, internal, nodes, full, *owned = _search.tree_search(
         native_state(board), int(colour), internal, config, board.rules.komi, board.rules.scoring == "territory",
         playouts, max_nodes, priors, None, True, tree, helpers,
-        ownership=ownership is not None)
+        ownership=ownership is not None, root_moves=root_mask(board, allowed))
     rng.setstate((version, internal, gauss))
     if ownership is not None:
         ownership.add_counts(*owned[0])

@@ -159,21 +159,26 @@ class NetEvaluator:
 class NetNode:
     """One position of the tree. Fields: ``moves`` (the legal moves), ``prior`` (their
     policy probabilities), ``child_n`` / ``child_w`` (visits and wins of each move for
-    the colour to move here), ``children`` (a :class:`NetNode` per move once reached),
-    ``n`` / ``w`` (visits and wins of the move that led here, for its mover), ``value``
-    (the net's value of this position for the colour to move), ``terminal`` (the exact
-    value when the game is over here, else None)."""
+    the colour to move here), ``child_s`` / ``child_s2`` (the sums of each move's
+    evaluations' final scores for the colour to move here, and of their squares),
+    ``children`` (a :class:`NetNode` per move once reached), ``n`` / ``w`` / ``s`` /
+    ``s2`` (visits, wins and score sums of the move that led here, for its mover),
+    ``value`` (the net's value of this position for the colour to move), ``terminal``
+    (the exact value when the game is over here, else None) and ``terminal_score`` (then
+    its exact final score for the colour to move)."""
 
-    __slots__ = ("moves", "prior", "child_n", "child_w", "children", "n", "w", "value", "terminal", "to_move")
+    __slots__ = ("moves", "prior", "child_n", "child_w", "child_s", "child_s2", "children", "n", "w", "s", "s2",
+                 "value", "terminal", "terminal_score", "to_move")
 
     def __init__(self, to_move: int) -> None:
         self.moves: list[Move] = []
-        self.prior = self.child_n = self.child_w = None
+        self.prior = self.child_n = self.child_w = self.child_s = self.child_s2 = None
         self.children: list[NetNode | None] = []
         self.n = 0
-        self.w = 0.0
+        self.w = self.s = self.s2 = 0.0
         self.value = 0.5
         self.terminal: float | None = None
+        self.terminal_score = 0.0
         self.to_move = to_move
 
     @property
@@ -203,6 +208,7 @@ class NetSearch:
         self.clock = clock
         self.root: NetNode | None = None
         self.root_key: tuple | None = None
+        self.filtered = False  # the kept root lacks moves (allowed): no later search goes on from it
         self.last_simulations = 0
 
     # -- tree reuse ---------------------------------------------------------------------
@@ -221,6 +227,7 @@ class NetSearch:
             return
         for i, candidate in enumerate(root.moves):
             if candidate == move and root.children[i] is not None:
+                self.filtered = False  # only the root's moves were filtered
                 self.root = root.children[i]
                 self.root_key = position_key(board, board.to_move)
                 if self.root.to_move != int(board.to_move):
@@ -231,17 +238,26 @@ class NetSearch:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[NetNode], object] | None = None,
-               interval: float = 0.1) -> NetNode:
+               interval: float = 0.1, allowed=None) -> NetNode:
         """Run simulations until ``playouts`` were run, ``deadline`` passed or ``stop()``;
         ``on_progress(root)`` is called (under the tree's lock) about every ``interval``
         seconds, and a true answer stops the search.
 
         With ``threads`` > 1 every thread gathers a batch under the tree's lock, evaluates it
         without the lock (ONNX Runtime releases the GIL, so one thread's network call runs
-        while another walks the tree), and applies it under the lock again."""
+        while another walks the tree), and applies it under the lock again.
+
+        ``allowed`` (moves; None: all) leaves the root only the legal moves among them, their
+        policy renormalised (KataGo's avoidMoves/allowMoves at depth 1); the tree starts afresh."""
+        if allowed is not None or self.filtered:
+            self.root = None  # a kept root has every move, or lacks some
+        self.filtered = allowed is not None
         root = self.root_for(board, colour)
         if not root.expanded:
-            self._apply(self._compute([(root, board.copy(), [])]))
+            results = self._compute([(root, board.copy(), [])])
+            if allowed is not None:
+                results = [self._only(result, allowed) for result in results]
+            self._apply(results)
         self._done, self._in_flight, self._stopped = 0, 0, False
         limits = (playouts, deadline, stop)
         self._progress = (on_progress, interval, self.clock() + interval)
@@ -257,6 +273,18 @@ class NetSearch:
                 worker.join()
         self.last_simulations = self._done
         return root
+
+    def _only(self, result: tuple, allowed) -> tuple:
+        """A root's evaluation with only the ``allowed`` moves, their priors renormalised."""
+        node, path, value, moves, prior, score = result
+        if moves is None:
+            return result
+        allowed = set(allowed)
+        keep = [i for i, move in enumerate(moves) if move in allowed]
+        kept = prior[keep]
+        total = float(kept.sum())
+        kept = kept / total if total > 0 else self.np.full(len(keep), 1.0 / max(1, len(keep)))
+        return node, path, value, [moves[i] for i in keep], kept, score
 
     def _finished(self, root: NetNode, limits: tuple) -> bool:
         playouts, deadline, stop = limits
@@ -325,7 +353,7 @@ class NetSearch:
                 return child, board, path
             node = child
         if node.terminal is not None:
-            self._backup(path, node, node.terminal)
+            self._backup(path, node, node.terminal, node.terminal_score)
             return ("done", path)
         # a child reached twice in one batch, still waiting for the net: undo this walk
         for parent, i in path:
@@ -339,16 +367,19 @@ class NetSearch:
         for node, board, path in leaves:
             outcome = board.outcome()
             if outcome is not None:
+                margin = outcome.white_score - outcome.black_score  # White is colour 0
                 results.append((node, path, 0.5 if outcome.winner is None else float(int(outcome.winner) == node.to_move),
-                                None, None))
+                                None, None, margin if node.to_move == 0 else -margin))
             else:
                 to_evaluate.append((node, board, path))
         if not to_evaluate:
             return results
         features = np.stack([self.features_of(board, Colour(node.to_move)) for node, board, _ in to_evaluate])
         globals_ = np.stack([self.globals_of(board, Colour(node.to_move)) for node, board, _ in to_evaluate])
-        policy, value, _ownership, _score = self.evaluator.evaluate(features, globals_)
+        policy, value, _ownership, score = self.evaluator.evaluate(features, globals_)
         count = policy.shape[1] - 2
+        # the score head predicts the final score (own minus other) over the board's points
+        points = board_points(self.evaluator.size)
         for k, (node, board, path) in enumerate(to_evaluate):
             moves = board.legal_moves(Colour(node.to_move))
             # placements come first, in point order: the "legal" feature row has their indices
@@ -357,36 +388,49 @@ class NetSearch:
             specials = [count + 1 if move.is_swap else count for move in moves[len(placements):]]
             logits = policy[k][np.concatenate([placements, np.array(specials, np.int64)])]
             prior = np.exp(logits - logits.max())
-            results.append((node, path, float(value[k, 0] + 0.5 * value[k, 1]), moves, prior / prior.sum()))
+            results.append((node, path, float(value[k, 0] + 0.5 * value[k, 1]), moves, prior / prior.sum(),
+                            float(score[k]) * points))
         return results
 
     def _apply(self, results: list) -> None:
         """Expand the evaluated leaves and back their values up (under the tree's lock)."""
         np = self.np
-        for node, path, value, moves, prior in results:
+        for node, path, value, moves, prior, score in results:
             if moves is None:
-                node.terminal = value
+                node.terminal, node.terminal_score = value, score
             else:
                 node.moves, node.prior = moves, prior
                 node.child_n = np.zeros(len(moves), np.int64)
                 node.child_w = np.zeros(len(moves), np.float64)
+                node.child_s = np.zeros(len(moves), np.float64)
+                node.child_s2 = np.zeros(len(moves), np.float64)
                 node.children = [None] * len(moves)
                 node.value = value
-            self._backup(path, node, value, virtual=True)
+            self._backup(path, node, value, score, virtual=True)
 
-    def _backup(self, path, leaf: NetNode, value: float, virtual: bool = True) -> None:
-        """Add ``value`` (for the colour to move at ``leaf``) along ``path``: each edge's
-        wins are for the colour that made its move (the parent's colour to move)."""
+    def _backup(self, path, leaf: NetNode, value: float, score: float, virtual: bool = True) -> None:
+        """Add ``value`` and the final ``score`` (both for the colour to move at ``leaf``)
+        along ``path``: each edge's wins and score are for the colour that made its move
+        (the parent's colour to move)."""
+        square = score * score
         leaf.n += 1
         leaf.w += 1.0 - value
+        leaf.s -= score
+        leaf.s2 += square
         for parent, i in reversed(path):
             if virtual:
                 parent.child_n[i] -= VIRTUAL_LOSS
             parent.child_n[i] += 1
-            mover_value = value if parent.to_move == leaf.to_move else 1.0 - value
+            same = parent.to_move == leaf.to_move
+            mover_value = value if same else 1.0 - value
+            mover_score = score if same else -score
             parent.child_w[i] += mover_value
+            parent.child_s[i] += mover_score
+            parent.child_s2[i] += square
             parent.n += 1
             parent.w += 1.0 - mover_value  # the parent's own wins are for whoever moved into it
+            parent.s -= mover_score
+            parent.s2 += square
 
     # -- reading the tree -----------------------------------------------------------------
 
@@ -474,17 +518,17 @@ class NetPlayer:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = 0.1, ownership: object = None) -> Node:
+               interval: float = 0.1, ownership: object = None, allowed=None) -> Node:
         """The search in the searchers' shape (:class:`~.searcher.Searcher`): a root of
         :class:`~.searcher.Node` objects whose children are exact, each with its ``prior``
         the policy's probability, and the principal variation below the visited ones.
         Self-play, ``margo-analyze`` and pondering read it. On a size without a net, the
         ``mcts`` fallback searches. ``ownership`` is not counted (the net's ownership head
-        is not read yet)."""
+        is not read yet). ``allowed``: see :meth:`NetSearch.search`."""
         fallback = self._fallback_for(board)
         if fallback is not None:
             return fallback.search(board, colour, playouts=playouts, deadline=deadline, stop=stop,
-                                   on_progress=on_progress, interval=interval)
+                                   on_progress=on_progress, interval=interval, allowed=allowed)
         tree = self.searches[board.size]
         report = None
         if on_progress is not None:
@@ -492,7 +536,7 @@ class NetPlayer:
                 self.last_simulations = tree.last_simulations
                 return on_progress(node_view(root, colour))
         root = tree.search(board, colour, playouts=playouts, deadline=deadline, stop=stop, on_progress=report,
-                           interval=interval)
+                           interval=interval, allowed=allowed)
         self.last_simulations = tree.last_simulations
         self.root = node_view(root, colour)
         return self.root
@@ -525,12 +569,14 @@ def node_view(tree: NetNode, colour: Colour, principal: int = 10, pv_length: int
     below the ``principal`` most visited ones their most visited line."""
     root = Node(None, int(colour) ^ 1, -1, None)
     root.n, root.w = tree.n, tree.w
+    root.score_sum, root.score_sq, root.scored = tree.s, tree.s2, tree.n
     root.children = []
     if tree.prior is None:
         return root
     for i, move in enumerate(tree.moves):
         child = Node(move, int(colour), -1, root)
         child.n, child.w, child.prior = int(tree.child_n[i]), float(tree.child_w[i]), float(tree.prior[i])
+        child.score_sum, child.score_sq, child.scored = float(tree.child_s[i]), float(tree.child_s2[i]), child.n
         root.children.append(child)
     ranked = sorted(range(len(tree.moves)), key=lambda i: -int(tree.child_n[i]))[:principal]
     for i in ranked:
@@ -541,9 +587,15 @@ def node_view(tree: NetNode, colour: Colour, principal: int = 10, pv_length: int
             j = int(below.child_n.argmax())
             step = Node(below.moves[j], below.to_move, -1, node)
             step.n, step.w, step.prior = int(below.child_n[j]), float(below.child_w[j]), float(below.prior[j])
+            step.score_sum, step.score_sq, step.scored = float(below.child_s[j]), float(below.child_s2[j]), step.n
             node.children = [step]
             node, below = step, below.children[j]
     return root
+
+
+def board_points(size: int) -> int:
+    """The points of a ``size`` pyramid: what the score head's prediction is divided by."""
+    return size * (size + 1) * (2 * size + 1) // 6
 
 
 def header_json(path: str | os.PathLike[str]) -> str:

@@ -16,9 +16,11 @@ the Python search does, as it goes; or the summed counts at once
 threads counts the balls of its own simulations' final positions per point index (after
 the playout and its evaluation, the same position the Python search counts), and
 ``native_search.search`` adds the threads' sums once the search has returned. So with the
-C tree an Ownership does not change while a search runs (a progress callback sees the
-search's tree, never its ownership: the analysis reports ownership only with its final
-answer). With one thread and a seed both searches count the same positions, so the same
+C tree an Ownership's counts do not change while a search runs; what a progress callback
+may read meanwhile is :meth:`Ownership.so_far`: the counts plus ``running``, the C
+tree's first thread's counts so far (read by that thread itself between two of its
+simulations, so without a race: all the simulations with one thread, a share of them
+with more), which ``native_search.search`` sets before each progress report. With one thread and a seed both searches count the same positions, so the same
 counts (tests/test_search_ownership.py). Counting is off unless a caller asks for it
 (``MctsPlayer.ownership``), so games pay nothing for it.
 """
@@ -41,6 +43,18 @@ class Ownership:
         self.white = [0] * len(self.points)
         self.black = [0] * len(self.points)
         self.playouts = 0
+        # (white, black, playouts) of a C search under way: its first thread's counts so far
+        self.running: tuple[Sequence[int], Sequence[int], int] | None = None
+
+    def so_far(self) -> "Ownership":
+        """The counts as a search under way has them: these, plus a C search's ``running``
+        counts (this object itself when there are none)."""
+        if self.running is None:
+            return self
+        view = Ownership(self.points)
+        view.add_counts(self.white, self.black, self.playouts)
+        view.add_counts(*self.running)
+        return view
 
     def add(self, board) -> None:  # noqa: ANN001 - any Board core
         """Count the balls of ``board``, the final position of one simulation."""

@@ -57,6 +57,8 @@ class PythonTree:
         self.last_simulations = 0
         self.last_tree_nodes = 0  # the Python tree is counted in Nodes, not in a pool
         self._ownership: Any = None  # the Ownership of the search running
+        self._allowed: Any = None  # the moves the root may have (None: all), for the search running
+        self._filtered = False  # the kept root lacks moves (allowed): no later search goes on from it
 
     # -- the Searcher shape
 
@@ -76,6 +78,7 @@ class PythonTree:
             return
         child.parent = None
         self.root = child
+        self._filtered = False  # only the root's moves were filtered
         self._root_key = position_key(board, board.to_move)
 
     def reset(self) -> None:
@@ -91,12 +94,16 @@ class PythonTree:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = PROGRESS_SECONDS, ownership: Any = None) -> Node:
+               interval: float = PROGRESS_SECONDS, ownership: Any = None, allowed: Any = None) -> Node:
         """Simulations until ``playouts``, ``deadline`` (on :attr:`clock`) or ``stop()``
         (read before every simulation); the early-stop check and ``on_progress`` every
         ``decided_check_every`` simulations (``on_progress`` at most every ``interval``
-        seconds; 0: at every check)."""
+        seconds; 0: at every check). ``allowed``: see :meth:`.Searcher.search`."""
         self._ownership = ownership
+        self._allowed = None if allowed is None else frozenset(allowed)
+        if allowed is not None or self._filtered:
+            self.reset()  # a kept root has every move, or lacks some: start afresh
+        self._filtered = allowed is not None
         every, early_stop = self.config.decided_check_every, self.config.early_stop
         root = self._root_for(board, colour)
         if root.children is None:
@@ -124,7 +131,7 @@ class PythonTree:
             self._simulate(root, board, int(colour))
             done += 1
         self.last_simulations = done
-        self._ownership = None
+        self._ownership = self._allowed = None
         return root
 
     def _decided(self, root: Node, done: int, start: float, now: float, deadline: float | None,
@@ -160,7 +167,7 @@ class PythonTree:
                                       config.ladder_depth, config)
         if self._ownership is not None:
             self._ownership.add(work)
-        self._backup(path, result, work, start)
+        self._backup(path, result, evaluate.final_margin(work), work, start)
 
     # Step 1
     def _descend(self, root: Node, board: Board, colour: int) -> tuple[list[Node], int]:
@@ -215,6 +222,8 @@ class PythonTree:
         and saving moves are tried first, self-atari last)."""
         index = board.geometry.index  # flat point index for AMAF keys
         moves = board.legal_moves(Colour(to_move))
+        if depth == 0 and self._allowed is not None:  # avoidMoves/allowMoves: before the shuffle
+            moves = [move for move in moves if move in self._allowed]
         self.rng.shuffle(moves)  # seeded: ties between unvisited children break at random
         children = [Node(m, to_move, index[m.point] if m.point is not None else -1, node) for m in moves]
         if depth <= self.config.prior_depth:
@@ -295,13 +304,19 @@ class PythonTree:
                 board.pop()
 
     # Step 3
-    def _backup(self, path: list[Node], white_result: float, board: Board, start: int) -> None:
-        """Add the result along ``path`` and the AMAF statistics of the siblings."""
+    def _backup(self, path: list[Node], white_result: float, white_margin: float, board: Board, start: int) -> None:
+        """Add the result and the final score margin (White's) along ``path``, and the AMAF
+        statistics of the siblings."""
         played = board.played_points_since(start)  # the points of this playout, per colour
         rewards = (white_result, 1.0 - white_result)
+        margins = (white_margin, -white_margin)
+        square = white_margin * white_margin
         for node in reversed(path):
             node.n += 1
             node.w += rewards[node.player]
+            node.score_sum += margins[node.player]
+            node.score_sq += square
+            node.scored += 1
             children = node.children
             if children:
                 # Siblings share their player (one _expand made them all): one lookup of

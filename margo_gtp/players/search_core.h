@@ -25,9 +25,14 @@
 
 /* search_eval.c: prm = (scale_min, scale_per_point, freedom_value, short_of_freedoms_loss,
  * group_cost, ladder_depth); both return -2 on a memory error (no exception set). */
-double heuristic(State *s, double komi, const double prm[6]);
+double heuristic(State *s, double komi, const double prm[6], double *count);
+/* simulate also gives the simulation's final score margin in *margin (final_margin) */
 double simulate(State *s, uint64_t seed, long max_moves, double komi, int territory_scoring, int evaluator,
-                const double prm[6]);
+                const double prm[6], double *margin);
+/* evaluate.final_margin: White's score minus Black's (komi included) of the position s: the
+ * rules' final score when the game is over (the scores Board.outcome compares), else the
+ * R19 territory count both evaluators start from. */
+double final_margin(State *s, double komi, int territory_scoring);
 
 /* search_policy.c: moves played, -1 on a memory error (no exception set). */
 long heavy_playout(State *s, MT *m, long max_moves, double tactics);
@@ -47,6 +52,10 @@ typedef struct {
     int32_t in_flight;        /* simulations through this node not backed up yet (virtual loss) */
     int8_t player, primed;    /* the colour that made `code`; priors given to the children */
     int8_t expanding;         /* a thread is making its children (outside the lock) */
+    /* the final score margins (final_margin) of the `scored` simulations through this node,
+     * for `player` (their sum) and squared (their sum): scoreLead, scoreStdev */
+    double score_sum, score_sq;
+    int64_t scored;
 } TreeNode;
 
 typedef struct {
@@ -120,6 +129,9 @@ struct SearchShared {
     Tree *tree;
     const SearchParams *prm;
     const PriorParams *priors; /* NULL: no priors */
+    /* NULL: every legal move at the root; else the root's children are only the legal moves
+     * whose root_allowed[code + 2] is set (avoidMoves/allowMoves; count + 2 entries) */
+    const unsigned char *root_allowed;
     int32_t root;
     int colour;
     long playouts;            /* < 0: no limit */

@@ -103,7 +103,7 @@ static int eval_cb(State *s, int colour, const W *group, const W *freedoms, void
     return stats_cb(s, colour, group, freedoms, &e->stats[colour]);
 }
 
-double heuristic(State *s, double komi, const double prm[6]) {
+double heuristic(State *s, double komi, const double prm[6], double *count) {
     int nw = s->nw;
     GroupStats stats[2];
     int *buf = PyMem_RawMalloc(8 * (s->count + 1) * sizeof(int));
@@ -133,6 +133,7 @@ double heuristic(State *s, double komi, const double prm[6]) {
         sc[c] = n;
     }
     double margin = (sc[0] + komi) - (double)sc[1];
+    if (count) *count = margin;
     int mover = s->to_move;
     for (int colour = 0; colour < 2; colour++) {
         double sign = colour == 0 ? 1.0 : -1.0;
@@ -171,22 +172,47 @@ double heuristic(State *s, double komi, const double prm[6]) {
     return 1.0 / (1.0 + exp(-margin / scale));
 }
 
+/* The final score of a finished game (the scores Board.outcome compares): the territory
+ * count after two passes or under territory scoring, else the balls (R18). */
+static double over_margin(State *s, double komi, int territory_scoring) {
+    long sc[2];
+    if (s->end_term == END_TWO_PASSES || territory_scoring) {
+        territory_score(s, sc);
+    } else {
+        sc[0] = popcount_bits(BITS(s, 0), s->nw);
+        sc[1] = popcount_bits(BITS(s, 1), s->nw);
+    }
+    return (sc[0] + komi) - (double)sc[1];
+}
+
+double final_margin(State *s, double komi, int territory_scoring) {
+    if (result_if_over(s, komi, territory_scoring) >= 0) return over_margin(s, komi, territory_scoring);
+    long sc[2];
+    territory_score(s, sc);
+    return (sc[0] + komi) - (double)sc[1];
+}
+
 /* The MCTS bulk call (evaluate.seeded_playout): a splitmix64 playout of at most max_moves moves
  * (Board.seeded_playout), then White's result: exact (1, 0 or 1/2) if the game is over,
- * else evaluator 0 (heuristic, with prm) or 1 (the sign of the territory count). Returns
- * -2 on a memory error (no exception set). */
+ * else evaluator 0 (heuristic, with prm) or 1 (the sign of the territory count); the final
+ * score margin (final_margin, from the counts the result was scored from) in *margin.
+ * Returns -2 on a memory error (no exception set). */
 double simulate(State *s, uint64_t seed, long max_moves, double komi, int territory_scoring, int evaluator,
-                const double prm[6]) {
+                const double prm[6], double *margin) {
     if (max_moves > 0) {
         SplitMix g = {seed};
         if (playout(s, draw_sm, &g, max_moves) < 0) return -2.0;
     }
     double result = result_if_over(s, komi, territory_scoring);
-    if (result >= 0) return result;
+    if (result >= 0) {
+        *margin = over_margin(s, komi, territory_scoring);
+        return result;
+    }
     if (evaluator == 1) {
         long sc[2];
         territory_score(s, sc);
+        *margin = (sc[0] + komi) - (double)sc[1];
         return result_of_scores(sc[0] + komi, (double)sc[1]);
     }
-    return heuristic(s, komi, prm);
+    return heuristic(s, komi, prm, margin);
 }

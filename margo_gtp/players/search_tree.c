@@ -180,6 +180,12 @@ static int children_for(SearchRun *run, int to_move, int depth, int64_t seen, in
     SearchShared *sh = run->sh;
     const SearchParams *p = sh->prm;
     int n = legal_codes(run->work, to_move, run->codes);
+    if (depth == 0 && sh->root_allowed) { /* as PythonTree._expand: filtered before the shuffle */
+        int kept = 0;
+        for (int k = 0; k < n; k++)
+            if (sh->root_allowed[run->codes[k] + 2]) run->codes[kept++] = run->codes[k];
+        n = kept;
+    }
     *with_priors = sh->priors && depth <= p->prior_depth && p->prior_visits > 0 && n > 1 &&
                    seen + n <= sh->tree->max_nodes;
     if (*with_priors) {
@@ -397,9 +403,9 @@ static void count_balls(SearchRun *run, const State *s) {
     run->owner_playouts += 1;
 }
 
-/* PythonTree._backup: the result along the path, AMAF statistics of the siblings; the
- * path's virtual loss removed. Under the lock. */
-static void backup(SearchRun *run, int len, double white_result, W played[2][MAXW]) {
+/* PythonTree._backup: the result and the final score margin (White's, komi included) along
+ * the path, AMAF statistics of the siblings; the path's virtual loss removed. Under the lock. */
+static void backup(SearchRun *run, int len, double white_result, double white_margin, W played[2][MAXW]) {
     SearchShared *sh = run->sh;
     Tree *t = sh->tree;
     double rewards[2] = {white_result, 1.0 - white_result};
@@ -408,6 +414,9 @@ static void backup(SearchRun *run, int len, double white_result, W played[2][MAX
         node->in_flight -= 1;
         node->n += 1;
         node->w += rewards[node->player];
+        node->score_sum += node->player == 0 ? white_margin : -white_margin;
+        node->score_sq += white_margin * white_margin;
+        node->scored += 1;
         if (node->first_child >= 0 && node->nchildren > 0) {
             int player = t->nodes[node->first_child].player;
             const W *seen = played[player];
@@ -597,14 +606,14 @@ static void run_simulations(SearchRun *run) {
     const SearchParams *p = sh->prm;
     Py_ssize_t base = s->nstack;
     int len = 0; /* the path of the simulation to back up (0: none) */
-    double result = 0.0;
+    double result = 0.0, margin = 0.0;
     W played[2][MAXW];
     double next_tick = sh->control.tick ? perf_counter() + sh->control.tick_seconds : 0.0;
     for (;;) {
         int outside = interrupted(run, &next_tick);
         double now = sh->has_deadline ? perf_counter() : 0.0;
         tree_lock(sh);
-        if (len) backup(run, len, result, played);
+        if (len) backup(run, len, result, margin, played);
         if (outside < 0) fail(sh, SEARCH_CALLBACK);
         if (outside || search_over(sh, now)) {
             sh->stop = 1;
@@ -621,7 +630,7 @@ static void run_simulations(SearchRun *run) {
         if (len < 0) break;
         Py_ssize_t start = s->nstack;
         uint64_t seed = getrandbits64(run->mt);
-        result = simulate(s, seed, p->playout_moves, p->komi, p->territory_scoring, p->evaluator, p->eval);
+        result = simulate(s, seed, p->playout_moves, p->komi, p->territory_scoring, p->evaluator, p->eval, &margin);
         if (result < -1.5) {
             abandon(run, len, SEARCH_NO_MEMORY, -1);
             break;

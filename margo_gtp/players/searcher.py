@@ -50,9 +50,15 @@ class Node:
     ``rave_n``, ``rave_w``  AMAF visits and wins for ``player``: simulations through the
                   parent in which ``player`` played ``point`` later on
     ``prior``     the heuristic prior win rate of ``move``; ``primed``: see __init__
+    ``score_sum``, ``score_sq``, ``scored``  the final score margins of the ``scored``
+                  evaluations below this node (their sum for ``player``, and the sum of
+                  their squares): the MCTS trees count each simulation's
+                  (:func:`.evaluate.final_margin`), the net search its score head's; no
+                  virtual prior visit is among them (:meth:`score_mean`, :meth:`score_stdev`)
     """
 
-    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w", "prior", "primed")
+    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w", "prior", "primed",
+                 "score_sum", "score_sq", "scored")
 
     def __init__(self, move: Move | None, player: int, point: int, parent: "Node | None") -> None:
         self.move = move
@@ -69,6 +75,20 @@ class Node:
         # within prior_depth of the root): a node expanded deeper and later made the
         # root, or a child of the root, by tree reuse is primed then (PythonTree._prime)
         self.primed = False
+        self.score_sum = 0.0
+        self.score_sq = 0.0
+        self.scored = 0
+
+    def score_mean(self) -> float | None:
+        """The mean final score lead for ``player`` of the evaluations below (None: none)."""
+        return self.score_sum / self.scored if self.scored else None
+
+    def score_stdev(self) -> float | None:
+        """The standard deviation of those final scores (None: no evaluation)."""
+        if not self.scored:
+            return None
+        mean = self.score_sum / self.scored
+        return math.sqrt(max(self.score_sq / self.scored - mean * mean, 0.0))
 
     def win_rate(self) -> float:
         """Wins for ``player`` per visit (``PRIOR_VALUE`` when unvisited)."""
@@ -114,6 +134,7 @@ class Analysis:
     order: int      # 0 = the move the player would choose now
     pv: tuple[Move, ...]
     amaf: float = PRIOR_VALUE  # all-moves-as-first (RAVE) win rate for the colour to move
+    score: float | None = None  # mean final score lead for the colour to move (None: not counted)
 
 
 def best_child(root: Node) -> Node:
@@ -156,7 +177,8 @@ def analyse(root: Node, max_moves: int = 10, pv_length: int = 8) -> list[Analysi
                 break
             pv.append(node.move)
         amaf = child.rave_w / child.rave_n if child.rave_n else PRIOR_VALUE
-        out.append(Analysis(child.move, child.n, child.win_rate(), child.prior, order, tuple(pv), amaf))  # type: ignore[arg-type]
+        out.append(Analysis(child.move, child.n, child.win_rate(), child.prior, order, tuple(pv), amaf,  # type: ignore[arg-type]
+                            child.score_mean()))
     return out
 
 
@@ -202,12 +224,14 @@ class Searcher(Protocol):
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = PROGRESS_SECONDS, ownership: Any = None) -> Node:
+               interval: float = PROGRESS_SECONDS, ownership: Any = None, allowed: Any = None) -> Node:
         """Search ``board`` for ``colour`` to move until ``playouts`` simulations, the
         ``deadline`` (on the player's clock) or ``stop()``; report ``on_progress(root)``
         about every ``interval`` seconds (a true answer stops); count every simulation's
         final position in ``ownership`` when given. Returns :attr:`root`. The tree of the
-        same position is searched on (reuse); another position's is dropped."""
+        same position is searched on (reuse); another position's is dropped. ``allowed``
+        (moves; None: all) leaves the root only the legal moves among them (KataGo's
+        avoidMoves/allowMoves at depth 1): the search then starts a fresh tree."""
         ...
 
     def advance(self, board: Board, move: Move, colour: Colour) -> None:

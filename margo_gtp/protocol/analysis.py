@@ -3,22 +3,32 @@
 A handler group added to an engine next to the game session (:func:`install`; the
 ``margo-gtp`` command line does so for every player):
 
-``margo-analyze C [interval]``
+``margo-analyze C [interval] [ownership true|false]``
     Streams the MCTS search for colour ``C`` in the current position, in the style of
     ``kata-analyze``: the answer starts with ``=``; every ``interval`` centiseconds
     (default 50) it writes one line per candidate move, best first::
 
-        info move D4:1 visits 120 winrate 0.5625 prior 0.9000 amaf 0.5100 order 0 pv D4:1 C4:1 D5:1
+        info move D4:1 visits 120 winrate 0.5625 scoreLead 2.50 prior 0.9000 amaf 0.5100 order 0 pv D4:1 C4:1 D5:1
 
-    ``winrate`` is for ``C``; ``prior`` is the win rate the search gave the move before
+    ``winrate`` is for ``C``; ``scoreLead`` is ``C``'s mean final score lead after the
+    move (kata-analyze's field, in its place after the win rate; left out for a move
+    searched only by the prior's virtual visits); ``prior`` is the win rate the search
+    gave the move before
     searching it (the heuristic player's one-ply opinion, 0.5 when none: the role of a
     policy prior in ``kata-analyze``); ``amaf`` is its all-moves-as-first (RAVE) win
-    rate; ``pv`` the most visited line. It stops at the next input line and ends with an empty
+    rate; ``pv`` the most visited line. With ``ownership true`` (kata-analyze's
+    key-value pair) each report ends with one more line, ``ownership`` and one value a
+    point from -1 to 1 for ``C`` (positive: ``C``'s), in the point order of
+    ``margo-analysis`` (:func:`~margo_gtp.protocol.game_analysis.katago_points`): the
+    MCTS search's final positions so far (on the C tree with several threads, its first
+    thread's share of them until the end); the ``net`` player counts none, so it
+    refuses the pair. It stops at the next input line and ends with an empty
     line. The search grows the player's own tree when the player is an MCTS player, so a
     ``genmove C`` that follows reuses it; otherwise a private MCTS player is used. When
     ``C`` has no legal move, no line is written. The board is never changed.
-``margo-analyze_snapshot C [centiseconds]``
-    The same lines once, after searching ``centiseconds`` (default: the limit set by
+``margo-analyze_snapshot C [centiseconds] [ownership true|false]``
+    The same lines once (with ``ownership true``, the ``ownership`` line after them,
+    from every simulation), after searching ``centiseconds`` (default: the limit set by
     ``margo-set_limit`` if any, else 100; at most ``MAX_SNAPSHOT_CS``, more is a
     ``syntax error``), as one answer: what ``gogui-analyze_commands`` offers, since GoGui
     waits for the end of an answer and cannot drive a stream. Unlike the stream, it
@@ -58,14 +68,16 @@ last lines (the C tree, bounded by its pool, searches on).
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from margo_gtp.engine import Colour
 from margo_gtp.options import parse_decimal, parse_integer
 from margo_gtp.players.mcts import Analysis, MctsPlayer, estimate
+from margo_gtp.players.ownership import Ownership
 from margo_gtp.protocol.game_analysis import analyse_position
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
@@ -84,8 +96,36 @@ ESTIMATE_PLAYOUTS = 300           # ... and playout cap (whichever comes first)
 def format_info(item: Analysis) -> str:
     """One ``info`` line (gtp.md section 4)."""
     pv = " ".join(move.gtp() for move in item.pv)
-    return (f"info move {item.move.gtp()} visits {item.visits} winrate {item.winrate:.4f} "
+    score = "" if item.score is None else f"scoreLead {item.score:.2f} "
+    return (f"info move {item.move.gtp()} visits {item.visits} winrate {item.winrate:.4f} {score}"
             f"prior {item.prior:.4f} amaf {item.amaf:.4f} order {item.order} pv {pv}")
+
+
+def format_ownership(ownership: Ownership, size: int, colour: Colour) -> str:
+    """The ``ownership`` line of ``ownership true``: one value a point, in
+    :func:`~margo_gtp.protocol.game_analysis.katago_points` order, for ``colour``."""
+    from margo_gtp.protocol.game_analysis import katago_ownership
+
+    return "ownership " + " ".join(f"{value:.4f}" for value in katago_ownership(ownership, size, colour))
+
+
+def parse_options(words: tuple[str, ...], what: str) -> tuple[int | None, bool]:
+    """``[number] [ownership true|false]`` after the colour: the number (None when not
+    given) and whether ownership is asked; ``syntax error`` for anything else."""
+    number = None
+    rest = list(words)
+    if rest and rest[0] != "ownership":
+        try:
+            number = parse_integer(rest.pop(0))
+        except ValueError as error:
+            raise GtpError("syntax error", detail=f"{what}: {error}") from None
+    ownership = False
+    while rest:
+        if len(rest) < 2 or rest[0] != "ownership" or rest[1] not in ("true", "false"):
+            raise GtpError("syntax error", detail=f"expected 'ownership true' or 'ownership false', got {' '.join(rest)!r}")
+        ownership = rest[1] == "true"
+        del rest[:2]
+    return number, ownership
 
 
 def parse_info(line: str) -> dict[str, Any]:
@@ -106,7 +146,7 @@ def parse_info(line: str) -> dict[str, Any]:
         value = words[i + 1]
         if key in ("visits", "order"):
             fields[key] = parse_integer(value)
-        elif key in ("winrate", "prior", "amaf"):
+        elif key in ("winrate", "prior", "amaf", "scoreLead"):
             fields[key] = parse_decimal(value)
         else:
             fields[key] = value
@@ -126,13 +166,15 @@ class AnalysisStream:
     """The streaming result of ``margo-analyze`` (a :class:`~margo_gtp.protocol.gtp.GtpStream`)."""
 
     def __init__(self, player: MctsPlayer, board: Any, colour: Colour, interval: float,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+                 ownership: bool = False) -> None:
         self.player = player
         self.board = board.copy()
         self.colour = colour
         self.interval = interval
         self.clock = clock
         self.sleep = sleep
+        self.ownership = Ownership(self.board.geometry.points) if ownership else None
 
     def run(self, write: Callable[[str], None], stop_requested: Callable[[], bool]) -> None:
         if not self.board.legal_moves(self.colour):
@@ -144,14 +186,17 @@ class AnalysisStream:
             """Write the lines; True (stop searching) past the Python tree's guard."""
             for item in self.player.analysis(root):
                 write(format_info(item))
+            if self.ownership is not None:
+                write(format_ownership(self.ownership.so_far(), self.board.size, self.colour))
             return root.n >= MAX_ANALYSIS_VISITS and not self.player.last_tree_nodes
 
         # One search for the whole stream, reporting from inside it (the C tree calls
         # report from its first thread every interval; the Python search between
         # simulations). stop_requested is the session's flag (gtp._LineReader): the C
         # tree reads it before every simulation.
-        root = self.player.search(self.board, self.colour, stop=stop_requested, on_progress=report,
-                                  interval=self.interval)
+        with counting(self.player, self.ownership):
+            root = self.player.search(self.board, self.colour, stop=stop_requested, on_progress=report,
+                                      interval=self.interval)
         while not stop_requested():  # the visit cap: the same lines, every interval, until the next input
             next_report = self.clock() + self.interval
             while self.clock() < next_report and not stop_requested():
@@ -167,12 +212,14 @@ class SnapshotStream:
 
     stop_at_eof = False  # bounded by its limit: a script that ends after it still gets the answer
 
-    def __init__(self, player: MctsPlayer, board: Any, colour: Colour, seconds: float | None, playouts: int | None) -> None:
+    def __init__(self, player: MctsPlayer, board: Any, colour: Colour, seconds: float | None, playouts: int | None,
+                 ownership: bool = False) -> None:
         self.player = player
         self.board = board.copy()
         self.colour = colour
         self.seconds = seconds
         self.playouts = playouts
+        self.ownership = Ownership(self.board.geometry.points) if ownership else None
 
     def run(self, write: Callable[[str], None], stop_requested: Callable[[], bool]) -> None:
         if not self.board.legal_moves(self.colour):
@@ -183,9 +230,27 @@ class SnapshotStream:
         # margo-analyze stops at the next command.)
         seconds = MAX_SNAPSHOT_CS / 100 if self.seconds is None else self.seconds
         deadline = self.player.clock() + seconds
-        root = self.player.search(self.board, self.colour, playouts=self.playouts, deadline=deadline)
+        with counting(self.player, self.ownership):
+            root = self.player.search(self.board, self.colour, playouts=self.playouts, deadline=deadline)
         for item in self.player.analysis(root):
             write(format_info(item))
+        if self.ownership is not None:
+            write(format_ownership(self.ownership, self.board.size, self.colour))
+
+
+@contextlib.contextmanager
+def counting(player: Any, ownership: Ownership | None) -> Iterator[None]:
+    """``player`` (an MCTS player) counts its searches' final positions into ``ownership``
+    meanwhile (None: as before)."""
+    if ownership is None:
+        yield
+        return
+    before = player.ownership
+    player.ownership = ownership
+    try:
+        yield
+    finally:
+        player.ownership = before
 
 
 class AnalysisGroup(HandlerGroup):
@@ -223,13 +288,22 @@ class AnalysisGroup(HandlerGroup):
         table[Colour] = Colour.parse
         return table
 
-    def cmd_margo_analyze(self, colour: Colour, interval: int | None = None) -> AnalysisStream:
+    def _ownership(self, asked: bool) -> bool:
+        """``ownership true`` needs a player that counts it: the MCTS searches do."""
+        if asked and not isinstance(self.player(), MctsPlayer):
+            raise GtpError("syntax error", detail="ownership: this player's search counts no ownership")
+        return asked
+
+    def cmd_margo_analyze(self, colour: Colour, *options: str) -> AnalysisStream:
+        interval, ownership = parse_options(options, "interval")
         centiseconds = DEFAULT_INTERVAL_CS if interval is None else interval
         if centiseconds < 0:
             raise GtpError("syntax error")
+        ownership = self._ownership(ownership)
         if self._private is not None and self._mcts is None:
             self._private.reset(self.session.board)
-        return AnalysisStream(self.player(), self.session.board, colour, max(centiseconds, 1) / 100)
+        return AnalysisStream(self.player(), self.session.board, colour, max(centiseconds, 1) / 100,
+                              ownership=ownership)
 
     def _snapshot_budget(self, centiseconds: int | None) -> tuple[float | None, int | None]:
         """``(seconds, playouts)`` of a snapshot: ``centiseconds``, else the
@@ -246,11 +320,13 @@ class AnalysisGroup(HandlerGroup):
             seconds = (DEFAULT_SNAPSHOT_CS if centiseconds is None else centiseconds) / 100
         return seconds, playouts
 
-    def cmd_margo_analyze_snapshot(self, colour: Colour, centiseconds: int | None = None) -> SnapshotStream:
+    def cmd_margo_analyze_snapshot(self, colour: Colour, *options: str) -> SnapshotStream:
+        centiseconds, ownership = parse_options(options, "centiseconds")
+        ownership = self._ownership(ownership)
         seconds, playouts = self._snapshot_budget(centiseconds)
         if self._private is not None and self._mcts is None:
             self._private.reset(self.session.board)
-        return SnapshotStream(self.player(), self.session.board, colour, seconds, playouts)
+        return SnapshotStream(self.player(), self.session.board, colour, seconds, playouts, ownership)
 
     def cmd_margo_ownership(self, centiseconds: int | None = None) -> str:
         seconds, playouts = self._snapshot_budget(centiseconds)

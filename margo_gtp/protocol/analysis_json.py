@@ -53,7 +53,7 @@ MIN_REPORT_SECONDS = 0.05     # reportDuringSearchEvery below this is read as th
 #: Fields a query may give that MarGo honours.
 QUERY_FIELDS = ("id", "moves", "initialStones", "initialPlayer", "rules", "boardSize", "boardXSize", "boardYSize",
                 "komi", "analyzeTurns", "maxVisits", "includeOwnership", "includePolicy",
-                "reportDuringSearchEvery", "seed")
+                "reportDuringSearchEvery", "seed", "avoidMoves", "allowMoves")
 #: KataGo's fields that MarGo accepts and cannot honour: each answered with a warning saying why.
 IGNORED_FIELDS = {
     "whiteHandicapBonus": "MarGo has no handicap stones",
@@ -65,11 +65,6 @@ IGNORED_FIELDS = {
     "includeMovesOwnership": "MarGo counts ownership at the root only",
     "includeOwnershipStdev": "MarGo counts no ownership spread",
     "includePVVisits": "MarGo reports no visits along a line",
-}
-#: KataGo's fields that MarGo refuses: answering while ignoring them would answer another question.
-REFUSED_FIELDS = {
-    "avoidMoves": "MarGo's search cannot leave moves out",
-    "allowMoves": "MarGo's search cannot leave moves out",
 }
 #: The fields that give the board size: ours, and KataGo's two (a MarGo board is square).
 SIZE_FIELDS = ("boardSize", "boardXSize", "boardYSize")
@@ -104,6 +99,9 @@ class Query:
     policy: bool = False
     report_every: float | None = None
     warnings: tuple[tuple[str, str], ...] = ()
+    # avoidMoves / allowMoves: (player, moves) pairs, at the root (untilDepth 1)
+    avoid: tuple[tuple[Colour, frozenset[Move]], ...] = ()
+    allow: tuple[tuple[Colour, frozenset[Move]], ...] = ()
 
     def record(self) -> GameRecord:
         return GameRecord(rules=self.rules, setup=dict(self.setup), setup_to_move=self.setup_to_move,
@@ -197,6 +195,56 @@ def _rules(query: dict[str, Any], warnings: _Warnings) -> Rules:
         raise AnalysisQueryError(str(error)) from None
 
 
+def _move_filter(data: dict[str, Any], key: str, size: int) -> tuple[tuple[Colour, frozenset[Move]], ...]:
+    """KataGo's ``avoidMoves``/``allowMoves``: a list of ``{"player", "moves",
+    "untilDepth"}`` objects, as (player, moves) pairs. MarGo leaves moves out at the root
+    only, so an ``untilDepth`` above 1 is refused (and ``allowMoves`` holds one object at
+    most, as KataGo's)."""
+    given = data.get(key)
+    given = [] if given is None else given
+    _need(isinstance(given, list), f"{key} must be a list of {{\"player\", \"moves\", \"untilDepth\"}} objects")
+    _need(key != "allowMoves" or len(given) <= 1, f"allowMoves must hold one object at most, got {len(given)}")
+    pairs = []
+    for i, entry in enumerate(given):
+        where = f"{key}[{i}]"
+        _need(isinstance(entry, dict) and {"player", "moves", "untilDepth"} <= entry.keys(),
+              f"{where} must be an object with player, moves and untilDepth, got {entry!r}")
+        colour = _colour(entry["player"], where)
+        depth = entry["untilDepth"]
+        _need(isinstance(depth, int) and not isinstance(depth, bool) and depth >= 1,
+              f"{where}.untilDepth must be a whole number >= 1, got {depth!r}")
+        _need(depth == 1, f"{where}.untilDepth {depth} is not supported: MarGo leaves moves out at the root only "
+                          "(untilDepth 1)")
+        moves = entry["moves"]
+        _need(isinstance(moves, list) and all(isinstance(move, str) for move in moves),
+              f"{where}.moves must be a list of vertices, got {moves!r}")
+        chosen = set()
+        for k, text in enumerate(moves):
+            try:
+                chosen.add(Move.from_gtp(text, size))
+            except InvalidVertexError as error:
+                raise AnalysisQueryError(f"{where}.moves[{k}]: {error}") from None
+        pairs.append((colour, frozenset(chosen)))
+    return tuple(pairs)
+
+
+def root_moves(board: Any, avoid: tuple, allow: tuple) -> frozenset[Move] | None:
+    """The moves the search may try at ``board``'s root under ``avoid`` and ``allow`` (the
+    pairs of :func:`_move_filter`): the legal moves less those avoided for the colour to
+    move, and only those allowed when it has an ``allowMoves``; None when neither names it."""
+    mover = board.to_move
+    avoided = [moves for colour, moves in avoid if colour == mover]
+    allowed = [moves for colour, moves in allow if colour == mover]
+    if not avoided and not allowed:
+        return None
+    legal = set(board.legal_moves(mover))
+    for moves in avoided:
+        legal -= moves
+    for moves in allowed:
+        legal &= moves
+    return frozenset(legal)
+
+
 def _report_every(data: dict[str, Any]) -> float | None:
     if "reportDuringSearchEvery" not in data:
         return None
@@ -215,11 +263,9 @@ def parse_query(line: str) -> Query:
     _need(isinstance(data.get("id"), str), "id must be a string")
     warnings = _Warnings()
     for key in data:
-        if key in REFUSED_FIELDS and data[key] not in ([], None):
-            raise AnalysisQueryError(f"{key} is not supported: {REFUSED_FIELDS[key]}")
         if key in IGNORED_FIELDS:
             warnings.add(key, f"{key} is ignored: {IGNORED_FIELDS[key]}")
-        elif key not in QUERY_FIELDS and key not in REFUSED_FIELDS:
+        elif key not in QUERY_FIELDS:
             warnings.add(key, f"unknown field {key!r} is ignored")
     rules = _rules(data, warnings)
     moves = _moves(data.get("moves", []), "moves", rules.size)
@@ -238,8 +284,10 @@ def parse_query(line: str) -> Query:
     _need(isinstance(turns_given, list) and len(turns_given) >= 1,
           "analyzeTurns must be a non-empty list of turn numbers")
     turns = tuple(_count(turn, "analyzeTurns[]", 0, len(moves)) for turn in turns_given)
+    avoid = _move_filter(data, "avoidMoves", rules.size)
+    allow = _move_filter(data, "allowMoves", rules.size)
     query = Query(data["id"], rules, tuple((c, m) for c, _, m in moves), tuple(setup), first, turns,
-                  visits, ownership, seed, policy, report_every, tuple(warnings))
+                  visits, ownership, seed, policy, report_every, tuple(warnings), avoid, allow)
     check_moves(query.record())
     return query
 
@@ -303,6 +351,8 @@ class _Task:
     policy: bool
     report_every: float | None
     slot: int
+    avoid: tuple = ()
+    allow: tuple = ()
 
 
 _WORKER: dict[str, Any] = {}  # a worker process's stop flags and answer queue (set by _start_worker)
@@ -327,20 +377,20 @@ def _search(task: _Task, flags: Any, send: Callable[[str], None]) -> None:
         return
     board = task.board
     mover = board.to_move
+    allowed = root_moves(board, task.avoid, task.allow)
+    if allowed is not None and not allowed and board.legal_moves(mover):
+        send(json.dumps({**head, "error": f"avoidMoves and allowMoves leave {mover.letter} no legal move"}))
+        return
 
     def partial(player: Any, root: Any) -> None:
         if root.n:
             send(json.dumps({**head, "isDuringSearch": True, "moveInfos": move_infos(player, root),
                              "rootInfo": root_info(player, root, mover)}))
 
-    # Ownership is always counted (it costs the C tree nothing measurable, docs/review.md):
-    # rootInfo's scoreLead comes from it.
-    result = analyse_position(board, task.visits, seed=f"{task.seed}/{task.turn}", ownership=True, layout="katago",
-                              policy=task.policy, stop=lambda: bool(flags[task.slot]),
+    result = analyse_position(board, task.visits, seed=f"{task.seed}/{task.turn}", ownership=task.ownership,
+                              layout="katago", policy=task.policy, stop=lambda: bool(flags[task.slot]),
                               on_root=None if task.report_every is None else partial,
-                              progress_interval=task.report_every)
-    if not task.ownership:
-        del result["ownership"]
+                              progress_interval=task.report_every, allowed=allowed)
     send(json.dumps({**head, "isDuringSearch": False, **result}))
 
 
@@ -512,7 +562,7 @@ def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1)
                 server.answer(json.dumps({"id": query.id, "warning": message, "field": field}))
             for turn, board in _positions(query.record(), query.turns):  # one pass over the record
                 task = _Task(query.id, board, turn, query.visits, query.seed, query.ownership, query.policy,
-                             query.report_every, server.take_slot())
+                             query.report_every, server.take_slot(), query.avoid, query.allow)
                 server.register(task)
                 server.submit(task)
     except _Gone:

@@ -30,15 +30,18 @@ Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's
 ``moveInfos``  candidates with simulations, best first: ``move``, ``visits`` (its own
                simulations: unlike ``margo-analyze``, without the heuristic prior's
                virtual visits), ``winrate`` (their mean result for the colour to move),
-               ``lcb`` and ``utility`` (:func:`move_infos`), ``prior`` (the search's
-               prior normalised to a probability), ``order`` (0 = the engine's
+               ``scoreLead`` and ``scoreMean`` (the same number: the mean final score
+               lead, komi included, of the simulations through the move for the colour
+               to move, :func:`.evaluate.final_margin`), ``scoreStdev`` (their standard
+               deviation), ``lcb`` and ``utility`` (:func:`move_infos`), ``prior`` (the
+               search's prior normalised to a probability), ``order`` (0 = the engine's
                choice), ``pv`` (the most visited line, starting with ``move``).
 ``rootInfo``   ``currentPlayer`` (``"W"``/``"B"``), ``visits`` (simulations run),
                ``winrate`` (the position's value for the colour to move: the mean result
                of all the simulations, as KataGo's root value; the exact 1, 0 or 0.5
-               when the game is over) and, with
-               ownership, ``scoreLead`` (the mean ball margin at the playouts' ends for
-               the colour to move, komi included; the exact margin when the game is over).
+               when the game is over), ``scoreLead``, ``scoreMean``, ``scoreStdev`` (the
+               same over all the simulations: the moves' scores weighted by their
+               simulations; the exact final score when the game is over).
 ``ownership``  (when asked) ``{vertex: [white, black, empty]}`` for every point of the
                pyramid, lowest level first: the share of the search's simulations whose
                final position holds a White ball, a Black ball or nothing there
@@ -46,7 +49,8 @@ Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's
 
 Every search is a fresh :class:`MctsPlayer` (no tree reuse, no early stop) seeded from
 ``(seed, turn)``, with a playout budget and no clock: the same query gives the same
-answer, whatever the number of processes.
+answer, whatever the number of processes. ``allowed`` (moves) leaves the root only the
+legal moves among them (KataGo's ``avoidMoves``/``allowMoves`` at depth 1).
 """
 
 from __future__ import annotations
@@ -72,6 +76,7 @@ __all__ = [
     "katago_points",
     "move_infos",
     "root_info",
+    "score_fields",
     "search_progress",
 ]
 
@@ -103,7 +108,8 @@ def _exact(board: Board) -> dict[str, Any]:
     info["lcb"] = info["winrate"]  # exact: no uncertainty
     info["utility"] = 2.0 * info["winrate"] - 1.0
     margin = outcome.white_score - outcome.black_score
-    info["scoreLead"] = _rate(margin if mover == Colour.WHITE else -margin)
+    info["scoreLead"] = info["scoreMean"] = _rate(margin if mover == Colour.WHITE else -margin)
+    info["scoreStdev"] = 0.0
     return info
 
 
@@ -178,10 +184,20 @@ def confidence_bound(winrate: float, visits: int) -> float:
     return winrate - LCB_STANDARD_ERRORS * math.sqrt(max(winrate * (1.0 - winrate), 0.0) / visits) if visits else -1.0
 
 
+def score_fields(node: Any, sign: float = 1.0) -> dict[str, float]:
+    """KataGo's ``scoreLead``, ``scoreMean`` and ``scoreStdev`` of a node's evaluations, for
+    its ``player`` (``sign`` -1: for the other colour); {} when it has none."""
+    mean = node.score_mean()
+    if mean is None:
+        return {}
+    lead = _rate(sign * mean)
+    return {"scoreLead": lead, "scoreMean": lead, "scoreStdev": _rate(node.score_stdev())}
+
+
 def move_infos(player: Any, root: Any, max_moves: int = MAX_MOVE_INFOS) -> list[dict[str, Any]]:
     """The ``moveInfos`` of ``root`` (finished or still growing), best first: each move's
-    own simulations (without the heuristic prior's virtual visits), their mean result,
-    its lcb and utility, its normalised prior, its rank and line."""
+    own simulations (without the heuristic prior's virtual visits), their mean result and
+    final score lead, its lcb and utility, its normalised prior, its rank and line."""
     children = list(root.children or ())
     shares = dict(zip((child.move for child in children), normalised_priors(children)))
     # KataGo's moveInfos count a move's own simulations only: the heuristic prior's
@@ -196,7 +212,7 @@ def move_infos(player: Any, root: Any, max_moves: int = MAX_MOVE_INFOS) -> list[
         if visits <= 0:
             continue
         winrate = min(1.0, max(0.0, (child.w - child.prior * virtual) / visits))
-        infos.append({"move": item.move.gtp(), "visits": visits, "winrate": _rate(winrate),
+        infos.append({"move": item.move.gtp(), "visits": visits, "winrate": _rate(winrate), **score_fields(child),
                       "lcb": _rate(confidence_bound(winrate, visits)), "utility": _rate(2.0 * winrate - 1.0),
                       "prior": _rate(shares[item.move]), "order": len(infos),
                       "pv": [move.gtp() for move in item.pv]})
@@ -204,11 +220,12 @@ def move_infos(player: Any, root: Any, max_moves: int = MAX_MOVE_INFOS) -> list[
 
 
 def root_info(player: Any, root: Any, mover: Colour) -> dict[str, Any]:
-    """``rootInfo`` of a search (finished or still growing): the root's mean result for
-    the mover (KataGo's root value), its lcb and utility."""
+    """``rootInfo`` of a search (finished or still growing): the root's mean result and
+    final score lead for the mover (KataGo's root value; the root's statistics are for
+    the colour that moved into it, the other one), its lcb and utility."""
     visits = root.n
     value = 1.0 - root.w / visits if visits else 0.5
-    return {"currentPlayer": mover.letter, "visits": visits, "winrate": _rate(value),
+    return {"currentPlayer": mover.letter, "visits": visits, "winrate": _rate(value), **score_fields(root, -1.0),
             "lcb": _rate(confidence_bound(value, visits)), "utility": _rate(2.0 * value - 1.0)}
 
 
@@ -218,7 +235,8 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
                      on_progress: Callable[[dict[str, Any]], None] | None = None,
                      progress_interval: float | None = None, layout: str = "map", policy: bool = False,
                      stop: Callable[[], bool] | None = None,
-                     on_root: Callable[[Any, Any], None] | None = None) -> dict[str, Any]:
+                     on_root: Callable[[Any, Any], None] | None = None,
+                     allowed: Iterable[Move] | None = None) -> dict[str, Any]:
     """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations,
     or ``seconds`` of search (then the answer depends on the machine's speed), whichever
     ends first (see the module docstring for the fields, and for ``on_progress``, which
@@ -228,7 +246,8 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     instead of the map by vertex; ``policy`` adds KataGo's ``policy`` array
     (:func:`katago_policy`); ``stop()`` true ends the search early (its answer is what
     was found); ``on_root(player, root)`` sees the growing root every
-    ``progress_interval`` seconds (the JSON engine's partial answers)."""
+    ``progress_interval`` seconds (the JSON engine's partial answers); ``allowed`` (moves;
+    None: all) leaves the search's root only the legal moves among them."""
     mover = board.to_move
     size = board.rules.size
 
@@ -258,13 +277,11 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
 
     interval = PROGRESS_SECONDS if progress_interval is None else progress_interval
     root = player.search(board, mover, playouts=visits, deadline=deadline, stop=stop, on_progress=watch,
-                         interval=interval)
+                         interval=interval, allowed=None if allowed is None else frozenset(allowed))
     info = root_info(player, root, mover)
     info["visits"] = player.last_simulations
     result = {"moveInfos": move_infos(player, root, max_moves), "rootInfo": info}
     if counts is not None:
-        margin = counts.expected_margin() + board.rules.komi
-        info["scoreLead"] = _rate(margin if mover == Colour.WHITE else -margin)
         result["ownership"] = owners(counts)
     if policy:
         result["policy"] = katago_policy(board, root)
