@@ -141,7 +141,16 @@ export function renderBoard(svg, frame, options = {}) {
           } else if (options.mover) {
             inner += `<path class="ghost ghost-illegal" d="M${cx - 10} ${cy - 10}L${cx + 10} ${cy + 10}M${cx + 10} ${cy - 10}L${cx - 10} ${cy + 10}"/>`;
           }
-          if (l >= 1) inner += `<circle class="slot" cx="${cx}" cy="${cy}" r="${CELL * 0.08}"/>`;
+          // Seen before any tap (touch has no hover): on the mover's turn a legal point above
+          // level 1 gets a dark dot and a refused point of any level a thin cross.
+          if (options.mover && !target.legal) {
+            const s = CELL * 0.09;
+            inner += `<path class="refused-mark" data-mark="refused" d="M${cx - s} ${cy - s}L${cx + s} ${cy + s}M${cx + s} ${cy - s}L${cx - s} ${cy + s}"/>`;
+          } else if (l >= 1 && options.mover) {
+            inner += `<circle class="slot slot-legal" data-mark="legal" cx="${cx}" cy="${cy}" r="${CELL * 0.11}"/>`;
+          } else if (l >= 1) {
+            inner += `<circle class="slot" cx="${cx}" cy="${cy}" r="${CELL * 0.08}"/>`;
+          }
           const item = analysis.get(v);
           if (item) {
             const best = item.order === 0 ? " best" : "";
