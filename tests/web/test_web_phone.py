@@ -275,3 +275,58 @@ def test_a_review_on_a_phone_shows_the_board_and_the_mistakes_together(open_page
     assert_no_page_overflow(page)
     assert box(page, "[data-role=ply]")["right"] <= 390
     screenshot(page, "phone-390x844-review")
+
+
+def test_the_board_is_played_by_keyboard_and_names_its_points(open_page, live_server) -> None:
+    page = open_page(1280, 800, touch=False)
+    page.goto(f"{live_server.url}/?size=5&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    page.focus("[data-role=board]")
+    expect(page.locator("[data-cursor]")).to_have_attribute("data-cursor", "C3:1")
+    expect(page.locator("[data-role=hover]")).to_have_text("C3, level 1, empty, legal")
+    for keys, ply in ((["Enter"], 1), (["ArrowLeft", "Enter"], 2), (["ArrowDown", "Enter"], 3), (["ArrowRight", " "], 4)):
+        for key in keys:
+            page.keyboard.press(key)
+        expect(page.locator("[data-role=moves] li")).to_have_count(ply)
+    expect(page.locator("[data-role=moves] li")).to_have_text(["W C3:1", "B B3:1", "W B2:1", "B C2:1"])
+    expect(page.locator(STATUS)).to_have_text("White to move")   # the arrows moved the cursor, not back in time
+    page.keyboard.press("PageUp")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("[data-cursor]")).to_have_attribute("data-cursor", "B2:2")
+    expect(page.locator("[data-role=hover]")).to_have_text("B2, level 2, empty, legal")
+    page.keyboard.press("Enter")
+    expect(page.locator("g[data-vertex='B2:2'] [data-ball=W]")).to_have_count(1)
+    expect(page.locator("g[data-vertex='B2:2']")).to_have_attribute("aria-label", "B2, level 2, white")
+    expect(page.locator("g[data-vertex='B2:1']")).to_have_attribute("aria-label", "B2, level 1, white")
+    expect(page.locator("g[data-vertex='C2:1']")).to_have_attribute("aria-label", "C2, level 1, black")
+    expect(page.locator("g[data-vertex='A1:1']")).to_have_attribute("aria-label", "A1, level 1, empty, legal")
+    page.keyboard.press("Tab")   # focus gone: the arrows step through the game again
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(STATUS)).to_have_text("Looking back: move 4 of 5 (B C2:1) — → or End: back to the game")
+
+
+def test_dark_mode_title_favicon_and_the_forms_help(browser: Browser, live_server) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/?size=3&engine=random&human=white&seconds=0.05")
+        expect(page.locator(STATUS)).to_have_text("White to move (you)")
+        expect(page).to_have_title("Your turn — margo-web")
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(23, 24, 26)"
+        assert page.evaluate("getComputedStyle(document.body).color") == "rgb(230, 227, 220)"
+        assert page.eval_on_selector(".panel", "e => getComputedStyle(e).backgroundColor") == "rgb(35, 36, 39)"
+        assert page.get_attribute("link[rel=icon]", "href").startswith("data:image/svg+xml,")
+        page.click("[data-action=resign]")
+        page.click("[data-action=resign-yes]")
+        expect(page.locator("[data-role=winner]")).to_have_text("Black wins")
+        expect(page).to_have_title("Black wins — margo-web")
+        page.click("[data-action=show-new-game]")
+        form = page.locator("[data-role=new-game]")
+        expect(form.locator("[data-role=hint-ko-position]")).to_have_text(
+            "what counts as a repeated position: full every ball, top_view only the balls seen from above (buried ones ignored)")
+        expect(form.locator("[data-role=hint-own-freedomless]")).to_have_text(
+            "when your move leaves another of your own groups without a freedom: capture takes it off, illegal forbids the move")
+        expect(form.locator("fieldset [name=allow_pass]")).to_have_count(0)   # passing is not folded into the rules
+        expect(form.locator("[name=allow_pass]")).to_be_visible()
+    finally:
+        context.close()

@@ -1,7 +1,7 @@
 // margo-web page: shows what the server sends, sends back intents. No rule of MarGo lives
 // here (style.md item 24): legality, results and positions all come from the server.
 
-import { graphPly, renderBoard, renderSlices, renderWinrates } from "./board.js";
+import { centre, graphPly, radius, renderBoard, renderSlices, renderWinrates, vertex } from "./board.js";
 import { plainRefusal, resultWords } from "./words.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -293,6 +293,10 @@ function renderPlay() {
     else setStatus(playStatus(), game.over ? "over" : crashed ? "error" : "");
   }
   renderResult();
+  // The tab's title tells a player in another tab that it is their move, or how it ended.
+  const yours = game.human_to_move && Object.values(game.seats).some((seat) => seat !== "human");
+  document.title = game.over ? `${resultWords(game.result, game.status).title} — margo-web` :
+    yours ? "Your turn — margo-web" : "margo-web";
   ui.players.innerHTML = ["W", "B"].map((c) => {
     const toMove = !game.over && frame.to_move === c ? " to-move" : "";
     const won = game.over && game.result && game.result.startsWith(`${c}+`) ? ' <span class="winner-badge" data-role="winner-badge">winner</span>' : "";
@@ -323,6 +327,7 @@ function renderPlay() {
     renderWinrates(ui.winrateGraph, game.winrates, lookBack ? lookBack.index : frame.ply);
   }
   if (!lookBack) renderInfo(frame, game.moves, frame.ply);
+  drawCursor();
   fitBoard();
 }
 
@@ -577,6 +582,65 @@ for (const control of [ui.numbers, ui.levelView]) {
 ui.winrateGraph.addEventListener("click", (event) => {
   const ply = graphPly(ui.winrateGraph, event);
   if (ply !== null && mode === "play") lookBackTo(ply);
+});
+
+// ---------------------------------------------------------------- the board by keyboard
+
+// With the board focused (Tab), the arrows move a cursor over the points of one level, Page Up
+// and Page Down (or + and -) change the level, Enter or Space plays the point; the line under
+// the board (a live region) says the point's name, as a screen reader would.
+let cursor = null;   // {x, y, l} while the board has the focus
+
+function drawCursor() {
+  for (const old of ui.board.querySelectorAll(".kbd-cursor")) old.remove();
+  if (!cursor || document.activeElement !== ui.board) return;
+  const size = Number(ui.board.dataset.size);
+  const [cx, cy] = centre(size, cursor.x, cursor.y, cursor.l);
+  const r = radius(cursor.l) + 3;
+  const ring = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+  for (const [name, value] of Object.entries({ class: "kbd-cursor", "data-cursor": vertex(cursor.x, cursor.y, cursor.l),
+    x: cx - r, y: cy - r, width: 2 * r, height: 2 * r, rx: 6 })) ring.setAttribute(name, value);
+  ui.board.appendChild(ring);
+  const point = ui.board.querySelector(`g[data-vertex="${vertex(cursor.x, cursor.y, cursor.l)}"]`);
+  ui.hover.textContent = point ? point.getAttribute("aria-label") : "\u00a0";
+  ui.hover.classList.remove("illegal");
+}
+
+ui.board.addEventListener("focus", () => {
+  // Focus by a click (the mouse plays by clicking): no cursor, and the arrows keep stepping
+  // through the game; focus by the keyboard (Tab) shows the cursor.
+  if (!ui.board.matches(":focus-visible")) {
+    cursor = null;
+    return;
+  }
+  const size = Number(ui.board.dataset.size) || 7;
+  if (!cursor || cursor.l >= size || cursor.x >= size - cursor.l || cursor.y >= size - cursor.l) {
+    cursor = { x: Math.floor((size - 1) / 2), y: Math.floor((size - 1) / 2), l: 0 };
+  }
+  drawCursor();
+});
+ui.board.addEventListener("blur", () => {
+  for (const old of ui.board.querySelectorAll(".kbd-cursor")) old.remove();
+});
+ui.board.addEventListener("keydown", (event) => {
+  if (!cursor || event.ctrlKey || event.metaKey || event.altKey) return;
+  const size = Number(ui.board.dataset.size);
+  const side = (l) => size - l;
+  const steps = { ArrowLeft: [-1, 0, 0], ArrowRight: [1, 0, 0], ArrowUp: [0, 1, 0], ArrowDown: [0, -1, 0],
+    PageUp: [0, 0, 1], "+": [0, 0, 1], PageDown: [0, 0, -1], "-": [0, 0, -1] };
+  if (event.key in steps) {
+    const [dx, dy, dl] = steps[event.key];
+    const l = Math.max(0, Math.min(size - 1, cursor.l + dl));
+    const clamp = (value) => Math.max(0, Math.min(side(l) - 1, value));
+    cursor = { x: clamp(cursor.x + dx), y: clamp(cursor.y + dy), l };
+    drawCursor();
+  } else if (event.key === "Enter" || event.key === " ") {
+    if (mode === "play" && game && !offline && !lookBack) send({ type: "play", move: vertex(cursor.x, cursor.y, cursor.l) });
+  } else {
+    return;   // u, p, Home, End... as anywhere on the page
+  }
+  event.preventDefault();
+  event.stopPropagation();   // the page's ← → step through the game only when the board has no focus
 });
 
 // ---------------------------------------------------------------- replay (SGF, saved, watched)
@@ -1043,6 +1107,7 @@ function setMode(next) {
   for (const control of document.querySelectorAll("[data-role=play-buttons] > button")) control.hidden = next !== "play";
   askResign(false);
   document.body.classList.toggle("browsing", next !== "play");
+  if (next !== "play") document.title = "margo-web";
   if (next !== "play") {
     ui.download.hidden = true;
     ui.resultPanel.hidden = true;

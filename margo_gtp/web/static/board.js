@@ -173,7 +173,7 @@ export function renderBoard(svg, frame, options = {}) {
           inner += `<g class="pv pv-${step.c}${step.n === 1 ? " pv-best" : ""}" data-pv="${step.n}">` +
             `<circle cx="${cx}" cy="${cy}" r="${radius(l) * 0.78}"/><text x="${cx}" y="${cy + 6}">${step.n}</text></g>`;
         }
-        inners.push([v, inner]);
+        inners.push([v, inner, pointName(v, ball, target)]);
       }
     }
   }
@@ -181,19 +181,36 @@ export function renderBoard(svg, frame, options = {}) {
   if (!drawn || drawn.size !== size) {
     // A new board (or size): draw everything once, and remember each point's element.
     svg.innerHTML = `<g class="static">${staticLayer(size, span)}</g><g class="points">` +
-      inners.map(([v, inner]) => `<g class="pt" data-vertex="${v}">${inner}</g>`).join("") + "</g>";
+      inners.map(([v, inner, name]) => `<g class="pt" data-vertex="${v}" role="img" aria-label="${escapeText(name)}">${inner}</g>`).join("") + "</g>";
     const elements = svg.lastChild.children;
-    drawnPoints.set(svg, { size, points: inners.map(([, inner], i) => ({ element: elements[i], inner })) });
+    drawnPoints.set(svg, { size, points: inners.map(([, inner, name], i) => ({ element: elements[i], inner, name })) });
     return;
   }
   // The same board again: replace only the points whose content changed (a move touches few).
-  inners.forEach(([, inner], i) => {
+  inners.forEach(([, inner, name], i) => {
     const point = drawn.points[i];
     if (point.inner !== inner) {
       point.element.innerHTML = inner;
       point.inner = inner;
     }
+    if (point.name !== name) {
+      point.element.setAttribute("aria-label", name);
+      point.name = name;
+    }
   });
+}
+
+// What a screen reader says of a point: "D4, level 2, black, zombie", "C3, level 1, empty,
+// legal", "A1, level 1, empty, not allowed: suicide" (colour is never the only sign).
+export function pointName(v, ball, target) {
+  const [name, level] = v.split(":");
+  let what = "empty";
+  if (ball) {
+    what = (ball.c === "W" ? "white" : "black") + (ball.zombie ? ", zombie" : "") + (ball.buried ? ", buried" : "");
+  } else if (target) {
+    what = target.legal ? "empty, legal" : `empty, not allowed: ${target.why || "illegal"}`;
+  }
+  return `${name}, level ${level}, ${what}`;
 }
 
 // What each board <svg> shows now: {size, points: [{element, inner}]} in drawing order.
