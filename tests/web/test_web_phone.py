@@ -330,3 +330,16 @@ def test_dark_mode_title_favicon_and_the_forms_help(browser: Browser, live_serve
         expect(form.locator("[name=allow_pass]")).to_be_visible()
     finally:
         context.close()
+
+
+def test_a_long_replay_on_the_smallest_phone_keeps_its_bar_inside(open_page, live_server) -> None:
+    page = open_page(360, 640)
+    page.goto(f"{live_server.url}/?tab=replay")
+    page.set_input_files("[data-role=sgf-file]", str(Path(__file__).resolve().parents[1] / "data" / "random_19x19_3000_moves.sgf"))
+    expect(page.locator(STATUS)).to_have_text("random_19x19_3000_moves.sgf: move 0 of 3000")
+    page.locator("[data-action=last]").tap()
+    expect(page.locator("[data-role=ply]")).to_have_text("3000/3000")
+    for selector in (STATUS, "[data-role=board]", "[data-role=replay-bar]", "[data-role=ply]"):
+        assert_on_screen(page, selector)
+    assert_tap_target(page, "[data-role=replay-bar] button")
+    assert_no_page_overflow(page)

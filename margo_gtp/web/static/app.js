@@ -99,10 +99,10 @@ function fitBoard() {
   const main = getComputedStyle(ui.boardArea.parentElement);
   const pageTop = first.top + window.scrollY;
   let height = window.innerHeight - pageTop - others - parseFloat(main.paddingBottom);
-  // A phone in Replay or Watch keeps the board stuck at the top (style.css): it takes at most
-  // half the screen, so the move list or the mistakes show under it.
+  // A phone in Replay or Watch keeps the board stuck at the top (style.css): with its rows it
+  // takes at most 55% of the screen, so the graph and the mistakes show under it.
   if (document.body.classList.contains("browsing") && window.innerWidth <= 760) {
-    height = Math.min(height, window.innerHeight * 0.5 - others);
+    height = Math.min(height, window.innerHeight * 0.55 - others);
   }
   const side = Math.max(160, Math.floor(Math.min(ui.boardBox.clientWidth, height)));
   if (ui.board.style.width !== `${side}px`) {
