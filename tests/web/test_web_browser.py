@@ -314,7 +314,8 @@ def test_the_form_lists_the_engines_by_their_labels_and_starts_with_the_first(we
     """margo-web's default engines come with labels (Level 3, Level 8 (strongest)): the form
     shows them, sends the engine's name, and holds the first engine, not random, for Black."""
     from margo_gtp.web.app import create_app
-    from margo_gtp.web.game import EngineRegistry, GameStore
+    from margo_gtp.web.game import EngineRegistry
+    from margo_gtp.web.store import GameStore
     from margo_gtp.web.watch import WatchFolder
     from web_helpers import LiveServer, engine_commands
 
