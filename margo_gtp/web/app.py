@@ -401,6 +401,25 @@ async def saved_game(request: Request) -> Response:
         return _error(400, str(error))
 
 
+async def saved_delete(request: Request) -> Response:
+    """Delete a saved game (an abandoned one piles up otherwise). The cross-site guard in
+    front of ``/api/`` refuses a page of another site, as for every route; a game open in a
+    page is not deleted under it."""
+    server: Server = request.app.state.server
+    gid = request.path_params["game"]
+    game = server.games.get(gid)
+    if game is not None and game.listeners:
+        return _error(409, f"cannot delete game {gid}: it is open in a page")
+    try:
+        await asyncio.to_thread(server.store.delete, gid)
+    except GameError as error:
+        return _error(404 if str(error).startswith("no such game") else 500, str(error))
+    if game is not None:
+        server.games.pop(gid, None)
+        await game.close()
+    return JSONResponse({"deleted": gid})
+
+
 async def watch_index(request: Request) -> Response:
     watch: WatchFolder | None = request.app.state.server.watch
     if watch is None:
@@ -443,6 +462,7 @@ def create_app(registry: EngineRegistry, store: GameStore, watch: WatchFolder | 
             Route("/api/replay/{replay}/reviewed.sgf", replay_reviewed_sgf),
             Route("/api/saved", saved_list),
             Route("/api/saved/{game}", saved_game),
+            Route("/api/saved/{game}", saved_delete, methods=["DELETE"]),
             Route("/api/watch", watch_index),
             Route("/api/watch/{key}", watch_game),
             WebSocketRoute("/ws", game_socket),

@@ -186,7 +186,8 @@ class WebGame:
             "result": self.outcome.result() if self.outcome is not None else None,
             "human_to_move": human_to_move,
             "can": {"pass": "pass" in legal_words, "swap": "swap" in legal_words,
-                    "resign": human_to_move, "undo": self._can_undo()},
+                    "resign": self._resigner() is not None, "undo": self._can_undo()},
+            "thinking": self._thinking.letter if self._thinking is not None else None,
             "analysis_on": self.analysis_on,
             "analysis": self.analysis,
             "winrates": self.winrates,
@@ -206,6 +207,16 @@ class WebGame:
             both_human = all(s.is_human for s in self.seats.values())
             return f"{name} to move" + ("" if both_human else " (you)")
         return f"{name} ({seat.player}) is thinking"
+
+    def _resigner(self) -> Colour | None:
+        """The colour a page's Resign gives up: the human to move or, while an engine
+        thinks, the one human seat (a player need not wait out a slow engine to resign)."""
+        if self.outcome is not None:
+            return None
+        if self.seats[self.board.to_move].is_human and self._thinking is None:
+            return self.board.to_move
+        humans = [colour for colour, seat in self.seats.items() if seat.is_human]
+        return humans[0] if self._thinking is not None and len(humans) == 1 else None
 
     def _can_undo(self) -> bool:
         resigned = self.outcome is not None and self.outcome.termination is Termination.RESIGNATION
@@ -239,15 +250,22 @@ class WebGame:
         the canonical text (``illegal move: ...``) and changes nothing when it is refused."""
         if self.outcome is not None:
             raise GameError("illegal move: the game is over")
+        if isinstance(text, str) and text.strip().lower() == "resign" and self._resigner() is not None:
+            colour = self._resigner()
+            thinking = self._thinking
+            if thinking is not None:   # the engine's answer is dropped, its process stopped
+                self._generation += 1
+                self._thinking = None
+                await self._retire(self.seats[thinking].engine)
+                self.seats[thinking].engine = None
+            self._finish(self.board.outcome_by_resignation(colour))
+            await self.broadcast()
+            return
         colour = self.board.to_move
         if not self.seats[colour].is_human or self._thinking is not None:
             raise GameError("illegal move: it is not your turn")
         if not isinstance(text, str):
             raise GameError(f"illegal move: {text!r} is not a vertex")
-        if text.strip().lower() == "resign":
-            self._finish(self.board.outcome_by_resignation(colour))
-            await self.broadcast()
-            return
         try:
             move = Move.from_gtp(text, self.board.size)
         except InvalidVertexError as error:

@@ -119,7 +119,7 @@ class GameStore:
                     continue   # started and left before a move: resumable by its link, not worth a line
                 size = int(start["rules"]["size"])
                 out.append({"id": path.stem, "size": size, "white": start["seats"]["W"], "black": start["seats"]["B"],
-                            "result": None, "moves": len(moves), "unfinished": True})
+                            "result": None, "moves": len(moves), "unfinished": True, "date": _date_of(path)})
             except (OSError, journal.JournalError, KeyError, TypeError, ValueError):
                 continue
         return out
@@ -135,13 +135,26 @@ class GameStore:
                 continue   # taken up again after its end: the journal is the game now
             try:
                 record = sgf.loads(path.read_text(encoding="utf-8"))
+                date = _date_of(path)
             except (OSError, sgf.SgfError, UnicodeDecodeError) as error:
                 # One bad file (not UTF-8, not SGF, unreadable) must not hide the others.
                 log.warning("saved games: skipping %s: %s", path.name, " ".join(str(error).split())[:200])
                 continue
             out.append({"id": path.stem, "size": record.size, "white": record.white_name, "black": record.black_name,
-                        "result": record.result, "moves": len(record.moves)})
+                        "result": record.result, "moves": len(record.moves), "date": date})
         return out
+
+    def delete(self, game_id: str) -> None:
+        """Remove a saved game for good: its journal and its SGF (a game taken up again
+        after its end has both). GameError when there is neither."""
+        paths = [self.journal_path(game_id), self.folder / f"{game_id}.sgf"] if is_game_id(game_id) else []
+        if not any(path.is_file() for path in paths):
+            raise GameError(f"no such game: {game_id!r}")
+        try:
+            for path in paths:
+                path.unlink(missing_ok=True)
+        except OSError as error:
+            raise GameError(f"cannot delete game {game_id}: {error.strerror}") from None
 
     def read(self, game_id: str) -> str:
         if not is_game_id(game_id):
@@ -160,6 +173,12 @@ def _newest_first(path: Path) -> float:
         return -path.stat().st_mtime
     except OSError:
         return 0.0
+
+
+def _date_of(path: Path) -> str:
+    """When a saved game was last played (its file's time), in the server's local time: the
+    page runs on the same machine (margo-web binds the loopback)."""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
 
 
 _counter = itertools.count(1)

@@ -90,7 +90,8 @@ def test_an_illegal_click_says_so_and_changes_nothing(web_page: Page, live_serve
     page.hover("g[data-vertex='B2:1']")
     expect(page.locator("[data-role=hover]")).to_have_text("B2:1: occupied")
     page.click("g[data-vertex='B2:1']")   # occupied: the click lands on the ball inside the point
-    expect(page.locator(STATUS)).to_have_text("illegal move: B2:1 for WHITE: point is occupied")
+    expect(page.locator(STATUS)).to_have_text("Not at B2:1: a ball is already there")
+    expect(page.locator(STATUS)).to_have_attribute("title", "illegal move: B2:1 for WHITE: point is occupied")
     assert balls_on_page(page) == before
     assert page.locator("[data-role=moves] li").count() == 1 + 1
     screenshot(page, "illegal-click")
@@ -287,7 +288,9 @@ def test_the_url_starts_an_engine_game_or_says_what_is_wrong(web_page: Page, liv
     page.goto(f"{live_server.url}/?size=2&engine=random&human=none&seconds=0.05")
     expect(page.locator(STATUS)).to_have_text(GAME_OVER, timeout=30_000)
     seats = page.locator("[data-role=players]").inner_text()
-    assert seats == "White: random\nBlack: random"
+    status = page.locator(STATUS).inner_text()
+    badge = {"White": ("\nwinner", ""), "Black": ("", "\nwinner"), "Draw": ("", "")}[status.split()[0]]
+    assert seats == f"White: random{badge[0]}\nBlack: random{badge[1]}"   # the winner marked
 
 
 def test_a_crashed_engine_is_shown_and_replaced_from_the_page(web_page: Page, live_server) -> None:
@@ -311,7 +314,8 @@ def test_the_form_lists_the_engines_by_their_labels_and_starts_with_the_first(we
     """margo-web's default engines come with labels (Level 3, Level 8 (strongest)): the form
     shows them, sends the engine's name, and holds the first engine, not random, for Black."""
     from margo_gtp.web.app import create_app
-    from margo_gtp.web.game import EngineRegistry, GameStore
+    from margo_gtp.web.game import EngineRegistry
+    from margo_gtp.web.store import GameStore
     from margo_gtp.web.watch import WatchFolder
     from web_helpers import LiveServer, engine_commands
 

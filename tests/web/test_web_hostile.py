@@ -4,6 +4,7 @@ socket, idle and half-open connections, and a hundred engines asked for at once.
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import time
 from pathlib import Path
@@ -27,11 +28,13 @@ def test_an_undecodable_sgf_in_the_games_folder_is_skipped_with_one_log_line(
     games_dir.mkdir()
     (games_dir / "g1-1-aaa.sgf").write_text(FINISHED, encoding="utf-8")
     (games_dir / "g2-2-bbb.sgf").write_bytes(b"(;FF[4]GM[77]SZ[2]PW[\xff\xfe]RE[B+R])")
+    os.utime(games_dir / "g1-1-aaa.sgf", (1_780_000_000, 1_780_000_000))
+    date = time.strftime("%Y-%m-%d %H:%M", time.localtime(1_780_000_000))
     with caplog.at_level(logging.WARNING, logger="margo_gtp.web.store"), \
             TestClient(create_app(registry, GameStore(games_dir))) as client:
         response = client.get("/api/saved")
         assert (response.status_code, response.json()) == (200, {"games": [
-            {"id": "g1-1-aaa", "size": 2, "white": "alice", "black": "bob", "result": "B+R", "moves": 1}]})
+            {"id": "g1-1-aaa", "size": 2, "white": "alice", "black": "bob", "result": "B+R", "moves": 1, "date": date}]})
         assert client.get("/api/saved/g2-2-bbb").json() == {"error": "no such game: 'g2-2-bbb'"}
     assert caplog.messages == ["saved games: skipping g2-2-bbb.sgf: 'utf-8' codec can't decode byte 0xff "
                                "in position 21: invalid start byte"]

@@ -139,6 +139,7 @@ def test_a_capture_flashes_and_an_ended_game_takes_no_hover(web_page: Page, live
     page.hover("g[data-vertex='A3:1']")
     expect(page.locator("[data-role=hover]")).to_have_text("A3:1: illegal (suicide)")
     page.click("[data-action=resign]")
+    page.click("[data-action=resign-yes]")
     expect(page.locator(STATUS)).to_contain_text("wins")
     expect(page.locator("[data-role=board].idle")).to_have_count(1)   # no highlight, no ghost ball
     expect(page.locator("[data-role=board] .ghost")).to_have_count(0)

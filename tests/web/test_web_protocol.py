@@ -130,7 +130,10 @@ def test_human_vs_human_play_illegal_undo_and_resign(client: TestClient) -> None
         text = client.get(f"/api/games/{state['game']}.sgf").text
         assert "RE[B+R]" in text and "PW[human]" in text
         saved = client.get("/api/saved").json()["games"]
-        assert saved == [{"id": state["game"], "size": 3, "white": "human", "black": "human", "result": "B+R", "moves": 0}]
+        date = time.strftime("%Y-%m-%d %H:%M", time.localtime(
+            (client.app.state.server.store.folder / f"{state['game']}.sgf").stat().st_mtime))
+        assert saved == [{"id": state["game"], "size": 3, "white": "human", "black": "human", "result": "B+R", "moves": 0,
+                          "date": date}]
 
 
 def test_a_whole_game_against_random_ends_with_the_boards_result(client: TestClient) -> None:

@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -44,8 +45,10 @@ def test_an_unfinished_game_is_listed_and_resumed_after_a_restart(registry: Engi
         ws.send_json({"type": "new", "size": 3, "white": "human", "black": "human"})
         empty = ws.receive_json()["game"]   # left before its first move: not listed, still resumable
     with TestClient(create_app(registry, GameStore(games_dir))) as second:
+        date = time.strftime("%Y-%m-%d %H:%M", time.localtime((games_dir / "unfinished" / f"{game}.jsonl").stat().st_mtime))
         assert second.get("/api/saved").json()["games"] == [
-            {"id": game, "size": 3, "white": "human", "black": "human", "result": None, "moves": 3, "unfinished": True}]
+            {"id": game, "size": 3, "white": "human", "black": "human", "result": None, "moves": 3, "unfinished": True,
+             "date": date}]
         assert second.get(f"/api/games/{game}.sgf").status_code == 200
         with second.websocket_connect("/ws") as ws:
             ws.receive_json()

@@ -41,13 +41,14 @@ def engine_commands() -> dict[str, list[str]]:
 class LiveServer:
     """uvicorn serving the app in a background thread, on a free port of 127.0.0.1."""
 
-    def __init__(self, app, idle_seconds: float | None = None) -> None:  # noqa: ANN001
+    def __init__(self, app, idle_seconds: float | None = None, port: int = 0) -> None:  # noqa: ANN001
+        """``port``: 0 for a free one; a given one to start a server again where one stopped."""
         import uvicorn
 
         from margo_gtp.web.serving import IDLE_SECONDS, server_config  # margo-web's own configuration
 
         self.app = app
-        self.server = uvicorn.Server(server_config(app, "127.0.0.1", 0, idle_seconds or IDLE_SECONDS))
+        self.server = uvicorn.Server(server_config(app, "127.0.0.1", port, idle_seconds or IDLE_SECONDS))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> "LiveServer":

@@ -1,7 +1,8 @@
 // margo-web page: shows what the server sends, sends back intents. No rule of MarGo lives
 // here (style.md item 24): legality, results and positions all come from the server.
 
-import { graphPly, renderBoard, renderSlices, renderWinrates } from "./board.js";
+import { centre, graphPly, radius, renderBoard, renderSlices, renderWinrates, vertex } from "./board.js";
+import { plainRefusal, resultWords } from "./words.js";
 
 const $ = (selector) => document.querySelector(selector);
 const ui = {
@@ -47,6 +48,13 @@ const ui = {
   watchGames: $("[data-role=watch-games]"),
   crosstable: $("[data-role=crosstable]"),
   ratings: $("[data-role=ratings]"),
+  resultPanel: $("[data-role=result-panel]"),
+  winner: $("[data-role=winner]"),
+  resultWhy: $("[data-role=result-why]"),
+  resultDownload: $("[data-role=result-download]"),
+  resign: $("[data-action=resign]"),
+  resignConfirm: $("[data-role=resign-confirm]"),
+  rules: $("[data-role=rules]"),
 };
 
 let socket = null;
@@ -63,8 +71,12 @@ let watchTimer = null;
 let lookBack = null;      // in play: a replay of this game shown at an earlier ply (← →, a move clicked)
 let foldedFor = null;     // the running game the new-game form was folded for
 let lastFrame = null;     // the frame drawn last in play (captures flash against it)
+let offline = false;      // the socket is down: the board takes no move until it is back
+let thinking = null;      // {colour, since} while an engine thinks (the status shows a clock)
+let thinkingTimer = null;
 
 const COLOUR_NAME = { W: "White", B: "Black" };
+const LOST = "Connection to the server lost: reconnecting…";
 
 function escapeHtml(text) {
   return String(text ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
@@ -86,7 +98,12 @@ function fitBoard() {
   const others = (last.bottom - first.top) - box.height;
   const main = getComputedStyle(ui.boardArea.parentElement);
   const pageTop = first.top + window.scrollY;
-  const height = window.innerHeight - pageTop - others - parseFloat(main.paddingBottom);
+  let height = window.innerHeight - pageTop - others - parseFloat(main.paddingBottom);
+  // A phone in Replay or Watch keeps the board stuck at the top (style.css): with its rows it
+  // takes at most 55% of the screen, so the graph and the mistakes show under it.
+  if (document.body.classList.contains("browsing") && window.innerWidth <= 760) {
+    height = Math.min(height, window.innerHeight * 0.55 - others);
+  }
   const side = Math.max(160, Math.floor(Math.min(ui.boardBox.clientWidth, height)));
   if (ui.board.style.width !== `${side}px`) {
     ui.board.style.width = ui.board.style.height = `${side}px`;
@@ -135,6 +152,11 @@ function connect() {
     retries = 0;
     ui.connection.textContent = "connected";
     ui.connection.classList.remove("down");
+    if (offline) {
+      offline = false;
+      ui.board.classList.remove("offline");
+      if (mode === "play" && !gameId && !pendingNew) renderPlay();   // a game comes back with its state
+    }
     if (pendingNew) {
       send(pendingNew);
       pendingNew = null;
@@ -155,6 +177,12 @@ function connect() {
     }
     ui.connection.textContent = "reconnecting…";
     ui.connection.classList.add("down");
+    if (!offline) {
+      offline = true;
+      ui.board.classList.add("offline");
+      stopThinkingClock();
+      if (mode === "play") setStatus(LOST, "error");
+    }
     const delay = Math.min(5000, 250 * 2 ** retries++);
     setTimeout(connect, delay);
   };
@@ -175,7 +203,11 @@ function receive(message) {
       lastFrame = null;
       gameId = message.game;
       history.replaceState(null, "", `/#game=${gameId}`);
+      // A new game folds the form away under the finger: bring the status and the board back
+      // into view (on a phone Start is far down the page).
+      requestAnimationFrame(() => window.scrollTo(0, 0));
     }
+    followThinking();
     if (mode === "play") renderPlay();
   } else if (message.type === "watch") {
     receiveWatched(message);
@@ -194,7 +226,8 @@ function receive(message) {
       }
       return;
     }
-    if (mode === "play" || mode === "watch") setStatus(message.message, "error");
+    if (mode === "play") showRefusal(message.message);
+    else if (mode === "watch") setStatus(message.message, "error");
     else if (replay && replay.review && replay.review.asked) {
       // The review request was refused (another review runs, a game too long...).
       replay.review = { ...replay.review, asked: false, done: true, error: message.message };
@@ -222,7 +255,8 @@ function showEmptyBoard() {
   ui.board.classList.add("idle");
   ui.slices.innerHTML = "";
   ui.newGameBox.open = true;
-  setStatus("Choose the players and press Start");
+  ui.resultPanel.hidden = true;
+  setStatus(offline ? LOST : "Choose the players and press Start", offline ? "error" : "");
   fitBoard();
 }
 
@@ -255,17 +289,27 @@ function renderPlay() {
     ui.board.classList.toggle("idle", !mover);
     ui.hover.textContent = "\u00a0";   // the points under the cursor were redrawn
     ui.hover.classList.remove("illegal");
-    setStatus(game.status, game.over ? "over" : crashed ? "error" : "");
+    if (offline) setStatus(LOST, "error");
+    else setStatus(playStatus(), game.over ? "over" : crashed ? "error" : "");
   }
+  renderResult();
+  // The tab's title tells a player in another tab that it is their move, or how it ended.
+  const yours = game.human_to_move && Object.values(game.seats).some((seat) => seat !== "human");
+  document.title = game.over ? `${resultWords(game.result, game.status).title} — margo-web` :
+    yours ? "Your turn — margo-web" : "margo-web";
   ui.players.innerHTML = ["W", "B"].map((c) => {
     const toMove = !game.over && frame.to_move === c ? " to-move" : "";
+    const won = game.over && game.result && game.result.startsWith(`${c}+`) ? ' <span class="winner-badge" data-role="winner-badge">winner</span>' : "";
     return `<div class="player${toMove}" data-seat="${c}"><span class="dot dot-${c}"></span>` +
-      `${COLOUR_NAME[c]}: ${escapeHtml(game.seats[c])}</div>`;
+      `${COLOUR_NAME[c]}: ${escapeHtml(game.seats[c])}${won}</div>`;
   }).join("");
   for (const action of ["pass", "swap", "resign", "undo"]) {
     document.querySelector(`[data-action=${action}]`).disabled = !game.can[action];
   }
-  ui.download.hidden = false;
+  if (!game.can.resign) askResign(false);
+  // An ended game keeps Undo (a resignation can be taken back); the result panel offers the rest.
+  for (const action of ["pass", "swap", "resign"]) document.querySelector(`[data-action=${action}]`).hidden = game.over;
+  ui.download.hidden = game.over;
   ui.download.href = `/api/games/${game.game}.sgf`;
   ui.reviewGame.disabled = game.moves.length === 0;
   ui.crash.hidden = !crashed;
@@ -283,7 +327,81 @@ function renderPlay() {
     renderWinrates(ui.winrateGraph, game.winrates, lookBack ? lookBack.index : frame.ply);
   }
   if (!lookBack) renderInfo(frame, game.moves, frame.ply);
+  drawCursor();
   fitBoard();
+}
+
+// The status line of the running game: the server's words, and while an engine thinks the
+// seconds it has taken against its budget (a slow engine shows it is alive).
+function playStatus() {
+  if (!thinking || game.over) return game.status;
+  const seconds = Math.floor((performance.now() - thinking.since) / 1000);
+  return `${game.status} · ${seconds} s / ${game.seconds} s`;
+}
+
+// Start or stop the thinking clock as the state says who thinks (a new think restarts it).
+function followThinking() {
+  const colour = game && !game.over ? game.thinking : null;
+  if (!colour) {
+    stopThinkingClock();
+    return;
+  }
+  if (thinking && thinking.colour === colour && thinking.plies === game.moves.length) return;
+  stopThinkingClock();
+  thinking = { colour, plies: game.moves.length, since: performance.now() };
+  thinkingTimer = setInterval(() => {
+    if (mode === "play" && game && !lookBack && !offline) setStatus(playStatus());
+  }, 250);
+}
+
+function stopThinkingClock() {
+  clearInterval(thinkingTimer);
+  thinking = null;
+}
+
+// The end of a game: a panel under the board names the winner and why, and offers what next.
+function renderResult() {
+  const over = Boolean(game && game.over && !lookBack);
+  ui.resultPanel.hidden = !over;
+  if (!over) return;
+  const words = resultWords(game.result, game.status);
+  ui.winner.textContent = words.title;
+  ui.resultWhy.textContent = words.why;
+  ui.resultPanel.dataset.winner = words.winner || "";
+  ui.resultDownload.href = `/api/games/${game.game}.sgf`;
+}
+
+// A refused move in plain words, with a link to the rule (under the board).
+function showRefusal(message) {
+  const plain = plainRefusal(message);
+  setStatus(plain ? plain.text : message, "error");
+  ui.status.title = message;   // the server's exact words stay at hand
+  ui.hover.classList.toggle("illegal", Boolean(plain));
+  if (plain && plain.rule) {
+    ui.hover.innerHTML = `<a href="#${plain.rule}" data-rule="${plain.rule}">Why? Read the rule</a>`;
+  }
+}
+
+function openRules(section) {
+  if (!ui.rules.open) ui.rules.showModal();
+  const heading = section && document.getElementById(section);
+  if (heading) heading.scrollIntoView({ block: "start" });
+  else ui.rules.scrollTop = 0;
+}
+
+document.querySelector("[data-action=rules]").addEventListener("click", () => openRules(null));
+document.querySelector("[data-action=close-rules]").addEventListener("click", () => ui.rules.close());
+ui.hover.addEventListener("click", (event) => {
+  const link = event.target.closest("[data-rule]");
+  if (!link) return;
+  event.preventDefault();
+  openRules(link.dataset.rule);
+});
+
+// Resign asks first: the button gives way to "Resign this game? Yes, resign / No".
+function askResign(asking) {
+  ui.resignConfirm.hidden = !asking;
+  ui.resign.hidden = asking || mode !== "play";
 }
 
 // The balls of `before` that are gone in `after`, but for a ball played over (a capture
@@ -388,7 +506,7 @@ ui.form.addEventListener("submit", (event) => {
 });
 
 ui.board.addEventListener("click", (event) => {
-  if (mode !== "play" || !game) return;
+  if (mode !== "play" || !game || offline) return;
   if (lookBack) {
     lookBackTo(Infinity);   // a click on a past position brings the game back first
     return;
@@ -420,15 +538,35 @@ ui.board.addEventListener("mouseover", (event) => {
   ui.hover.textContent = text;
   ui.hover.classList.toggle("illegal", illegal);
 });
-ui.board.addEventListener("mouseleave", () => { ui.hover.textContent = "\u00a0"; });
+ui.board.addEventListener("mouseleave", () => {
+  // A refusal's link to its rule stays: a finger going for it leaves the board first.
+  if (!ui.hover.querySelector("[data-rule]")) ui.hover.textContent = "\u00a0";
+});
 
-for (const action of ["pass", "swap", "resign"]) {
+for (const action of ["pass", "swap"]) {
   document.querySelector(`[data-action=${action}]`).addEventListener("click", () => send({ type: "play", move: action }));
 }
+ui.resign.addEventListener("click", () => askResign(true));
+document.querySelector("[data-action=resign-no]").addEventListener("click", () => askResign(false));
+document.querySelector("[data-action=resign-yes]").addEventListener("click", () => {
+  askResign(false);
+  send({ type: "play", move: "resign" });
+});
+// What next after a game: the same game again, its review, or the form for another.
+document.querySelector("[data-action=rematch]").addEventListener("click", () => {
+  if (!game) return;
+  startGame({ type: "new", size: game.frame.size, white: game.seats.W, black: game.seats.B, seconds: game.seconds,
+    rules: Object.fromEntries(Object.entries(game.rules).map(([k, v]) => [k, String(v)])) });
+});
+document.querySelector("[data-action=result-review]").addEventListener("click", () => ui.reviewGame.click());
+document.querySelector("[data-action=show-new-game]").addEventListener("click", () => {
+  ui.newGameBox.open = true;
+  ui.newGameBox.scrollIntoView({ block: "start" });
+});
 document.querySelector("[data-action=undo]").addEventListener("click", () => send({ type: "undo" }));
 document.addEventListener("click", (event) => {
   // Any game action brings the running game back into view.
-  if (lookBack && event.target.closest("[data-action=pass], [data-action=swap], [data-action=resign], [data-action=undo]")) {
+  if (lookBack && event.target.closest("[data-action=pass], [data-action=swap], [data-action=resign-yes], [data-action=undo]")) {
     lookBack = null;
   }
 }, true);
@@ -444,6 +582,65 @@ for (const control of [ui.numbers, ui.levelView]) {
 ui.winrateGraph.addEventListener("click", (event) => {
   const ply = graphPly(ui.winrateGraph, event);
   if (ply !== null && mode === "play") lookBackTo(ply);
+});
+
+// ---------------------------------------------------------------- the board by keyboard
+
+// With the board focused (Tab), the arrows move a cursor over the points of one level, Page Up
+// and Page Down (or + and -) change the level, Enter or Space plays the point; the line under
+// the board (a live region) says the point's name, as a screen reader would.
+let cursor = null;   // {x, y, l} while the board has the focus
+
+function drawCursor() {
+  for (const old of ui.board.querySelectorAll(".kbd-cursor")) old.remove();
+  if (!cursor || document.activeElement !== ui.board) return;
+  const size = Number(ui.board.dataset.size);
+  const [cx, cy] = centre(size, cursor.x, cursor.y, cursor.l);
+  const r = radius(cursor.l) + 3;
+  const ring = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+  for (const [name, value] of Object.entries({ class: "kbd-cursor", "data-cursor": vertex(cursor.x, cursor.y, cursor.l),
+    x: cx - r, y: cy - r, width: 2 * r, height: 2 * r, rx: 6 })) ring.setAttribute(name, value);
+  ui.board.appendChild(ring);
+  const point = ui.board.querySelector(`g[data-vertex="${vertex(cursor.x, cursor.y, cursor.l)}"]`);
+  ui.hover.textContent = point ? point.getAttribute("aria-label") : "\u00a0";
+  ui.hover.classList.remove("illegal");
+}
+
+ui.board.addEventListener("focus", () => {
+  // Focus by a click (the mouse plays by clicking): no cursor, and the arrows keep stepping
+  // through the game; focus by the keyboard (Tab) shows the cursor.
+  if (!ui.board.matches(":focus-visible")) {
+    cursor = null;
+    return;
+  }
+  const size = Number(ui.board.dataset.size) || 7;
+  if (!cursor || cursor.l >= size || cursor.x >= size - cursor.l || cursor.y >= size - cursor.l) {
+    cursor = { x: Math.floor((size - 1) / 2), y: Math.floor((size - 1) / 2), l: 0 };
+  }
+  drawCursor();
+});
+ui.board.addEventListener("blur", () => {
+  for (const old of ui.board.querySelectorAll(".kbd-cursor")) old.remove();
+});
+ui.board.addEventListener("keydown", (event) => {
+  if (!cursor || event.ctrlKey || event.metaKey || event.altKey) return;
+  const size = Number(ui.board.dataset.size);
+  const side = (l) => size - l;
+  const steps = { ArrowLeft: [-1, 0, 0], ArrowRight: [1, 0, 0], ArrowUp: [0, 1, 0], ArrowDown: [0, -1, 0],
+    PageUp: [0, 0, 1], "+": [0, 0, 1], PageDown: [0, 0, -1], "-": [0, 0, -1] };
+  if (event.key in steps) {
+    const [dx, dy, dl] = steps[event.key];
+    const l = Math.max(0, Math.min(size - 1, cursor.l + dl));
+    const clamp = (value) => Math.max(0, Math.min(side(l) - 1, value));
+    cursor = { x: clamp(cursor.x + dx), y: clamp(cursor.y + dy), l };
+    drawCursor();
+  } else if (event.key === "Enter" || event.key === " ") {
+    if (mode === "play" && game && !offline && !lookBack) send({ type: "play", move: vertex(cursor.x, cursor.y, cursor.l) });
+  } else {
+    return;   // u, p, Home, End... as anywhere on the page
+  }
+  event.preventDefault();
+  event.stopPropagation();   // the page's ← → step through the game only when the board has no focus
 });
 
 // ---------------------------------------------------------------- replay (SGF, saved, watched)
@@ -593,10 +790,14 @@ async function loadSaved() {
   try {
     const data = await fetchJson("/api/saved");
     // An unfinished game (kept across restarts) opens in Play, where it goes on.
+    // The game this page plays is not deleted under it (the server refuses it too).
+    const own = (g) => (g.id === gameId ? "" : `<button type="button" class="delete" data-delete="${escapeHtml(g.id)}">Delete</button>`);
     ui.savedList.innerHTML = data.games.map((g) =>
-      `<li data-${g.unfinished ? "resume" : "saved"}="${escapeHtml(g.id)}">${g.size}×${g.size} ` +
-      `${escapeHtml(shortName(g.white))} – ${escapeHtml(shortName(g.black))}: ` +
-      `${g.unfinished ? "<b>unfinished — resume</b>" : escapeHtml(g.result ?? "unfinished")} (${g.moves} moves)</li>`).join("") ||
+      `<li data-game="${escapeHtml(g.id)}"><span class="saved-what" data-${g.unfinished ? "resume" : "saved"}="${escapeHtml(g.id)}">` +
+      `${g.size}×${g.size} ${escapeHtml(shortName(g.white))} – ${escapeHtml(shortName(g.black))}: ` +
+      `${g.unfinished ? "<b>unfinished — resume</b>" : escapeHtml(g.result ?? "unfinished")} (${g.moves} moves)` +
+      ` <span class="saved-date" data-role="saved-date">${escapeHtml(g.date)}</span></span>` +
+      `${own(g)}</li>`).join("") ||
       "<li>none yet</li>";
   } catch (error) {
     ui.savedList.innerHTML = `<li>${escapeHtml(error.message)}</li>`;
@@ -604,6 +805,22 @@ async function loadSaved() {
 }
 
 ui.savedList.addEventListener("click", async (event) => {
+  const remove = event.target.closest("[data-delete]");
+  if (remove) {
+    // Asks first: the button turns into "Delete for good?"; a second tap deletes.
+    if (!remove.dataset.asked) {
+      remove.dataset.asked = "1";
+      remove.textContent = "Delete for good?";
+      return;
+    }
+    try {
+      await fetchJson(`/api/saved/${encodeURIComponent(remove.dataset.delete)}`, { method: "DELETE" });
+    } catch (error) {
+      setStatus(error.message, "error");
+    }
+    loadSaved();
+    return;
+  }
   const resume = event.target.closest("[data-resume]");
   if (resume) {
     location.hash = `game=${resume.dataset.resume}`;   // the hashchange handler attaches
@@ -756,6 +973,10 @@ function renderReview() {
     `${e.loss !== null && e.loss !== undefined ? ` ${points(e.loss)}` : ""}${e.best && e.best !== e.move ? ` (best ${escapeHtml(e.best)})` : ""}</li>`).join("") ||
     (review ? `<li class="none">${running ? "no mistakes yet" : "no mistakes"}</li>` : "");
   keepCurrentInSight(ui.mistakes);
+  if (revealMistake) {
+    revealMistake = false;
+    revealBelowBoard(ui.mistakes.querySelector(".current"));
+  }
 }
 
 ui.reviewButton.addEventListener("click", startReview);
@@ -767,8 +988,20 @@ ui.reviewGraph.addEventListener("click", (event) => {
 });
 ui.mistakes.addEventListener("click", (event) => {
   const item = event.target.closest("[data-mistake]");
-  if (item) step(Number(item.dataset.mistake));
+  if (!item) return;
+  revealMistake = true;
+  step(Number(item.dataset.mistake));
 });
+
+// On a phone the board is stuck at the top (style.css): scroll the page so that the mistake
+// just tapped is whole, below the board and above the screen's bottom.
+let revealMistake = false;
+function revealBelowBoard(item) {
+  if (!item || !document.body.classList.contains("browsing") || window.innerWidth > 760) return;
+  const rect = item.getBoundingClientRect(), board = ui.boardArea.getBoundingClientRect();
+  if (rect.bottom > window.innerHeight) window.scrollBy(0, rect.bottom - window.innerHeight + 4);
+  else if (rect.top < board.bottom) window.scrollBy(0, rect.top - board.bottom - 4);
+}
 // Play: review the running game as far as it has gone (its replay, in the Replay tab).
 ui.reviewGame.addEventListener("click", async () => {
   if (!game) return;
@@ -872,7 +1105,13 @@ function setMode(next) {
   for (const panel of document.querySelectorAll("[data-panel]")) panel.hidden = panel.dataset.panel !== next;
   // The game buttons under the board belong to Play; the view options stay everywhere.
   for (const control of document.querySelectorAll("[data-role=play-buttons] > button")) control.hidden = next !== "play";
-  if (next !== "play") ui.download.hidden = true;
+  askResign(false);
+  document.body.classList.toggle("browsing", next !== "play");
+  if (next !== "play") document.title = "margo-web";
+  if (next !== "play") {
+    ui.download.hidden = true;
+    ui.resultPanel.hidden = true;
+  }
   clearInterval(watchTimer);
   send({ type: "unwatch" });
   stopReview();

@@ -141,7 +141,16 @@ export function renderBoard(svg, frame, options = {}) {
           } else if (options.mover) {
             inner += `<path class="ghost ghost-illegal" d="M${cx - 10} ${cy - 10}L${cx + 10} ${cy + 10}M${cx + 10} ${cy - 10}L${cx - 10} ${cy + 10}"/>`;
           }
-          if (l >= 1) inner += `<circle class="slot" cx="${cx}" cy="${cy}" r="${CELL * 0.08}"/>`;
+          // Seen before any tap (touch has no hover): on the mover's turn a legal point above
+          // level 1 gets a dark dot and a refused point of any level a thin cross.
+          if (options.mover && !target.legal) {
+            const s = CELL * 0.09;
+            inner += `<path class="refused-mark" data-mark="refused" d="M${cx - s} ${cy - s}L${cx + s} ${cy + s}M${cx + s} ${cy - s}L${cx - s} ${cy + s}"/>`;
+          } else if (l >= 1 && options.mover) {
+            inner += `<circle class="slot slot-legal" data-mark="legal" cx="${cx}" cy="${cy}" r="${CELL * 0.11}"/>`;
+          } else if (l >= 1) {
+            inner += `<circle class="slot" cx="${cx}" cy="${cy}" r="${CELL * 0.08}"/>`;
+          }
           const item = analysis.get(v);
           if (item) {
             const best = item.order === 0 ? " best" : "";
@@ -164,7 +173,7 @@ export function renderBoard(svg, frame, options = {}) {
           inner += `<g class="pv pv-${step.c}${step.n === 1 ? " pv-best" : ""}" data-pv="${step.n}">` +
             `<circle cx="${cx}" cy="${cy}" r="${radius(l) * 0.78}"/><text x="${cx}" y="${cy + 6}">${step.n}</text></g>`;
         }
-        inners.push([v, inner]);
+        inners.push([v, inner, pointName(v, ball, target)]);
       }
     }
   }
@@ -172,19 +181,36 @@ export function renderBoard(svg, frame, options = {}) {
   if (!drawn || drawn.size !== size) {
     // A new board (or size): draw everything once, and remember each point's element.
     svg.innerHTML = `<g class="static">${staticLayer(size, span)}</g><g class="points">` +
-      inners.map(([v, inner]) => `<g class="pt" data-vertex="${v}">${inner}</g>`).join("") + "</g>";
+      inners.map(([v, inner, name]) => `<g class="pt" data-vertex="${v}" role="img" aria-label="${escapeText(name)}">${inner}</g>`).join("") + "</g>";
     const elements = svg.lastChild.children;
-    drawnPoints.set(svg, { size, points: inners.map(([, inner], i) => ({ element: elements[i], inner })) });
+    drawnPoints.set(svg, { size, points: inners.map(([, inner, name], i) => ({ element: elements[i], inner, name })) });
     return;
   }
   // The same board again: replace only the points whose content changed (a move touches few).
-  inners.forEach(([, inner], i) => {
+  inners.forEach(([, inner, name], i) => {
     const point = drawn.points[i];
     if (point.inner !== inner) {
       point.element.innerHTML = inner;
       point.inner = inner;
     }
+    if (point.name !== name) {
+      point.element.setAttribute("aria-label", name);
+      point.name = name;
+    }
   });
+}
+
+// What a screen reader says of a point: "D4, level 2, black, zombie", "C3, level 1, empty,
+// legal", "A1, level 1, empty, not allowed: suicide" (colour is never the only sign).
+export function pointName(v, ball, target) {
+  const [name, level] = v.split(":");
+  let what = "empty";
+  if (ball) {
+    what = (ball.c === "W" ? "white" : "black") + (ball.zombie ? ", zombie" : "") + (ball.buried ? ", buried" : "");
+  } else if (target) {
+    what = target.legal ? "empty, legal" : `empty, not allowed: ${target.why || "illegal"}`;
+  }
+  return `${name}, level ${level}, ${what}`;
 }
 
 // What each board <svg> shows now: {size, points: [{element, inner}]} in drawing order.

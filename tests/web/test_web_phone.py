@@ -1,0 +1,345 @@
+"""margo-web for players, round 2 (issue #37), in Debian's Chromium: what a newcomer sees on a
+phone (360x640 and 390x844, touch) and on a desktop (1280x800). Each test asserts what is on
+the screen: boxes in the viewport, tap-target sizes, exact texts, no page wider than the window.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from needs import need_module
+from web_helpers import PLAYWRIGHT, need_the_web_extra
+
+need_the_web_extra()
+need_module("playwright.sync_api", PLAYWRIGHT)
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
+
+from web_helpers import screenshot  # noqa: E402
+
+pytestmark = pytest.mark.process
+
+STATUS = "[data-role=status]"
+PHONES = [(360, 640), (390, 844)]
+TOUCH_TARGET = 44
+
+
+@pytest.fixture
+def open_page(browser: Browser):
+    """``open_page(width, height, touch)``: a page of a fresh context of that size (a phone:
+    touch and mobile emulation), failing the test on any JavaScript error."""
+    contexts, errors = [], []
+
+    def opener(width: int, height: int, touch: bool = True) -> Page:
+        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.set_default_timeout(20_000)
+        return page
+
+    yield opener
+    for context in contexts:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def box(page: Page, selector: str) -> dict:
+    return page.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect();"
+                                 " return {top: r.top, left: r.left, bottom: r.bottom, right: r.right, width: r.width, height: r.height}; }")
+
+
+def assert_on_screen(page: Page, selector: str) -> dict:
+    size = page.viewport_size
+    rect = box(page, selector)
+    assert rect["top"] >= 0 and rect["left"] >= 0, (selector, rect)
+    assert rect["bottom"] <= size["height"] + 0.5 and rect["right"] <= size["width"] + 0.5, (selector, rect, size)
+    return rect
+
+
+def assert_no_page_overflow(page: Page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], width
+
+
+def assert_tap_target(page: Page, selector: str) -> None:
+    for rect in page.eval_on_selector_all(selector, "els => els.filter(e => e.offsetParent).map(e => {"
+                                          " const r = e.getBoundingClientRect(); return [r.width, r.height]; })"):
+        assert rect[0] >= TOUCH_TARGET - 0.5 and rect[1] >= TOUCH_TARGET - 0.5, (selector, rect)
+
+
+def contrast(page: Page, selector: str, against: str) -> float:
+    """WCAG contrast of one element's computed fill against another's."""
+    return page.evaluate("""([a, b]) => {
+        const lum = (sel) => {
+            const [r, g, bl] = getComputedStyle(document.querySelector(sel)).fill.match(/\\d+/g).map(Number)
+                .map((c) => c / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+            return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+        };
+        const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+        return (x + 0.05) / (y + 0.05);
+    }""", [selector, against])
+
+
+@pytest.mark.parametrize("width, height", PHONES)
+def test_start_on_a_phone_leaves_the_status_and_the_board_in_view(open_page, live_server, width: int, height: int) -> None:
+    page = open_page(width, height)
+    page.goto(live_server.url)
+    expect(page.locator(STATUS)).to_have_text("Choose the players and press Start")
+    page.select_option("[name=white]", "human")
+    page.select_option("[name=black]", "human")
+    page.locator("[data-role=new-game] button[type=submit]").tap()   # far down the page: it scrolls there
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    page.wait_for_function("window.scrollY === 0")
+    assert_on_screen(page, STATUS)
+    assert_on_screen(page, "[data-role=board]")
+    assert_no_page_overflow(page)
+    # Every control a finger taps is 44 px at least; Resign asks first.
+    assert_tap_target(page, "[data-role=play-buttons] button, [data-action=rules], .tab")
+    page.locator("g[data-vertex='B2:1']").tap()
+    expect(page.locator("[data-role=moves] li")).to_have_count(1)
+    page.locator("[data-action=resign]").tap()
+    expect(page.locator("[data-role=resign-confirm]")).to_have_text(re.compile(r"^Resign this game\?\s+Yes, resign\s+No\s*$"))
+    expect(page.locator("[data-action=resign]")).to_be_hidden()
+    assert_tap_target(page, "[data-role=resign-confirm] button")
+    page.locator("[data-action=resign-no]").tap()
+    expect(page.locator(STATUS)).to_have_text("Black to move")
+    page.locator("[data-action=resign]").tap()
+    page.locator("[data-action=resign-yes]").tap()
+    # The end: the winner named and marked, and what next, all on screen.
+    expect(page.locator(STATUS)).to_have_text("White wins W+R (resignation)")
+    expect(page.locator("[data-role=winner]")).to_have_text("White wins")
+    expect(page.locator("[data-role=result-why]")).to_have_text("— by resignation (W+R)")
+    expect(page.locator("[data-seat=W] [data-role=winner-badge]")).to_have_text("winner")
+    expect(page.locator("[data-seat=B] [data-role=winner-badge]")).to_have_count(0)
+    for selector in ("[data-role=result-panel]", "[data-action=rematch]", "[data-action=show-new-game]", "[data-role=board]"):
+        assert_on_screen(page, selector)
+    assert_tap_target(page, "[data-role=result-panel] button, [data-role=result-panel] .button")
+    screenshot(page, f"phone-{width}x{height}-result")
+    page.locator("[data-action=rematch]").tap()
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    expect(page.locator("[data-role=result-panel]")).to_be_hidden()
+    expect(page.locator("[data-ball]")).to_have_count(0)
+
+
+def test_legal_points_are_marked_before_a_tap_and_a_refusal_says_why(open_page, live_server) -> None:
+    page = open_page(390, 844)
+    page.goto(f"{live_server.url}/?size=3&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    for vertex in ("A1:1", "B1:1", "A2:1", "B2:1", "B3:1", "C2:1"):
+        page.locator(f"g[data-vertex='{vertex}']").tap()
+    expect(page.locator("[data-role=moves] li")).to_have_count(6)
+    # White to move (the rules core says so, tests/web/test_web_view.py's frame): A1:2 rests on
+    # the four balls and is legal, C1:1 would be suicide. Both are told apart without a hover.
+    expect(page.locator("[data-mark=legal]")).to_have_count(1)
+    expect(page.locator("g[data-vertex='A1:2'] [data-mark=legal]")).to_have_count(1)
+    assert contrast(page, "[data-mark=legal]", ".wood") >= 3
+    expect(page.locator("[data-mark=refused]")).to_have_count(1)
+    expect(page.locator("g[data-vertex='C1:1'] [data-mark=refused]")).to_have_count(1)
+    page.locator("g[data-vertex='C1:1']").tap()
+    expect(page.locator(STATUS)).to_have_text("Not at C1:1: this ball would have no freedom and captures nothing")
+    expect(page.locator(STATUS)).to_have_attribute("title", "illegal move: C1:1 for WHITE: suicide")
+    page.locator("[data-rule=rules-freedoms]").tap()
+    expect(page.locator("[data-role=rules]")).to_be_visible()
+    assert_on_screen(page, "#rules-freedoms")
+    assert_no_page_overflow(page)
+    page.locator("[data-action=close-rules]").tap()
+    expect(page.locator("[data-role=rules]")).to_be_hidden()
+    # The rules from the header, on the smallest phone too: every section, inside the screen.
+    small = open_page(360, 640)
+    small.goto(live_server.url)
+    small.locator("[data-action=rules]").tap()
+    expect(small.locator("[data-role=rules] h3")).to_have_text(
+        ["Placing", "Stacking", "Freedoms and capture", "Bridges", "Zombies and buried balls", "Ko: no repeating",
+         "The end and the score"])
+    rules = box(small, "[data-role=rules]")
+    assert rules["left"] >= 0 and rules["right"] <= 360 and rules["top"] >= 0 and rules["bottom"] <= 640, rules
+
+
+def test_a_slow_engine_shows_its_clock_and_resign_works_while_it_thinks(open_page, live_server) -> None:
+    page = open_page(390, 844)
+    page.goto(f"{live_server.url}/?size=7&engine=mcts&human=black&seconds=60")
+    expect(page.locator(STATUS)).to_have_text("White (mcts) is thinking · 1 s / 60 s")
+    expect(page.locator(STATUS)).to_have_text("White (mcts) is thinking · 2 s / 60 s")
+    expect(page.locator("[data-action=resign]")).to_be_enabled()
+    page.locator("[data-action=resign]").tap()
+    page.locator("[data-action=resign-yes]").tap()
+    expect(page.locator(STATUS)).to_have_text("White wins W+R (resignation)")
+    expect(page.locator("[data-role=winner]")).to_have_text("White wins")
+    page.wait_for_timeout(1300)   # the clock stopped with the game
+    expect(page.locator(STATUS)).to_have_text("White wins W+R (resignation)")
+
+
+def test_a_lost_server_marks_the_board_unplayable_until_it_is_back(open_page, registry, games_dir: Path) -> None:
+    from margo_gtp.web.app import create_app
+    from margo_gtp.web.store import GameStore
+    from web_helpers import LiveServer
+
+    page = open_page(390, 844)
+    server = LiveServer(create_app(registry, GameStore(games_dir))).__enter__()
+    port = int(server.url.rsplit(":", 1)[1])
+    try:
+        page.goto(f"{server.url}/?size=5&human=both")
+        expect(page.locator(STATUS)).to_have_text("White to move")
+        page.locator("g[data-vertex='C3:1']").tap()
+        expect(page.locator("[data-role=moves] li")).to_have_count(1)
+    finally:
+        server.__exit__(None, None, None)
+    expect(page.locator(STATUS)).to_have_text("Connection to the server lost: reconnecting…")
+    expect(page.locator("[data-role=connection]")).to_have_text("reconnecting…")
+    expect(page.locator("[data-role=board]")).to_have_class(re.compile(r"\boffline\b"))
+    assert page.eval_on_selector("[data-role=board]", "e => getComputedStyle(e).pointerEvents") == "none"
+    board = box(page, "[data-role=board]")
+    page.touchscreen.tap(board["left"] + board["width"] * 0.2, board["top"] + board["height"] * 0.8)
+    page.wait_for_timeout(300)
+    expect(page.locator(STATUS)).to_have_text("Connection to the server lost: reconnecting…")
+    with LiveServer(create_app(registry, GameStore(games_dir)), port=port):   # the game comes back from its journal
+        expect(page.locator(STATUS)).to_have_text("Black to move", timeout=15_000)
+        expect(page.locator("[data-role=board]")).not_to_have_class(re.compile(r"\boffline\b"))
+        expect(page.locator("g[data-vertex='C3:1'] [data-ball=W]")).to_have_count(1)
+        page.locator("g[data-vertex='B2:1']").tap()
+        expect(page.locator("[data-role=moves] li")).to_have_count(2)
+
+
+def test_watch_tables_fit_their_panel_and_the_phone(open_page, live_server, watch_dir: Path) -> None:
+    long_white = "/usr/local/bin/some-very-long-engine-name-with-options --threads 8 --hash 4096"
+    long_black = "/opt/engines/another-quite-long-engine-binary-name --level 10"
+    lines = [{"game": n, "white": long_white, "black": long_black, "winner_colour": "W", "result": "W+123.5",
+              "reason": "no legal move", "move_count": 200, "sgf": f"game-{n:04d}.sgf"} for n in range(1, 4)]
+    (watch_dir / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    desktop = open_page(1280, 800, touch=False)
+    desktop.goto(f"{live_server.url}/?tab=watch")
+    expect(desktop.locator("[data-key='0-1'] td").nth(3)).to_have_text("W+123.5")
+    panel = box(desktop, "[data-panel=watch]")
+    for selector in ("[data-role=watch-games]", "[data-role=watch-games] tr:first-child th:last-child",
+                     "[data-role=crosstable]", "[data-role=ratings]"):
+        assert box(desktop, selector)["right"] <= panel["right"] + 0.5, selector
+    phone = open_page(390, 844)
+    phone.goto(f"{live_server.url}/?tab=watch")
+    expect(phone.locator("[data-key='0-1'] td").nth(3)).to_have_text("W+123.5")
+    assert_no_page_overflow(phone)
+    assert box(phone, "[data-role=watch-games] tr:first-child th:last-child")["right"] <= 390
+
+
+def test_saved_games_show_their_date_and_a_delete_that_asks_first(open_page, live_server, games_dir: Path) -> None:
+    page = open_page(390, 844)
+    page.goto(f"{live_server.url}/?size=3&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    page.locator("g[data-vertex='B2:1']").tap()
+    expect(page.locator("[data-role=moves] li")).to_have_count(1)
+    game = page.evaluate("window.margo.game.game")
+    page.locator("[data-tab=replay]").tap()
+    item = page.locator(f"[data-role=saved-list] [data-game='{game}']")
+    expect(item.locator("[data-resume]")).to_be_visible()
+    expect(item.locator("[data-delete]")).to_have_count(0)   # this page's own game: not deleted under it
+    page.close()   # abandoned: no page plays it now
+    page = open_page(390, 844)
+    page.goto(f"{live_server.url}/?tab=replay")
+    item = page.locator(f"[data-role=saved-list] [data-game='{game}']")
+    date = time.strftime("%Y-%m-%d %H:%M", time.localtime((games_dir / "unfinished" / f"{game}.jsonl").stat().st_mtime))
+    expect(item.locator("[data-role=saved-date]")).to_have_text(date)
+    expect(item.locator("[data-resume]")).to_contain_text("3×3 human – human: unfinished — resume (1 moves)")
+    assert_tap_target(page, "[data-role=saved-list] button")
+    item.locator("[data-delete]").tap()
+    expect(item.locator("[data-delete]")).to_have_text("Delete for good?")
+    assert (games_dir / "unfinished" / f"{game}.jsonl").exists()
+    item.locator("[data-delete]").tap()
+    expect(page.locator("[data-role=saved-list] li")).to_have_text(["none yet"])
+    assert not (games_dir / "unfinished" / f"{game}.jsonl").exists()
+
+
+def test_a_review_on_a_phone_shows_the_board_and_the_mistakes_together(open_page, live_server, tmp_path: Path) -> None:
+    from test_web_review import GAME, reviewed_text
+
+    page = open_page(390, 844)
+    page.goto(f"{live_server.url}/?tab=replay")
+    path = tmp_path / "game.reviewed.sgf"
+    path.write_text(reviewed_text(GAME), encoding="utf-8")
+    page.set_input_files("[data-role=sgf-file]", str(path))
+    expect(page.locator(STATUS)).to_have_text("game.reviewed.sgf: move 0 of 10")
+    rows = page.locator("[data-mistake]")
+    expect(rows.first).to_be_visible()
+    assert_tap_target(page, "[data-role=replay-bar] button, [data-mistake]")
+    row = rows.last
+    number = row.get_attribute("data-mistake")
+    row.tap()
+    expect(page.locator(STATUS)).to_contain_text(f"move {number} of 10")
+    assert_on_screen(page, "[data-role=board]")
+    assert_on_screen(page, STATUS)
+    tapped = assert_on_screen(page, f"[data-mistake='{number}']")
+    assert tapped["top"] >= box(page, ".board-area")["bottom"] - 0.5   # not under the board
+    assert_no_page_overflow(page)
+    assert box(page, "[data-role=ply]")["right"] <= 390
+    screenshot(page, "phone-390x844-review")
+
+
+def test_the_board_is_played_by_keyboard_and_names_its_points(open_page, live_server) -> None:
+    page = open_page(1280, 800, touch=False)
+    page.goto(f"{live_server.url}/?size=5&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    page.focus("[data-role=board]")
+    expect(page.locator("[data-cursor]")).to_have_attribute("data-cursor", "C3:1")
+    expect(page.locator("[data-role=hover]")).to_have_text("C3, level 1, empty, legal")
+    for keys, ply in ((["Enter"], 1), (["ArrowLeft", "Enter"], 2), (["ArrowDown", "Enter"], 3), (["ArrowRight", " "], 4)):
+        for key in keys:
+            page.keyboard.press(key)
+        expect(page.locator("[data-role=moves] li")).to_have_count(ply)
+    expect(page.locator("[data-role=moves] li")).to_have_text(["W C3:1", "B B3:1", "W B2:1", "B C2:1"])
+    expect(page.locator(STATUS)).to_have_text("White to move")   # the arrows moved the cursor, not back in time
+    page.keyboard.press("PageUp")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("[data-cursor]")).to_have_attribute("data-cursor", "B2:2")
+    expect(page.locator("[data-role=hover]")).to_have_text("B2, level 2, empty, legal")
+    page.keyboard.press("Enter")
+    expect(page.locator("g[data-vertex='B2:2'] [data-ball=W]")).to_have_count(1)
+    expect(page.locator("g[data-vertex='B2:2']")).to_have_attribute("aria-label", "B2, level 2, white")
+    expect(page.locator("g[data-vertex='B2:1']")).to_have_attribute("aria-label", "B2, level 1, white")
+    expect(page.locator("g[data-vertex='C2:1']")).to_have_attribute("aria-label", "C2, level 1, black")
+    expect(page.locator("g[data-vertex='A1:1']")).to_have_attribute("aria-label", "A1, level 1, empty, legal")
+    page.keyboard.press("Tab")   # focus gone: the arrows step through the game again
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(STATUS)).to_have_text("Looking back: move 4 of 5 (B C2:1) — → or End: back to the game")
+
+
+def test_dark_mode_title_favicon_and_the_forms_help(browser: Browser, live_server) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/?size=3&engine=random&human=white&seconds=0.05")
+        expect(page.locator(STATUS)).to_have_text("White to move (you)")
+        expect(page).to_have_title("Your turn — margo-web")
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(23, 24, 26)"
+        assert page.evaluate("getComputedStyle(document.body).color") == "rgb(230, 227, 220)"
+        assert page.eval_on_selector(".panel", "e => getComputedStyle(e).backgroundColor") == "rgb(35, 36, 39)"
+        assert page.get_attribute("link[rel=icon]", "href").startswith("data:image/svg+xml,")
+        page.click("[data-action=resign]")
+        page.click("[data-action=resign-yes]")
+        expect(page.locator("[data-role=winner]")).to_have_text("Black wins")
+        expect(page).to_have_title("Black wins — margo-web")
+        page.click("[data-action=show-new-game]")
+        form = page.locator("[data-role=new-game]")
+        expect(form.locator("[data-role=hint-ko-position]")).to_have_text(
+            "what counts as a repeated position: full every ball, top_view only the balls seen from above (buried ones ignored)")
+        expect(form.locator("[data-role=hint-own-freedomless]")).to_have_text(
+            "when your move leaves another of your own groups without a freedom: capture takes it off, illegal forbids the move")
+        expect(form.locator("fieldset [name=allow_pass]")).to_have_count(0)   # passing is not folded into the rules
+        expect(form.locator("[name=allow_pass]")).to_be_visible()
+    finally:
+        context.close()
+
+
+def test_a_long_replay_on_the_smallest_phone_keeps_its_bar_inside(open_page, live_server) -> None:
+    page = open_page(360, 640)
+    page.goto(f"{live_server.url}/?tab=replay")
+    page.set_input_files("[data-role=sgf-file]", str(Path(__file__).resolve().parents[1] / "data" / "random_19x19_3000_moves.sgf"))
+    expect(page.locator(STATUS)).to_have_text("random_19x19_3000_moves.sgf: move 0 of 3000")
+    page.locator("[data-action=last]").tap()
+    expect(page.locator("[data-role=ply]")).to_have_text("3000/3000")
+    for selector in (STATUS, "[data-role=board]", "[data-role=replay-bar]", "[data-role=ply]"):
+        assert_on_screen(page, selector)
+    assert_tap_target(page, "[data-role=replay-bar] button")
+    assert_no_page_overflow(page)
