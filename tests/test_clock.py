@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from margo_adapters.match_config import Clock as RefereeClock
-from margo_adapters.match_config import TimeControl
+from margo_gtp.match.match_config import Clock as RefereeClock
+from margo_gtp.match.match_config import TimeControl
 from margo_gtp.players.clock import Clock, ClockReading, TimeSettings, run_down
 from margo_gtp.players.timecontrol import budget, charge, usable_seconds
 

@@ -37,8 +37,8 @@ ROOMS = [
     "margo_gtp.protocol",
     "margo_gtp.client",
     "margo_gtp.game",  # the game loop, bots and record: uses client, players, sgf; used by web and adapters
-    "margo_gtp.cli",
-    "margo_gtp.bench",  # above cli: it runs through cli.run_app like every console script
+    "margo_gtp.commands.gtp",
+    "margo_gtp.speed_figures",  # above cli: it runs through cli.run_app like every console script
     "margo_gtp.web",
     "margo_adapters",
     "margo_gtp.lab",  # self-play data and network training: above the referee (its folder lock)
@@ -95,7 +95,7 @@ GRAPH = {name: imported_modules(name, path, set(MODULES)) for name, path in MODU
 
 def test_the_walk_sees_the_known_modules():
     assert {"margo_gtp.engine.board", "margo_gtp.players.mcts", "margo_gtp.protocol.session",
-            "margo_gtp.sgf", "margo_adapters.referee"} <= set(MODULES)
+            "margo_gtp.sgf", "margo_gtp.match.referee"} <= set(MODULES)
     assert {"margo_gtp.engine", "margo_gtp.vertex"} <= GRAPH["margo_gtp.players.mcts"]
 
 

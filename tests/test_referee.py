@@ -27,10 +27,10 @@ from margo_gtp.game.faults import (
 )
 from margo_gtp.game.loop import judge, play_game
 
-from margo_adapters.game_runner import colours_of_game
-from margo_adapters.referee import pending_games
-from margo_adapters.results_log import MatchMismatch, ResultsLog, prepare_directory
-from margo_adapters.match_config import Clock, EngineSpec, MatchConfig, TimeControl, default_names
+from margo_gtp.match.game_runner import colours_of_game
+from margo_gtp.match.referee import pending_games
+from margo_gtp.match.results_log import MatchMismatch, ResultsLog, prepare_directory
+from margo_gtp.match.match_config import Clock, EngineSpec, MatchConfig, TimeControl, default_names
 
 
 class ScriptedPlayer:

@@ -1,4 +1,4 @@
-"""margo-review (adapters/review.py) and the review library (margo_gtp.protocol.review):
+"""margo-review (margo_gtp/commands/review.py) and the review library (margo_gtp.analysis.game_review):
 the JSONL entries, the reviewed SGF (it round-trips through our reader and sgfmill, the
 main line unchanged, Sabaki's SBKV on every move, the best line beside each mistake),
 seeded repeatability, the summary, and one line with exit 2 for every bad input."""
@@ -14,8 +14,8 @@ import pytest
 from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp.engine import Colour, Move, Rules
-from margo_gtp.protocol.game_analysis import analyse_game
-from margo_gtp.protocol.review import ReviewError, judgement, read_game, review_entries, reviewed_sgf, summary
+from margo_gtp.analysis.game_analysis import analyse_game
+from margo_gtp.analysis.game_review import ReviewError, judgement, read_game, review_entries, reviewed_sgf, summary
 from margo_gtp.sgf import GameRecord, dumps, loads
 
 BIN = Path(sys.executable).parent
@@ -186,7 +186,7 @@ def test_any_margo_gtp_engine_can_review(tmp_path):
 
 
 def test_a_missing_review_extra_is_named_before_any_work(monkeypatch, tmp_path):
-    from margo_adapters import review
+    from margo_gtp.commands import review
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(review.ReviewFailed, match=r"^the review extra is not installed \(pip install 'margo-gtp\[review\]'\)$"):
@@ -211,7 +211,7 @@ def test_without_ownership_the_c_tree_reviews_the_same_moves_the_same_way(review
 
 
 def test_review_game_streams_the_entries_margo_review_writes(reviewed):
-    from margo_gtp.protocol.review import review_game
+    from margo_gtp.analysis.game_review import review_game
 
     entries = review_game(game_record(), 40, seed=3)
     assert next(entries) == reviewed["entries"][0]  # the first entry before the rest is searched
@@ -222,7 +222,7 @@ def test_review_game_streams_the_entries_margo_review_writes(reviewed):
 
 
 def test_review_game_reports_the_progress_of_each_position_before_its_entry():
-    from margo_gtp.protocol.review import review_game
+    from margo_gtp.analysis.game_review import review_game
 
     record = GameRecord(rules=Rules(size=4), moves=[(Colour.WHITE, Move.from_gtp("B2:1", 4)),
                                                     (Colour.BLACK, Move.from_gtp("C3:1", 4))])

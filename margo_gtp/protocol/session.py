@@ -338,7 +338,7 @@ class GameSession(HandlerGroup):
         """KGS's four systems. The one clock also knows ``fischer``, which no GTP command sets
         here: the exact transcripts keep ``kgs-time_settings fischer`` a syntax error, and a
         referee gives Fischer as ``time_settings M 0 0`` plus ``time_left`` (see
-        ``margo_adapters.match_config.TimeControl``)."""
+        ``margo_gtp.match.match_config.TimeControl``)."""
         if KGS_ARITY.get(system) != len(values) or any(value < 0 for value in values):
             raise GtpError("syntax error", detail="expected none | absolute M | byoyomi M P N | canadian M P S, values >= 0")
         self.time_settings = TimeSettings.from_kgs(system, values)

@@ -30,7 +30,7 @@ app = typer.Typer(add_completion=False)
 def default_engine_commands() -> dict[str, list[str]]:
     """``random``, ``heuristic`` and ``mcts`` of this installation: this interpreter running
     the ``margo-gtp`` entry point (so they work from a venv that is not on PATH)."""
-    entry = "from margo_gtp.cli import main; main()"
+    entry = "from margo_gtp.commands.gtp import main; main()"
     return {name: [sys.executable, "-c", entry, "--player", name] for name in DEFAULT_ENGINES}
 
 
@@ -164,6 +164,6 @@ def _listen(host: str, port: int) -> socket.socket:
 
 def main() -> None:
     """Console script ``margo-web``."""
-    from margo_gtp.cli import run_app
+    from margo_gtp.console import run_app
 
     run_app(app, "margo-web")

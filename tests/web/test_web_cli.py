@@ -46,7 +46,7 @@ def test_margo_gtp_is_found_beside_this_python_without_an_activated_venv(monkeyp
 def test_the_default_engines_are_this_installations_players() -> None:
     commands = default_engine_commands()
     assert list(commands) == ["random", "heuristic", "mcts"]
-    assert commands["mcts"] == [sys.executable, "-c", "from margo_gtp.cli import main; main()", "--player", "mcts"]
+    assert commands["mcts"] == [sys.executable, "-c", "from margo_gtp.commands.gtp import main; main()", "--player", "mcts"]
 
 
 def test_version() -> None:

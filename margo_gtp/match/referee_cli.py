@@ -1,14 +1,14 @@
 """``margo-match`` and ``margo-tournament``: the referee's command lines.
 
 Option parsing, the per-game lines, the live progress bar and the summary tables only; the
-playing and the bookkeeping are in :mod:`margo_adapters.referee` and
-:mod:`margo_adapters.tournament`, the statistics in :mod:`margo_adapters.stats` and
-:mod:`margo_adapters.sprt`, the Ray backend in :mod:`margo_adapters.cluster` (imported
+playing and the bookkeeping are in :mod:`margo_gtp.match.referee` and
+:mod:`margo_gtp.match.tournament`, the statistics in :mod:`margo_gtp.match.stats` and
+:mod:`margo_gtp.match.sprt`, the Ray backend in :mod:`margo_gtp.match.cluster` (imported
 only with ``--cluster``). Exit codes: 0 finished (or an SPRT decided), 130 stopped by
 Ctrl-C (finished games are kept; the same command resumes), 2 bad options, an output
-directory that holds another match (or is in use by another run: :mod:`margo_adapters.runlock`),
+directory that holds another match (or is in use by another run: :mod:`margo_gtp.runlock`),
 an engine that cannot start, or an unusable cluster. Upper bounds on the options are in
-:mod:`margo_adapters.limits`, the ``--cluster`` syntax in :mod:`margo_adapters.cluster_options`.
+:mod:`margo_gtp.match.limits`, the ``--cluster`` syntax in :mod:`margo_gtp.match.cluster_options`.
 
 Output (cutechess-cli style, on stderr so that ``--json`` keeps stdout clean): the output
 folder first, then per finished game ``Finished game N (WHITE vs BLACK): RESULT {reason}``
@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from margo_gtp.cli import run_app, version_callback
+from margo_gtp.console import run_app, version_callback
 from margo_gtp.client import program_missing
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags, parse_rule_pairs
@@ -39,13 +39,13 @@ from margo_gtp.files import write_atomically
 from margo_gtp.game.faults import EngineStartError
 from margo_gtp.progress import progress_bar
 
-from margo_adapters.cluster_options import check_cluster_address, parse_runtime_env
-from margo_adapters.limits import check_bounds
-from margo_adapters.match_runners import Backend
-from margo_adapters.openings import OpeningsError, load_openings
-from margo_adapters.referee import run_match
-from margo_adapters.results_log import MATCH_FILE, RESULTS_FILE, SUMMARY_FILE, MatchMismatch, load_records
-from margo_adapters.match_config import (
+from margo_gtp.match.cluster_options import check_cluster_address, parse_runtime_env
+from margo_gtp.match.limits import check_bounds
+from margo_gtp.match.match_runners import Backend
+from margo_gtp.match.openings import OpeningsError, load_openings
+from margo_gtp.match.referee import run_match
+from margo_gtp.match.results_log import MATCH_FILE, RESULTS_FILE, SUMMARY_FILE, MatchMismatch, load_records
+from margo_gtp.match.match_config import (
     Adjudication,
     EngineSpec,
     MatchConfig,
@@ -54,10 +54,10 @@ from margo_adapters.match_config import (
     check_limits,
     default_names,
 )
-from margo_adapters.runlock import lock_folder, release_all
-from margo_adapters.sprt import SprtSpec
-from margo_adapters.stats import elo_interval, is_game_record, match_statistics, model_counts, summarize_match
-from margo_adapters.tournament import (
+from margo_gtp.runlock import lock_folder, release_all
+from margo_gtp.match.sprt import SprtSpec
+from margo_gtp.match.stats import elo_interval, is_game_record, match_statistics, model_counts, summarize_match
+from margo_gtp.match.tournament import (
     TOURNAMENT_FILE,
     TournamentConfig,
     TournamentConfigError,
@@ -248,7 +248,7 @@ def check_cluster_options(cluster: str | None, runtime_env: str | None) -> dict[
 def cluster_backend(address: str, parallel: int | None, environment: dict[str, Any] | None, err: Console) -> Backend:
     """The Ray backend for ``--cluster``; imports Ray (and only here)."""
     try:
-        from margo_adapters import cluster
+        from margo_gtp.match import cluster
     except ImportError as error:
         raise ValueError(f"--cluster needs Ray: pip install 'margo-gtp[cluster]' ({error})") from None
 

@@ -5,9 +5,9 @@ resumed match must share with the stored ``match.json``); :class:`EngineSpec` is
 of it; :class:`TimeControl` and :class:`Clock` are the referee's GTP ``time_settings`` and
 one engine's clock under them; :class:`Adjudication` is cutechess ``-resign`` for MarGo.
 :func:`check_engine_command` and :func:`check_limits` refuse options that cannot work
-before any game starts. The referee (:mod:`margo_adapters.referee`) plays what this
-describes; the command lines and tournament files (:mod:`margo_adapters.referee_cli`,
-:mod:`margo_adapters.tournament`) build it.
+before any game starts. The referee (:mod:`margo_gtp.match.referee`) plays what this
+describes; the command lines and tournament files (:mod:`margo_gtp.match.referee_cli`,
+:mod:`margo_gtp.match.tournament`) build it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from margo_gtp.options import (
 from margo_gtp.players.clock import Clock as OneClock
 from margo_gtp.players.clock import TimeSettings
 
-from margo_adapters.openings import Opening, book_digest
+from margo_gtp.match.openings import Opening, book_digest
 from margo_gtp.client import find_program
 
 FORMAT_VERSION = 1

@@ -26,7 +26,7 @@ The proxy does not let a Go tool change it with ``komi``: GoGui starts a second 
 the same command line as its ruler and never sends the ruler ``komi``, so a komi taken
 from GoGui (6.5 by default) would make the player and the ruler score differently.
 
-``--white-engine CMD`` puts a second engine behind the proxy (:mod:`margo_adapters.engine_pair`):
+``--white-engine CMD`` puts a second engine behind the proxy (:mod:`margo_gtp.gtp2d.engine_pair`):
 ``genmove W`` is then answered by it, so GoGui can show two engines playing each other
 with the proxy as ruler.
 
@@ -41,8 +41,8 @@ genmove answer and in ``play COLOUR swap``, so two proxies can relay it to each 
 ``margo-analyze`` (a streaming command; not offered through the proxy).
 
 Modules: this one holds the command line (:func:`main`);
-:mod:`margo_adapters.projection` the pure projection maths and the engine's board view;
-:mod:`margo_adapters.projected_session` the 2-D handlers and the engine link. The names
+:mod:`margo_gtp.gtp2d.projection` the pure projection maths and the engine's board view;
+:mod:`margo_gtp.gtp2d.projected_session` the 2-D handlers and the engine link. The names
 of both are re-exported here.
 """
 
@@ -58,12 +58,12 @@ from typing import Sequence
 import margo_gtp
 from margo_gtp.client import find_program
 from margo_gtp.protocol.gtp import run_gtp_session
-from margo_adapters.projected_session import (
+from margo_gtp.gtp2d.projected_session import (
     ANALYZE_COMMANDS, DEFAULT_TIMEOUT, GAME_ID, HIDDEN_COMMANDS, MAX_SIZE_2D, UNTIMED_COMMANDS, EngineGone,
     NativeEngine, ProjectedSession, ProxyEngine, build_engine,
 )
-from margo_adapters.projection import NativeView, board_rows, lift, project_vertex, top_view
-from margo_adapters.engine_pair import EnginePair
+from margo_gtp.gtp2d.projection import NativeView, board_rows, lift, project_vertex, top_view
+from margo_gtp.gtp2d.engine_pair import EnginePair
 
 __all__ = [
     "ANALYZE_COMMANDS", "DEFAULT_TIMEOUT", "GAME_ID", "HIDDEN_COMMANDS", "MAX_SIZE_2D", "RESERVED_BOARD_CHARS",

@@ -35,7 +35,7 @@ from margo_gtp.players import native_search
 from margo_gtp.players.mcts import MctsPlayer
 from margo_gtp.players.patterns import GROUPS, features
 
-from margo_adapters.selfplay import play_game
+from margo_gtp.lab.selfplay import play_game
 
 __all__ = [
     "Samples", "TrainingError", "extract", "fit_mm", "hit_rates", "mixed_scores", "play_games", "read_games",

@@ -26,7 +26,7 @@ from margo_gtp.sgf import (  # noqa: F401  (re-exported for callers of the old p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m margo_adapters.sgf {projected,native} FILE``: print FILE converted.
+    """``python -m margo_gtp.commands.sgf {projected,native} FILE``: print FILE converted.
 
     ``projected`` writes the Go export of a MarGo record (for Sabaki and other Go viewers);
     ``native`` writes the native MarGo record of any record :func:`loads` reads (e.g. a
@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m margo_adapters.sgf", description=main.__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m margo_gtp.commands.sgf", description=main.__doc__.splitlines()[0])
     parser.add_argument("target", choices=("projected", "native"))
     parser.add_argument("file")
     options = parser.parse_args(argv)
@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         replay(record)
         text = dumps_projected(record) if options.target == "projected" else dumps(record)
     except (OSError, UnicodeDecodeError, SgfError) as error:
-        print(f"margo_adapters.sgf: {options.file}: {error}", file=sys.stderr)
+        print(f"margo_gtp.commands.sgf: {options.file}: {error}", file=sys.stderr)
         return 1
     sys.stdout.write(text)
     return 0

@@ -1,12 +1,12 @@
 """Where a match's games are played: in this process, or in worker processes.
 
 :func:`run_serial` plays the games one after the other with one
-:class:`~margo_adapters.game_runner.GameRunner`; :func:`run_parallel` hands them to
+:class:`~margo_gtp.match.game_runner.GameRunner`; :func:`run_parallel` hands them to
 ``config.parallel`` worker processes (fork), each with its own runner and engines, and
 commits what they send back. Either way only the referee's process writes results: each
 finished game goes to the ``commit(record, sgf_text)`` step of
-:func:`margo_adapters.referee.run_match`, which may raise :class:`MatchDecided` to stop the
-match. A backend elsewhere (Ray: :mod:`margo_adapters.cluster`) has the same shape,
+:func:`margo_gtp.match.referee.run_match`, which may raise :class:`MatchDecided` to stop the
+match. A backend elsewhere (Ray: :mod:`margo_gtp.match.cluster`) has the same shape,
 :data:`Backend`.
 """
 
@@ -22,8 +22,8 @@ from typing import IO, Any
 
 from margo_gtp.game.faults import EngineStartError
 
-from margo_adapters.game_runner import GameRunner
-from margo_adapters.match_config import MatchConfig
+from margo_gtp.match.game_runner import GameRunner
+from margo_gtp.match.match_config import MatchConfig
 
 #: The step that writes one finished game: ``commit(record, sgf_text)``.
 Commit = Callable[[dict[str, Any], "str | None"], None]

@@ -14,7 +14,7 @@ own traceback. So the syntax is checked here, at once, with one line naming the 
 ``HOST`` is a host name or an IPv4 address, or an IPv6 address in brackets; ``PORT`` is
 1-65535 and always written (a missing port is refused rather than guessed). The two
 address forms are then probed with a TCP connection of at most
-:data:`margo_adapters.cluster.HEAD_PROBE_SECONDS` before Ray is asked.
+:data:`margo_gtp.match.cluster.HEAD_PROBE_SECONDS` before Ray is asked.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Benchmark of margo-web (``scripts/bench --only web``, or ``python -m margo_gtp.web.bench``).
+"""Benchmark of margo-web (``scripts/bench --only web``, or ``python -m margo_gtp.web.web_timings``).
 
 Two figures, measured, never asserted in tests:
 

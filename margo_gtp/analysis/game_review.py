@@ -1,7 +1,7 @@
 """Game review: per-move judgements from the analysis of every position, and the reviewed SGF.
 
-Built on :mod:`margo_gtp.protocol.game_analysis` (which analyses the positions) and used
-by ``margo-review`` (adapters/review.py) and the web board's review mode:
+Built on :mod:`margo_gtp.analysis.game_analysis` (which analyses the positions) and used
+by ``margo-review`` (margo_gtp/commands/review.py) and the web board's review mode:
 
 :func:`read_game` (SGF text) -> (record, has variations)
     a native MarGo record's main line; :class:`ReviewError` for anything else.
@@ -59,7 +59,7 @@ from typing import Any
 from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp.engine import Colour, Move
-from margo_gtp.protocol.game_analysis import DEFAULT_VISITS, AnalysisQueryError, analyse_game
+from margo_gtp.analysis.game_analysis import DEFAULT_VISITS, AnalysisQueryError, analyse_game
 from margo_gtp.sgf import MARGO_GM, GameRecord, SgfError, dumps, format_sgf_point, loads
 
 __all__ = ["BLUNDER", "INACCURACY", "MISTAKE", "TESUJI", "ReviewError", "judgement", "read_game",
@@ -165,11 +165,11 @@ def review_game(record: GameRecord, visits: int | None = DEFAULT_VISITS, *, seed
                 on_progress: Callable[[int, dict[str, Any]], None] | None = None,
                 progress_interval: float | None = None) -> Iterator[dict[str, Any]]:
     """Review every move of ``record``'s game with the built-in search
-    (:func:`~margo_gtp.protocol.game_analysis.analyse_game`, same arguments), yielding each
+    (:func:`~margo_gtp.analysis.game_analysis.analyse_game`, same arguments), yielding each
     entry as soon as it is known. Raises :class:`ReviewError` for an illegal move.
     ``on_progress(turn, progress)`` watches the search of position ``turn`` (0 = before the
     first move; the entry of move ``turn`` needs it) while it runs, about every
-    ``progress_interval`` seconds: see :mod:`~margo_gtp.protocol.game_analysis`."""
+    ``progress_interval`` seconds: see :mod:`~margo_gtp.analysis.game_analysis`."""
     analyses = analyse_game(record.rules, record.moves, visits, seed=seed, ownership=ownership,
                             setup=record.setup, setup_to_move=record.setup_to_move,
                             parallel=parallel, seconds=seconds, on_progress=on_progress,

@@ -1,9 +1,9 @@
 """``margo-review``: review every move of a MarGo game (docs/review.md).
 
 Reads a native MarGo SGF, analyses every position of its main line
-(:func:`margo_gtp.protocol.game_analysis.analyse_game`, or any MarGo GTP engine with
+(:func:`margo_gtp.analysis.game_analysis.analyse_game`, or any MarGo GTP engine with
 ``margo-analyze_snapshot`` given by ``--engine``), and writes in ``--out``:
-``NAME.review.jsonl`` (one judgement per move, :mod:`margo_gtp.protocol.review`),
+``NAME.review.jsonl`` (one judgement per move, :mod:`margo_gtp.analysis.game_review`),
 ``NAME.reviewed.sgf`` (Sabaki's ``SBKV``, comments, marks and the best lines) and
 ``NAME.winrate.png`` (the win-rate graph, mistakes marked; matplotlib, the ``review``
 extra). Ends with a table per player. Bad input: one line on stderr, exit 2.
@@ -21,7 +21,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from margo_gtp.cli import run_app, version_callback
+from margo_gtp.console import run_app, version_callback
 from margo_gtp.machine import available_cores
 
 #: Simulations per position by default: a 200-move 9x9 game's 201 positions in about a
@@ -89,7 +89,7 @@ def _engine_analyses(command: str, record: Any, visits: int | None, seconds: flo
 def _engine_turn(engine: Any, record: Any, turn: int, visits: int | None, seconds: float | None) -> dict[str, Any]:
     """One position's analysis dict from a GTP engine (the exact result when the game is over)."""
     from margo_gtp.client import EngineError, Limit
-    from margo_gtp.protocol.game_analysis import analyse_position
+    from margo_gtp.analysis.game_analysis import analyse_position
     from margo_gtp.sgf import replay
 
     board = replay(record, turn)
@@ -166,7 +166,7 @@ def _print_summary(table_rows: dict[str, dict[str, Any]], record: Any) -> None:
 
 def review(game: Path, out: Path | None, visits: int | None, seconds: float | None, engine: str | None,
            parallel: int, seed: int, ownership: bool = True) -> None:
-    from margo_gtp.protocol.review import ReviewError, read_game, review_entries, review_game, reviewed_sgf, summary
+    from margo_gtp.analysis.game_review import ReviewError, read_game, review_entries, review_game, reviewed_sgf, summary
     from margo_gtp.sgf import SgfError, read_file, replay
 
     _pyplot()  # before any work: a missing extra is said at once

@@ -6,7 +6,7 @@ so Ray stays an optional extra (``margo-gtp[cluster]``) and a local match never 
 How games are played
     One Ray *actor* per game slot (:class:`GameSlot`, one CPU each: the two engines of a game
     take turns, so a game keeps about one core busy). An actor holds a
-    :class:`~margo_adapters.game_runner.GameRunner` (the two engine processes, reused across
+    :class:`~margo_gtp.match.game_runner.GameRunner` (the two engine processes, reused across
     games as in a local worker) and plays one numbered game per call; it returns the
     game's record and SGF text to the referee, which writes them. The referee process
     is the only writer of ``results.jsonl`` and the SGFs, so everything the local backend
@@ -51,9 +51,9 @@ from ray.exceptions import RayActorError, RayTaskError
 
 from margo_gtp.game.faults import EngineFault, EngineStartError
 
-from margo_adapters.cluster_options import LOCAL, parse_runtime_env  # noqa: F401 - parse_runtime_env re-exported
-from margo_adapters.game_runner import GameRunner
-from margo_adapters.match_config import MatchConfig
+from margo_gtp.match.cluster_options import LOCAL, parse_runtime_env  # noqa: F401 - parse_runtime_env re-exported
+from margo_gtp.match.game_runner import GameRunner
+from margo_gtp.match.match_config import MatchConfig
 
 
 class ClusterError(RuntimeError):
@@ -194,7 +194,7 @@ def _task_error(error: RayTaskError) -> Exception:
 
 
 class RayBackend:
-    """A :data:`~margo_adapters.match_runners.Backend` that plays games on Ray actors.
+    """A :data:`~margo_gtp.match.match_runners.Backend` that plays games on Ray actors.
 
     ``slots`` is the number of games played at once (default: the cluster's CPUs).
     ``on_replay(game)`` is told of each game re-queued because its actor died.

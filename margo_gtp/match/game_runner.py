@@ -24,9 +24,9 @@ from margo_gtp.game.faults import CRASH, EOF, EngineFault
 from margo_gtp.game.loop import GameEnd, forfeit, play_game, relay
 from margo_gtp.game.record import GameRecord
 
-from margo_adapters.live_feed import LiveFeed
-from margo_adapters.match_config import Clock, MatchConfig
-from margo_adapters.openings import board_after, opening_of_game
+from margo_gtp.match.live_feed import LiveFeed
+from margo_gtp.match.match_config import Clock, MatchConfig
+from margo_gtp.match.openings import board_after, opening_of_game
 
 
 def colours_of_game(game: int) -> dict[str, Colour]:

@@ -5,7 +5,7 @@ Holds :func:`lift` (a 2-D move -> the lowest empty 3-D point of its column),
 (a native vertex -> its 2-D point) and :class:`NativeView` (the engine's ``margo-board``
 answer). No process, no GTP: the projection itself is :mod:`margo_gtp.vertex`
 (``gtp.md`` section 5); the session using these lives in
-:mod:`margo_adapters.projected_session`.
+:mod:`margo_gtp.gtp2d.projected_session`.
 """
 
 from __future__ import annotations

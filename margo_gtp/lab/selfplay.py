@@ -5,7 +5,7 @@ No GTP here: both players run in this process, one move at a time, which is what
 measurement games want (no process start-up, no pipes). The game is played by the house
 loop (:func:`margo_gtp.game.loop.play_game`) with each player as a
 :class:`~margo_gtp.game.bots.PlayerBot`, so it is judged and ended as a referee game is. Matches through the referee
-(real engines, clocks, SGF) are :mod:`margo_adapters.referee`'s job.
+(real engines, clocks, SGF) are :mod:`margo_gtp.match.referee`'s job.
 
 A game record (a dict, one JSON line in the tools' ``--out`` files) holds the specs and
 seeds, the winner (``"W"``, ``"B"`` or ``None``), how the game ended (``result``: e.g.
@@ -33,7 +33,7 @@ from margo_gtp.game.loop import play_game as loop_game
 from margo_gtp.game.loop import relay
 from margo_gtp.players import Player, make_player
 
-from margo_adapters.stats import elo_interval, wilson_interval
+from margo_gtp.match.stats import elo_interval, wilson_interval
 
 __all__ = [
     "RulePairError", "RunFileError", "format_summary", "moves_of", "no_resign", "play_game", "read_json_lines",

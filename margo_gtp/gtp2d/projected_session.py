@@ -4,7 +4,7 @@ Holds :class:`NativeEngine` (the native engine subprocess, on the client's GTP w
 :class:`ProjectedSession` (the 2-D handlers: ``boardsize``, ``play``, ``genmove``, the
 GoGui ruler commands..., each asking the engine what it needs) and :class:`ProxyEngine` (the GTP front end that
 answers ``engine is not running`` once the engine is gone). The maths is in
-:mod:`margo_adapters.projection`; the command line in :mod:`margo_adapters.projected_gtp`,
+:mod:`margo_gtp.gtp2d.projection`; the command line in :mod:`margo_gtp.commands.gtp2d`,
 whose docstring is the reading guide.
 """
 
@@ -14,7 +14,7 @@ import json
 import shlex
 from typing import IO, TYPE_CHECKING, Callable, Sequence
 
-from margo_adapters.projection import NativeView, board_rows, lift, project_vertex, top_view
+from margo_gtp.gtp2d.projection import NativeView, board_rows, lift, project_vertex, top_view
 from margo_gtp.client.process import ProcessTransport
 from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout
 from margo_gtp.options import parse_integer
@@ -25,7 +25,7 @@ from margo_gtp.vertex import (
 )
 
 if TYPE_CHECKING:
-    from margo_adapters.engine_pair import EnginePair
+    from margo_gtp.gtp2d.engine_pair import EnginePair
 
 #: Largest 2-D board: GTP vertices stop at 25 columns (A..Z without I), so N <= 13.
 MAX_SIZE_2D = 25

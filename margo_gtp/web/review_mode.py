@@ -1,6 +1,6 @@
 """The review mode of the page: a replayed record's review, read from its SGF or run live.
 
-A review is a list of per-move entries (:mod:`margo_gtp.protocol.review`). The page gets
+A review is a list of per-move entries (:mod:`margo_gtp.analysis.game_review`). The page gets
 them in one small form (:func:`page_entry`)::
 
     {"move_number": 3, "colour": "W", "move": "C2:1", "white": 0.44, "loss": 0.076,
@@ -15,7 +15,7 @@ Where a review comes from:
 
 - a reviewed SGF (``margo-review``'s ``NAME.reviewed.sgf``, or any file with Sabaki's
   ``SBKV``) opened as a replay carries it: :func:`recorded_review`;
-- a review run here (:class:`ReviewRunner`): :func:`~margo_gtp.protocol.review.review_game`
+- a review run here (:class:`ReviewRunner`): :func:`~margo_gtp.analysis.game_review.review_game`
   in a worker thread, each entry sent to the page as soon as it is known, so the graph,
   the mistakes and the board's best line fill in while the search goes on; between entries
   the position being searched is sent as it grows (:func:`progress_entry`, at most every
@@ -38,8 +38,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from margo_gtp.protocol import review as review_library
-from margo_gtp.protocol.review import ReviewError, read_reviewed
+from margo_gtp.analysis import game_review as review_library
+from margo_gtp.analysis.game_review import ReviewError, read_reviewed
 from margo_gtp.web.game import GameError
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,7 @@ def page_entry(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def progress_entry(turn: int, progress: dict[str, Any]) -> dict[str, Any]:
-    """A search under way (``on_progress`` of :func:`~margo_gtp.protocol.review.review_game`)
+    """A search under way (``on_progress`` of :func:`~margo_gtp.analysis.game_review.review_game`)
     in the page's form: ``{"turn": 3, "visits": 120, "best": "B3:1", "pv": [...], "white":
     0.47}``, ``white`` White's win rate of position ``turn`` so far (the graph's point of
     move ``turn``, until its entry replaces it)."""

@@ -24,7 +24,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from margo_adapters.sprt import estimate, pentanomial_counts, trinomial_counts
+from margo_gtp.match.sprt import estimate, pentanomial_counts, trinomial_counts
 
 #: Two-sided 95% normal quantile.
 Z95 = 1.959963984540054
@@ -369,7 +369,7 @@ def match_statistics(records: Sequence[Mapping[str, object]], paired: bool) -> d
     """Trinomial and pentanomial counts of engine A, and the Elo, LOS and normalized Elo of
     the model in use: pentanomial over complete pairs when the games are ``paired``
     (an opening book: each opening played twice, colours reversed), trinomial otherwise.
-    See :mod:`margo_adapters.sprt` for the formulas."""
+    See :mod:`margo_gtp.match.sprt` for the formulas."""
     trinomial = trinomial_counts(score_of_a(record) for record in records)
     pentanomial = pentanomial_counts(pair_scores_of_a(records))
     counts = pentanomial if paired else trinomial

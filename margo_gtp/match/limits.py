@@ -53,7 +53,7 @@ def check_bounds(
 ) -> None:
     """ValueError naming the first value above its bound (``spelled(key)`` names the option
     as the user wrote it: ``--move-timeout`` or ``'move_timeout'``). Lower bounds are
-    checked elsewhere (:func:`margo_adapters.match_config.check_limits`)."""
+    checked elsewhere (:func:`margo_gtp.match.match_config.check_limits`)."""
     if games > MAX_GAMES:
         raise ValueError(f"{spelled('games')} must be at most {MAX_GAMES} (play a longer test as several matches): {games}")
     if move_timeout > MAX_TIMEOUT_SECONDS:

@@ -3,7 +3,7 @@
 :class:`LiveFeed` is an observer of the game loop: a ``start`` line when the game begins,
 then one line per move (an opening's included), each flushed, for margo-web to follow. The
 lines are written from the game's :class:`~margo_gtp.game.record.GameRecord`. The referee
-deletes the file once the game's record and SGF are written (:func:`margo_adapters.referee.run_match`).
+deletes the file once the game's record and SGF are written (:func:`margo_gtp.match.referee.run_match`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ capture logic has real work.
 
 Sections can be skipped (``--only core``) so the slow ones (GTP latency, MCTS) do not hold
 up a quick look at the rules core. ``--only web`` (not in the default set: it needs the web
-extra and Chromium) runs :mod:`margo_gtp.web.bench` in a child process - margo_gtp.web sits
+extra and Chromium) runs :mod:`margo_gtp.web.web_timings` in a child process - margo_gtp.web sits
 above this module in the house, so it is run, not imported.
 """
 
@@ -158,10 +158,10 @@ def _git_sha() -> str:
 
 
 def web_figures() -> dict:
-    """margo-web's figures (see margo_gtp/web/bench.py), from a child process."""
-    done = subprocess.run([sys.executable, "-m", "margo_gtp.web.bench", "--json"], capture_output=True, text=True, timeout=600)
+    """margo-web's figures (see margo_gtp/web/web_timings.py), from a child process."""
+    done = subprocess.run([sys.executable, "-m", "margo_gtp.web.web_timings", "--json"], capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
-        raise ImportError(f"margo_gtp.web.bench failed: {done.stderr.strip().splitlines()[-1:]}")
+        raise ImportError(f"margo_gtp.web.web_timings failed: {done.stderr.strip().splitlines()[-1:]}")
     return json.loads(done.stdout)
 
 
@@ -236,7 +236,7 @@ def main(
 
 
 def run() -> None:
-    from margo_gtp.cli import run_app
+    from margo_gtp.console import run_app
 
     run_app(app, "bench")
 

@@ -3,7 +3,7 @@
 Reads one JSON query a line on stdin and writes one JSON response a line on stdout per
 turn asked for, or one ``{"id": ..., "error": "..."}`` line for a bad query; the engine
 keeps serving until the end of input. The queries, the responses and the search behind
-them are :mod:`margo_gtp.protocol.game_analysis` (docs/review.md has the fields).
+them are :mod:`margo_gtp.analysis.game_analysis` (docs/review.md has the fields).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from margo_gtp.cli import run_app, version_callback
+from margo_gtp.console import run_app, version_callback
 from margo_gtp.machine import available_cores
 
 app = typer.Typer(add_completion=False)
@@ -29,7 +29,7 @@ def analysis(
 ) -> int:
     """JSON analysis engine: one query a line on stdin, responses on stdout (docs/review.md)."""
     from margo_gtp.options import OptionError, read_integer
-    from margo_gtp.protocol.game_analysis import bounded_lines, serve
+    from margo_gtp.analysis.game_analysis import bounded_lines, serve
 
     try:
         processes = available_cores() if threads is None else read_integer(threads, "--threads", minimum=1, maximum=256)

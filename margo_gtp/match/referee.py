@@ -7,15 +7,15 @@ Reading guide (each piece in a module of its own)
     the rules core says the game is over; :class:`~margo_gtp.game.bots.GtpBot` drives a GTP
     engine through the public client and turns every way an engine can misbehave into an
     :class:`~margo_gtp.game.faults.EngineFault` (the forfeit reasons are in
-    :mod:`margo_gtp.game.faults`). :class:`~margo_adapters.game_runner.GameRunner` sets up
+    :mod:`margo_gtp.game.faults`). :class:`~margo_gtp.match.game_runner.GameRunner` sets up
     and plays one numbered game between two engines and returns its record and SGF;
-    :mod:`margo_adapters.live_feed` writes the live feed; :mod:`margo_adapters.results_log`
-    keeps the match directory durable; :mod:`margo_adapters.match_runners` plays games in
+    :mod:`margo_gtp.match.live_feed` writes the live feed; :mod:`margo_gtp.match.results_log`
+    keeps the match directory durable; :mod:`margo_gtp.match.match_runners` plays games in
     this process or in worker processes. This module's :func:`run_match` plays the missing
     games of a match, in-process, in worker processes or through a *backend* (the Ray one
-    is :mod:`margo_adapters.cluster`), and writes every finished game (``results.jsonl`` +
+    is :mod:`margo_gtp.match.cluster`), and writes every finished game (``results.jsonl`` +
     ``game-NNNN.sgf``) before it moves on; its ``stop_when`` ends a match early (the SPRT of
-    :mod:`margo_adapters.sprt`). The configuration is :mod:`margo_adapters.match_config`.
+    :mod:`margo_gtp.match.sprt`). The configuration is :mod:`margo_gtp.match.match_config`.
 
 What the referee enforces
     - Every move is checked by :class:`margo_gtp.engine.Board`: a malformed answer, an
@@ -28,7 +28,7 @@ What the referee enforces
       move, two passes with ``allow_pass``, first capture with ``first_capture_wins``), on
       ``resign``, or when it is adjudicated with the rules' own ``scoring`` (komi added to
       White): after ``max_moves`` engine moves, or when one side has led by an
-      :class:`~margo_adapters.match_config.Adjudication` margin for its number of moves
+      :class:`~margo_gtp.match.match_config.Adjudication` margin for its number of moves
       (cutechess ``-resign``).
     - Colours alternate: engine A holds White in odd-numbered games. A ``swap`` exchanges the
       colours of the two engines; per-colour statistics use the colour held at the end.
@@ -41,12 +41,12 @@ What the referee enforces
 What it does not: judge the engines' ``final_score``, or check what an engine believes the
 position is (a confused engine shows up as an illegal move or a refused ``play``).
 
-Durability (:mod:`margo_adapters.results_log`): a game counts as finished exactly when its
+Durability (:mod:`margo_gtp.match.results_log`): a game counts as finished exactly when its
 line is in ``results.jsonl``; a resumed match plays only the games not yet there. A game
 number already written is never written again (a game replayed after a lost Ray worker).
 
 Live feed: while a game runs, ``OUT/live/game-NNNN.jsonl`` holds its moves so far
-(:mod:`margo_adapters.live_feed`); it is deleted once the game is written.
+(:mod:`margo_gtp.match.live_feed`); it is deleted once the game is written.
 """
 
 from __future__ import annotations
@@ -62,10 +62,10 @@ from typing import Any
 from margo_gtp.engine import Rules
 from margo_gtp.files import write_atomically
 
-from margo_adapters.live_feed import LIVE_DIRECTORY, live_path
-from margo_adapters.match_config import EngineSpec, MatchConfig, default_names
-from margo_adapters.match_runners import Backend, MatchDecided, run_parallel, run_serial
-from margo_adapters.results_log import ResultsLog, prepare_directory
+from margo_gtp.match.live_feed import LIVE_DIRECTORY, live_path
+from margo_gtp.match.match_config import EngineSpec, MatchConfig, default_names
+from margo_gtp.match.match_runners import Backend, MatchDecided, run_parallel, run_serial
+from margo_gtp.match.results_log import ResultsLog, prepare_directory
 
 
 @dataclass
@@ -105,7 +105,7 @@ def run_match(
     ``stop_when(records)`` is asked after each written game (and once before the first,
     for a resumed match): True stops the match, games still being played are abandoned,
     and the run is marked ``stopped``. ``backend`` plays the games somewhere else (the Ray
-    backend of :mod:`margo_adapters.cluster`); this process stays the only writer of the
+    backend of :mod:`margo_gtp.match.cluster`); this process stays the only writer of the
     results and SGFs either way.
     """
     started = time.monotonic()

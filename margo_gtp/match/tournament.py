@@ -1,10 +1,10 @@
 """Tournaments: round robin or gauntlet over several GTP engines, from a TOML file.
 
 A tournament is a list of two-engine matches (*pairings*), each played and stored by
-:func:`margo_adapters.referee.run_match` in its own sub-directory of ``out``, so it resumes
+:func:`margo_gtp.match.referee.run_match` in its own sub-directory of ``out``, so it resumes
 exactly as a match does: re-running the same configuration keeps every finished game and
 plays the rest. The report is a crosstable and maximum-likelihood Elo ratings with 95%
-intervals (:func:`margo_adapters.stats.ml_ratings`).
+intervals (:func:`margo_gtp.match.stats.ml_ratings`).
 
 Configuration (every key but ``engines`` optional)::
 
@@ -50,15 +50,15 @@ from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags
 from margo_gtp.files import write_atomically
 
-from margo_adapters.match_runners import Backend
-from margo_adapters.referee import MatchRun, run_match
-from margo_adapters.results_log import (
+from margo_gtp.match.match_runners import Backend
+from margo_gtp.match.referee import MatchRun, run_match
+from margo_gtp.match.results_log import (
     MatchMismatch,
     differing_keys,
     load_records,
     read_description,
 )
-from margo_adapters.match_config import (
+from margo_gtp.match.match_config import (
     Adjudication,
     EngineSpec,
     MatchConfig,
@@ -66,10 +66,10 @@ from margo_adapters.match_config import (
     check_engine_command,
     check_limits,
 )
-from margo_adapters.limits import MAX_ENGINES
-from margo_adapters.openings import Opening, OpeningsError, load_openings
-from margo_adapters.runlock import lock_folder
-from margo_adapters.stats import RatingsUndefined, ml_ratings
+from margo_gtp.match.limits import MAX_ENGINES
+from margo_gtp.match.openings import Opening, OpeningsError, load_openings
+from margo_gtp.runlock import lock_folder
+from margo_gtp.match.stats import RatingsUndefined, ml_ratings
 
 FORMATS = ("round-robin", "gauntlet")
 #: Largest configuration file read (a real one is a few kilobytes; this stops /dev/zero).

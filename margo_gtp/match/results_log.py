@@ -20,7 +20,7 @@ from typing import Any
 
 from margo_gtp import files
 
-from margo_adapters.match_config import MatchConfig
+from margo_gtp.match.match_config import MatchConfig
 
 RESULTS_FILE = "results.jsonl"
 MATCH_FILE = "match.json"
