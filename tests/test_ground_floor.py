@@ -255,8 +255,8 @@ ONE_HOME = {
 
 
 def tree_sources() -> dict[str, str]:
-    """Every Python file of the package, the adapters and the scripts (which have no suffix)."""
-    paths = [*(ROOT / "margo_gtp").rglob("*.py"), *(ROOT / "adapters").rglob("*.py"),
+    """Every Python file of the package and the scripts (which have no suffix)."""
+    paths = [*(ROOT / "margo_gtp").rglob("*.py"),
              *(p for p in (ROOT / "scripts").iterdir() if p.is_file())]
     return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8", errors="replace") for p in paths}
 

@@ -597,7 +597,7 @@ def test_checking_a_large_opening_book_is_announced(tmp_path, monkeypatch):
     assert result.stderr.splitlines()[0] == f"margo-match: checking the opening book {book} (0.0 MB)"
 
 
-#: The fields of a results.jsonl line that the summaries read (adapters/stats.is_game_record).
+#: The fields of a results.jsonl line that the summaries read (match/stats.is_game_record).
 GAME_RECORD = {"game": 1, "engine_a": "a", "engine_b": "b", "a_colour": "W", "a_colour_final": "W", "winner": "A",
                "result": "W+1", "reason": "no legal move", "forfeit": None, "moves": [{"engine": "A", "seconds": 0.1}]}
 

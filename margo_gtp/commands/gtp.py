@@ -1,4 +1,4 @@
-"""Command-line entry points. ``margo-gtp`` runs the GTP engine on stdin/stdout.
+"""``margo-gtp``: the GTP engine on stdin/stdout.
 
 This is the composition root (style.md item 18): it turns options into a player, rules
 and a log, builds player -> session -> engine with
@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shutil
 import sys
 import threading
 from pathlib import Path
@@ -18,33 +17,10 @@ from typing import IO, Annotated, Optional
 
 import typer
 
+from margo_gtp.console import USAGE_ERROR, run_app, version_callback
+
 app = typer.Typer(add_completion=False, help=__doc__)
 
-
-def version_line(prog: str) -> str:
-    """What ``PROG --version`` prints: ``'<prog> <version>'``; for ``margo-gtp`` also the
-    rules core in use (``margo_gtp.engine.core_name()`` when the engine has a native core
-    to choose, else ``python``)."""
-    import margo_gtp
-
-    line = f"{prog} {margo_gtp.__version__}"
-    if prog == "margo-gtp":
-        import margo_gtp.engine as engine
-
-        core_name = getattr(engine, "core_name", None)
-        line += f" (rules core: {core_name() if callable(core_name) else 'python'})"
-    return line
-
-
-def version_callback(prog: str):  # noqa: ANN201 - a typer callback
-    """An eager ``--version`` option callback for a typer command: print, exit 0."""
-
-    def callback(value: bool) -> None:
-        if value:
-            typer.echo(version_line(prog))
-            raise typer.Exit()
-
-    return callback
 
 _HELP = """Run the MarGo GTP engine on stdin/stdout (GTP 2 with a 3-D vertex, e.g. D4:2).
 
@@ -126,7 +102,7 @@ def gtp(
         options = merge_option_flags(parse_rule_pairs(rule or []), {"size": ("--size", size)})
         rules = Rules().with_options(options)
     except RulePairError as error:  # the message names --rule itself: no "Invalid value for" prefix
-        raise _USAGE_ERROR(str(error)) from None
+        raise USAGE_ERROR(str(error)) from None
     except RulesError as error:
         raise typer.BadParameter(str(error), param_hint="--size/--rule") from None
     try:
@@ -186,36 +162,6 @@ def _wire_logger(log_file: IO[str], path: Path):  # noqa: ANN202
                 log_file.close()
 
     return log
-
-
-# typer raises the usage errors of the click it carries: found from its public BadParameter.
-_USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "UsageError")
-
-
-def help_markup() -> str | None:
-    """typer's rich help draws boxes sized to the terminal; through a pipe (``--help | less``)
-    rich assumes 80 columns and the long option names leave the descriptions about 15, so
-    there click's plain two-column help is used instead (``TERMINAL_WIDTH`` keeps rich)."""
-    return "rich" if sys.stdout.isatty() or os.environ.get("TERMINAL_WIDTH") else None
-
-
-def run_app(app: typer.Typer, program: str, args: list[str] | None = None) -> None:
-    """Run a console script's typer ``app`` with a bad command line reported in one line,
-    ``PROGRAM: MESSAGE (PROGRAM --help lists the options)``, and exit code 2, as the tools
-    of this project report every other bad input (typer would draw a boxed panel). Its help
-    is rich on a terminal and plain through a pipe (:func:`help_markup`), for every console
-    script alike."""
-    app.rich_markup_mode = help_markup()
-    try:
-        # Plain help as wide as COLUMNS says (click would stop at 80 columns).
-        code = app(args=args, standalone_mode=False, prog_name=program,
-                   max_content_width=shutil.get_terminal_size().columns)
-    except _USAGE_ERROR as error:  # a bad value, a missing argument, an unknown option
-        sys.stderr.write(f"{program}: {error.format_message()} ({program} --help lists the options)\n")
-        sys.exit(2)
-    except typer.Abort:  # Ctrl-C while typer itself was reading
-        sys.exit(130)
-    sys.exit(code if isinstance(code, int) else 0)
 
 
 def main() -> None:

@@ -42,8 +42,7 @@ genmove answer and in ``play COLOUR swap``, so two proxies can relay it to each 
 
 Modules: this one holds the command line (:func:`main`);
 :mod:`margo_gtp.gtp2d.projection` the pure projection maths and the engine's board view;
-:mod:`margo_gtp.gtp2d.projected_session` the 2-D handlers and the engine link. The names
-of both are re-exported here.
+:mod:`margo_gtp.gtp2d.projected_session` the 2-D handlers and the engine link.
 """
 
 from __future__ import annotations
@@ -58,18 +57,8 @@ from typing import Sequence
 import margo_gtp
 from margo_gtp.client import find_program
 from margo_gtp.protocol.gtp import run_gtp_session
-from margo_gtp.gtp2d.projected_session import (
-    ANALYZE_COMMANDS, DEFAULT_TIMEOUT, GAME_ID, HIDDEN_COMMANDS, MAX_SIZE_2D, UNTIMED_COMMANDS, EngineGone,
-    NativeEngine, ProjectedSession, ProxyEngine, build_engine,
-)
-from margo_gtp.gtp2d.projection import NativeView, board_rows, lift, project_vertex, top_view
 from margo_gtp.gtp2d.engine_pair import EnginePair
-
-__all__ = [
-    "ANALYZE_COMMANDS", "DEFAULT_TIMEOUT", "GAME_ID", "HIDDEN_COMMANDS", "MAX_SIZE_2D", "RESERVED_BOARD_CHARS",
-    "UNTIMED_COMMANDS", "EngineGone", "NativeEngine", "NativeView", "ProjectedSession", "ProxyEngine",
-    "board_rows", "build_engine", "default_engine_command", "lift", "main", "project_vertex", "top_view",
-]
+from margo_gtp.gtp2d.projected_session import DEFAULT_TIMEOUT, NativeEngine, ProjectedSession, build_engine
 
 #: Characters --hole may not be: GoGui's board parser reads X/O as stones, '.' is an empty point.
 RESERVED_BOARD_CHARS = frozenset("XOxo")

@@ -1,8 +1,7 @@
 """Command-line converter between native MarGo SGF and the projected Go export.
 
 The format itself (reading, writing, replaying, the projected export) is part of the game
-and lives in :mod:`margo_gtp.sgf`; this module is the 2-D adapter's command line, and
-re-exports the public names for old imports.
+and lives in :mod:`margo_gtp.sgf`; this module is only its command line.
 """
 
 from __future__ import annotations
@@ -10,19 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from margo_gtp import textfile
-from margo_gtp.sgf import MAX_SGF_BYTES
-from margo_gtp.sgf import (  # noqa: F401  (re-exported for callers of the old path)
-    GameRecord,
-    SgfError,
-    dumps,
-    dumps_projected,
-    format_sgf_point,
-    loads,
-    parse_sgf_point,
-    record_from_board,
-    replay,
-    top_colours,
-)
+from margo_gtp.sgf import MAX_SGF_BYTES, SgfError, dumps, dumps_projected, loads, replay
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -245,7 +245,7 @@ class RayBackend:
         actors: list[Any] = []
         # Actors that die before their start-up check answers, since the last one that
         # answered: a few are a lost node; many in a row mean no actor can start at all
-        # (the workers cannot import margo_adapters, say), which must not loop forever.
+        # (the workers cannot import margo_gtp, say), which must not loop forever.
         stillborn = 0
 
         def new_actor() -> None:

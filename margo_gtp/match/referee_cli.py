@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from margo_gtp.console import run_app, version_callback
+from margo_gtp.console import version_callback
 from margo_gtp.client import program_missing
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags, parse_rule_pairs
@@ -533,10 +533,6 @@ def match_app() -> typer.Typer:
     return _app(match, _MATCH_HELP)
 
 
-def match_main() -> None:
-    run_app(match_app(), "margo-match")
-
-
 # ---------------------------------------------------------------------------------------
 
 
@@ -652,7 +648,3 @@ def print_tournament_report(console: Console, names: list[str], report: dict[str
 
 def tournament_app() -> typer.Typer:
     return _app(tournament, _TOURNAMENT_HELP)
-
-
-def tournament_main() -> None:
-    run_app(tournament_app(), "margo-tournament")

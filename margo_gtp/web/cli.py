@@ -160,10 +160,3 @@ def _listen(host: str, port: int) -> socket.socket:
         typer.echo(f"margo-web: cannot listen on {host}:{port}: {error.strerror or error}", err=True)
         raise typer.Exit(2) from None
     return listening
-
-
-def main() -> None:
-    """Console script ``margo-web``."""
-    from margo_gtp.console import run_app
-
-    run_app(app, "margo-web")

@@ -18,7 +18,7 @@ need_the_web_extra()
 from margo_gtp import __version__  # noqa: E402
 from margo_gtp.web.cli import default_engine_commands, parse_engine_options  # noqa: E402
 
-MARGO_WEB = [sys.executable, "-c", "from margo_gtp.web.cli import main; main()"]
+MARGO_WEB = [sys.executable, "-c", "from margo_gtp.commands.web import main; main()"]
 
 
 def test_engine_options_are_split_like_a_shell_never_run_by_one() -> None:

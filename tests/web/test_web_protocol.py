@@ -290,7 +290,7 @@ def test_watch_reads_a_real_margo_match_folder(registry: EngineRegistry, games_d
     import sys
 
     engine = "{} -c 'from margo_gtp.commands.gtp import main; main()' --player {}"
-    subprocess.run([sys.executable, "-c", "from margo_gtp.match.referee_cli import match_main; match_main()",
+    subprocess.run([sys.executable, "-c", "from margo_gtp.commands.match import main; main()",
                     engine.format(sys.executable, "random --seed 1"), engine.format(sys.executable, "heuristic"),
                     "--games", "2", "--size", "3", "--out", str(watch_dir)],
                    check=True, capture_output=True, timeout=120)
@@ -408,7 +408,7 @@ def test_watch_follows_a_running_margo_match(registry: EngineRegistry, games_dir
     white = shlex.join([*engine, "mcts:seconds=0.15", "--seed", "1"])
     black = shlex.join([sys.executable, str(GATED), str(gate), "0", "--", *engine, "heuristic"])
     referee = subprocess.Popen(
-        [sys.executable, "-c", "from margo_gtp.match.referee_cli import match_main; match_main()", white, black,
+        [sys.executable, "-c", "from margo_gtp.commands.match import main; main()", white, black,
          "--games", "1", "--size", "4", "--out", str(watch_dir)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:

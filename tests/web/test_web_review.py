@@ -30,7 +30,7 @@ from margo_gtp.players import make_player  # noqa: E402
 from margo_gtp.players.base import Budget  # noqa: E402
 from margo_gtp.analysis import game_review as review_library  # noqa: E402
 from margo_gtp.analysis.game_review import read_reviewed, review_game, reviewed_sgf  # noqa: E402
-from margo_gtp.web import review as web_review  # noqa: E402
+from margo_gtp.web import review_mode as web_review  # noqa: E402
 from margo_gtp.web.app import create_app  # noqa: E402
 from margo_gtp.web.game import EngineRegistry, GameStore  # noqa: E402
 from margo_gtp.web.review_mode import SECONDS_PER_POSITION, page_entry  # noqa: E402
