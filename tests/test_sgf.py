@@ -12,7 +12,7 @@ import pytest
 from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp import sgf
-from margo_gtp.sgf import GameRecord, SgfError
+from margo_gtp.sgf import SgfRecord, SgfError
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import Point, parse_vertex, project, projected_size
 
@@ -326,7 +326,7 @@ def test_a_go_tool_saved_game_loads_with_end_passes() -> None:
 
 def test_projected_export_refuses_boards_beyond_13() -> None:
     with pytest.raises(SgfError, match="cannot project a 14x14 board"):
-        sgf.dumps_projected(GameRecord(rules=Rules(size=14)))
+        sgf.dumps_projected(SgfRecord(rules=Rules(size=14)))
 
 
 # -- the engine's loadsgf / printsgf use this module ------------------------------------

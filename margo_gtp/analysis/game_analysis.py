@@ -60,7 +60,7 @@ from typing import Any
 from margo_gtp.engine import Board, Colour, Move, Rules, RulesError
 from margo_gtp.players.mcts import PROGRESS_SECONDS, MctsPlayer
 from margo_gtp.players.ownership import Ownership
-from margo_gtp.sgf import GameRecord, SgfError, replay
+from margo_gtp.sgf import SgfRecord, SgfError, replay
 from margo_gtp.vertex import InvalidVertexError, Point, format_vertex, gtp_order
 
 __all__ = [
@@ -206,12 +206,12 @@ class Query:
     ownership: bool = False
     seed: int = 0
 
-    def record(self) -> GameRecord:
-        return GameRecord(rules=self.rules, setup=dict(self.setup), setup_to_move=self.setup_to_move,
+    def record(self) -> SgfRecord:
+        return SgfRecord(rules=self.rules, setup=dict(self.setup), setup_to_move=self.setup_to_move,
                           moves=list(self.moves))
 
 
-def _board_at(record: GameRecord, turn: int) -> Board:
+def _board_at(record: SgfRecord, turn: int) -> Board:
     try:
         return replay(record, turn)
     except SgfError as error:
@@ -231,7 +231,7 @@ def _analyse_turn(task: tuple) -> dict[str, Any]:
     return {"turnNumber": turn, **result}
 
 
-def check_moves(record: GameRecord) -> None:
+def check_moves(record: SgfRecord) -> None:
     """AnalysisQueryError naming the first illegal setup ball or move of ``record``."""
     _board_at(record, None)  # type: ignore[arg-type]
 
@@ -253,7 +253,7 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
     ``parallel=1`` (a search in another process cannot call back), else ValueError."""
     if on_progress is not None and parallel > 1:
         raise ValueError(f"on_progress needs parallel=1, not {parallel!r} (a search in another process cannot call back)")
-    record = GameRecord(rules=rules, setup=dict(setup or {}), setup_to_move=setup_to_move, moves=list(moves))
+    record = SgfRecord(rules=rules, setup=dict(setup or {}), setup_to_move=setup_to_move, moves=list(moves))
     check_moves(record)
     wanted = list(range(len(record.moves) + 1)) if turns is None else list(turns)
     for turn in wanted:

@@ -60,7 +60,7 @@ from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp.engine import Colour, Move
 from margo_gtp.analysis.game_analysis import DEFAULT_VISITS, AnalysisQueryError, analyse_game
-from margo_gtp.sgf import MARGO_GM, GameRecord, SgfError, dumps, format_sgf_point, loads
+from margo_gtp.sgf import MARGO_GM, SgfRecord, SgfError, dumps, format_sgf_point, loads
 
 __all__ = ["BLUNDER", "INACCURACY", "MISTAKE", "TESUJI", "ReviewError", "judgement", "read_game",
            "read_reviewed", "review_entries", "review_game", "reviewed_sgf", "summary"]
@@ -78,7 +78,7 @@ class ReviewError(ValueError):
     """Raised when a game cannot be reviewed (not a MarGo record, no moves, an illegal move)"""
 
 
-def read_game(text: str) -> tuple[GameRecord, bool]:
+def read_game(text: str) -> tuple[SgfRecord, bool]:
     """The main line of a native MarGo SGF text, and whether the file has variations
     (the review covers the main line only). ReviewError for a Go record (``GM[1]``, which
     :func:`margo_gtp.sgf.loads` would read as a projected game), another game, bad SGF
@@ -116,8 +116,9 @@ def _value(analysis: dict[str, Any], colour: Colour, key: str = "winrate") -> fl
     return 1.0 - value if key == "winrate" else -value
 
 
-def judgement(loss: float) -> str | None:
-    """``blunder``/``mistake``/``inaccuracy``/``good`` or None (thresholds above)."""
+def loss_grade(loss: float) -> str | None:
+    """A move's grade by its loss: ``blunder``/``mistake``/``inaccuracy``/``good`` or None
+    (thresholds above); an entry keeps it under ``judgement``, as before."""
     if loss >= BLUNDER:
         return "blunder"
     if loss >= MISTAKE:
@@ -129,7 +130,7 @@ def judgement(loss: float) -> str | None:
     return None
 
 
-def review_entries(record: GameRecord, analyses: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def review_entries(record: SgfRecord, analyses: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """One entry per move of ``record`` from the analyses of turns 0 .. n, in order."""
     stream = iter(analyses)
     before = next(stream)
@@ -153,14 +154,14 @@ def review_entries(record: GameRecord, analyses: Iterable[dict[str, Any]]) -> It
             "score_lead_before": _value(before, colour, "scoreLead"),
             "agrees": rank == 0, "rank": rank,
         }
-        entry["judgement"] = judgement(entry["loss"])
+        entry["judgement"] = loss_grade(entry["loss"])
         if "ownership" in after:
             entry["ownership"] = after["ownership"]
         yield entry
         before = after
 
 
-def review_game(record: GameRecord, visits: int | None = DEFAULT_VISITS, *, seed: int = 0, ownership: bool = True,
+def review_game(record: SgfRecord, visits: int | None = DEFAULT_VISITS, *, seed: int = 0, ownership: bool = True,
                 parallel: int = 1, seconds: float | None = None,
                 on_progress: Callable[[int, dict[str, Any]], None] | None = None,
                 progress_interval: float | None = None) -> Iterator[dict[str, Any]]:
@@ -208,7 +209,7 @@ _COMMENT = re.compile(
 _JUDGEMENT_OF_MARK = {("BM", "2"): "blunder", ("BM", "1"): "mistake", ("DO", ""): "inaccuracy", ("TE", "1"): "good"}
 
 
-def read_reviewed(record: GameRecord) -> list[dict[str, Any]]:
+def read_reviewed(record: SgfRecord) -> list[dict[str, Any]]:
     """The review :func:`reviewed_sgf` wrote into ``record`` (read with
     :func:`margo_gtp.sgf.loads`), one entry per move node that carries ``SBKV``, in move
     order: ``move_number``, ``colour``, ``move``, ``winrate_after`` (from ``SBKV``, for the
@@ -256,7 +257,7 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("]", "\\]")
 
 
-def reviewed_sgf(record: GameRecord, entries: list[dict[str, Any]]) -> str:
+def reviewed_sgf(record: SgfRecord, entries: list[dict[str, Any]]) -> str:
     """``record`` as native MarGo SGF with each reviewed move node carrying ``SBKV`` (Black's
     win rate in percent after the move, as Sabaki writes it), ``SBKS`` (Black's score lead,
     when known), a comment (after any comment it had) and the judgement's mark; at each

@@ -56,7 +56,7 @@ class Game:
     """One game record and the text it was read from (for the data digest)."""
 
     name: str
-    record: sgf.GameRecord
+    record: sgf.SgfRecord
     text: str
 
 

@@ -23,9 +23,10 @@ from margo_gtp.game.bots import GtpBot
 from margo_gtp.game.faults import CRASH, EOF, EngineFault
 from margo_gtp.game.loop import GameEnd, forfeit, play_game, relay
 from margo_gtp.game.record import GameRecord
+from margo_gtp.players.clock import Clock
 
 from margo_gtp.match.live_feed import LiveFeed
-from margo_gtp.match.match_config import Clock, MatchConfig
+from margo_gtp.match.match_config import MatchConfig
 from margo_gtp.match.openings import board_after, opening_of_game
 
 
@@ -74,7 +75,7 @@ class GameRunner:
                         player.ensure_running()
                     else:
                         control = self.config.time_control
-                        player.new_game(self.config.rules, control, Clock(control) if control is not None else None)
+                        player.new_game(self.config.rules, control, Clock(control.settings()) if control is not None else None)
                 except EngineFault as fault:
                     if not player.ready and fault.reason in (CRASH, EOF):
                         raise player.start_failure(fault) from None

@@ -2,8 +2,8 @@
 
 :class:`MatchConfig` is everything that defines a match (its ``identity()`` is what a
 resumed match must share with the stored ``match.json``); :class:`EngineSpec` is one engine
-of it; :class:`TimeControl` and :class:`Clock` are the referee's GTP ``time_settings`` and
-one engine's clock under them; :class:`Adjudication` is cutechess ``-resign`` for MarGo.
+of it; :class:`TimeControl` is the referee's GTP ``time_settings`` (each engine's clock under
+it is the one clock, ``players.clock.Clock(control.settings())``); :class:`Adjudication` is cutechess ``-resign`` for MarGo.
 :func:`check_engine_command` and :func:`check_limits` refuse options that cannot work
 before any game starts. The referee (:mod:`margo_gtp.match.referee`) plays what this
 describes; the command lines and tournament files (:mod:`margo_gtp.match.referee_cli`,
@@ -23,7 +23,6 @@ from margo_gtp.engine import Rules
 from margo_gtp.options import (
     OptionError, PairError, parse_decimal, parse_integer, read_decimal, read_integer, read_pairs, split_items,
 )
-from margo_gtp.players.clock import Clock as OneClock
 from margo_gtp.players.clock import TimeSettings
 
 from margo_gtp.match.openings import Opening, book_digest
@@ -96,22 +95,6 @@ class TimeControl:
         if self.increment > 0:
             return TimeSettings("fischer", self.main_time, increment=self.increment)
         return TimeSettings.from_gtp(self.main_time, self.byo_yomi_time, self.byo_yomi_stones)
-
-
-class Clock(OneClock):
-    """One engine's clock under a :class:`TimeControl`: the one clock
-    (:class:`margo_gtp.players.clock.Clock`) with the referee's names."""
-
-    def __init__(self, control: TimeControl) -> None:
-        self.control = control
-        super().__init__(control.settings())
-
-    def time_left_args(self) -> tuple[int, int]:
-        """GTP ``time_left`` arguments: seconds left in the current period, stones left (0 in main time)."""
-        return self.time_left()
-
-    def seconds_left(self) -> float:
-        return self.reading.seconds
 
 
 def check_engine_command(command: str, spelled: str) -> None:

@@ -75,7 +75,7 @@ def _game_number(text: str) -> int:
 class Replay:
     """One loaded record: its info, its moves and the board at its end."""
 
-    def __init__(self, replay_id: str, record: sgf.GameRecord, board: Board, notes: list[str]) -> None:
+    def __init__(self, replay_id: str, record: sgf.SgfRecord, board: Board, notes: list[str]) -> None:
         self.replay_id = replay_id
         self.record = record
         self.board = board
