@@ -10,19 +10,19 @@ import random
 import pytest
 
 from margo_gtp import sgf
+from margo_gtp.analysis import game_analysis
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.protocol import game_analysis
-from margo_gtp.sgf import GameRecord, SgfError, positions, replay
+from margo_gtp.sgf import SgfRecord, SgfError, positions, replay
 
 
-def random_record(size: int, plies: int, seed: int = 7) -> GameRecord:
+def random_record(size: int, plies: int, seed: int = 7) -> SgfRecord:
     board, rng = Board(Rules(size=size)), random.Random(seed)
     for _ in range(plies):
         moves = board.legal_moves()
         if not moves or board.is_game_over():
             break
         board.push(rng.choice(moves))
-    return GameRecord(rules=board.rules, moves=list(board.history))
+    return SgfRecord(rules=board.rules, moves=list(board.history))
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ A handler group added to an engine next to the game session (:func:`install`; th
 
 ``margo-ownership [centiseconds]``
     Who owns each point at the end: a private seeded MCTS search of the position for the
-    colour to move (:func:`margo_gtp.protocol.game_analysis.analyse_position`, so the
+    colour to move (:func:`margo_gtp.analysis.game_analysis.analyse_position`, so the
     same answer as ``margo-review``'s maps for the same budget), then one line per point
     of the pyramid, in ``gtp_order``: ``VERTEX VALUE``, the share of the search's final
     positions with a Black ball there minus the share with a White one (-1..1, 3
@@ -66,7 +66,7 @@ from typing import Any
 from margo_gtp.engine import Colour
 from margo_gtp.options import parse_decimal, parse_integer
 from margo_gtp.players.mcts import Analysis, MctsPlayer, estimate
-from margo_gtp.protocol.game_analysis import analyse_position
+from margo_gtp.analysis.game_analysis import analyse_position
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
 from margo_gtp.vertex import gtp_order
