@@ -10,7 +10,7 @@ import random
 import pytest
 
 from margo_gtp import sgf
-from margo_gtp.analysis import game_analysis
+from margo_gtp.analysis import analysis_json, game_analysis
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.sgf import SgfRecord, SgfError, positions, replay
 
@@ -63,10 +63,10 @@ def test_margo_analysis_replays_a_query_once(boards_built) -> None:
     query = {"id": "q", "boardSize": 5, "maxVisits": 1,
              "moves": [[colour.letter, move.gtp()] for colour, move in record.moves]}
     out: list[str] = []
-    game_analysis.serve([json.dumps(query)], out.append)
+    analysis_json.serve([json.dumps(query)], out.append)
     assert len(out) == 1 and json.loads(out[0])["turnNumber"] == len(record.moves)
     query["analyzeTurns"] = list(range(len(record.moves) + 1))
     boards_built.clear()
-    game_analysis.serve([json.dumps(query)], out.append)
+    analysis_json.serve([json.dumps(query)], out.append)
     assert len(out) == 2 + len(record.moves) and len(boards_built) == 2
 
