@@ -12,8 +12,8 @@ Two extensions, one per room (docs/native-core.md, "Two rooms, two extensions"):
   objects), and it checks at import that both were built from the same ``StateObject``.
 
 Packages are discovered, not listed: every folder under ``margo_gtp/`` (``margo_gtp.client``,
-``margo_gtp.game``, ``margo_gtp.web.static``...) and under ``adapters/`` (shipped as
-``margo_adapters``), so a subpackage added later is in the wheel without touching this file.
+``margo_gtp.match``, ``margo_gtp.web.static``...), so a subpackage added later is in the wheel
+without touching this file.
 
 The sdist carries every ``*.c`` and ``*.h`` under margo_gtp/ (MANIFEST.in).
 ``optional=True``: when the C compiler or the Python headers are missing, setuptools prints
@@ -43,10 +43,8 @@ RULES = [ENGINE + name for name in ("rules_geometry.c", "rules_position.c", "rul
 
 
 def find_packages() -> list[str]:
-    """Every package (with or without ``__init__.py``) under margo_gtp/ and adapters/."""
-    margo_gtp = find_namespace_packages(include=["margo_gtp", "margo_gtp.*"], exclude=["*.__pycache__"])
-    adapters = find_namespace_packages(where="adapters", exclude=["*.__pycache__", "__pycache__"])
-    return margo_gtp + ["margo_adapters"] + [f"margo_adapters.{name}" for name in adapters]
+    """Every package (with or without ``__init__.py``) under margo_gtp/."""
+    return find_namespace_packages(include=["margo_gtp", "margo_gtp.*"], exclude=["*.__pycache__"])
 
 
 class BuildExtPerCompiler(build_ext):

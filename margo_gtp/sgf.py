@@ -30,8 +30,8 @@ Moves
     ``B[swap]`` the swap move. Per move, ``WL``/``BL`` hold the mover's time left (standard
     SGF) and ``TU`` (private, "time used") the seconds spent on the move.
 
-Every other property (root or move node) is kept verbatim in :attr:`GameRecord.root_properties`
-/ :attr:`GameRecord.move_properties` and written back unchanged. Only the main line is read:
+Every other property (root or move node) is kept verbatim in :attr:`SgfRecord.root_properties`
+/ :attr:`SgfRecord.move_properties` and written back unchanged. Only the main line is read:
 variations are dropped. Setup properties after the root, and nodes holding both a
 ``B`` and a ``W``, are rejected.
 
@@ -80,7 +80,7 @@ class SgfError(ValueError):
 
 
 @dataclass
-class GameRecord:
+class SgfRecord:
     """One MarGo game: rules, starting position, moves and the game information around them.
 
     ``setup`` are balls placed before the first move (any level; placed lower levels
@@ -179,7 +179,7 @@ def _new_game(size: int, game_number: int) -> sgfmill_sgf.Sgf_game:
     return game
 
 
-def _set_game_info(root: Any, record: GameRecord, komi: float) -> None:
+def _set_game_info(root: Any, record: SgfRecord, komi: float) -> None:
     root.set_raw("KM", _number(komi).encode())
     if record.black_name is not None:
         root.set_raw("PB", _raw(record.black_name))
@@ -200,7 +200,7 @@ def _padded(values: list[Any], length: int) -> list[Any]:
     return list(values[:length]) + [None] * max(0, length - len(values))
 
 
-def dumps(record: GameRecord) -> str:
+def dumps(record: SgfRecord) -> str:
     """The native MarGo SGF text of ``record`` (format in the module docstring)."""
     size = record.size
     game = _new_game(size, MARGO_GM)
@@ -240,11 +240,11 @@ def _level_first(point: Point) -> tuple[int, int, int]:
     return (point.level, point.y, point.x)
 
 
-def record_from_board(board: Board, **meta: Any) -> GameRecord:
+def record_from_board(board: Board, **meta: Any) -> SgfRecord:
     """A record of ``board``'s game: its rules, root position (``root_balls``,
     ``root_to_move``) and ``history``.
 
-    ``meta`` sets the other :class:`GameRecord` fields (``black_name``, ``white_name``,
+    ``meta`` sets the other :class:`SgfRecord` fields (``black_name``, ``white_name``,
     ``times``, ``time_left``, ``root_properties``, ``move_properties``, ``result``). The
     result defaults to the board's outcome when the game is over, else ``None``.
     """
@@ -257,7 +257,7 @@ def record_from_board(board: Board, **meta: Any) -> GameRecord:
     if "result" not in meta:
         outcome = board.outcome()
         meta["result"] = outcome.result() if outcome is not None else None
-    return GameRecord(
+    return SgfRecord(
         rules=board.rules,
         setup=setup,
         setup_to_move=setup_to_move,
@@ -360,8 +360,8 @@ def _read_size(root: Any) -> int:
         raise SgfError(f"bad SZ value: {text!r}") from None
 
 
-def loads(text: str) -> GameRecord:
-    """Read a MarGo SGF text into a :class:`GameRecord`.
+def loads(text: str) -> SgfRecord:
+    """Read a MarGo SGF text into a :class:`SgfRecord`.
 
     A native record (``GM[77]``): checks syntax, the game type, size, rule options and
     point syntax/range; does not check that moves are legal (:func:`replay` does).
@@ -386,7 +386,7 @@ def loads(text: str) -> GameRecord:
     size = _read_size(root)
     if not 2 <= size <= 19:
         raise SgfError(f"unsupported board size: SZ[{size}] (allowed 2..19)")
-    record = GameRecord(rules=_read_rules(root, size))
+    record = SgfRecord(rules=_read_rules(root, size))
     record.black_name = _text(root, "PB")
     record.white_name = _text(root, "PW")
     record.result = _text(root, "RE")
@@ -420,7 +420,7 @@ def loads(text: str) -> GameRecord:
     return record
 
 
-def _read_projected(game: sgfmill_sgf.Sgf_game) -> GameRecord:
+def _read_projected(game: sgfmill_sgf.Sgf_game) -> SgfRecord:
     root = game.get_root()
     side = game.get_size()
     if side % 2 == 0 or side < 3:
@@ -433,7 +433,7 @@ def _read_projected(game: sgfmill_sgf.Sgf_game) -> GameRecord:
         first = next((node.get_move()[0] for node in game.get_main_sequence()[1:] if _plain_move(node)), None)
         if first is not None:
             rules = rules.replace(first_player=Colour.parse(first))
-    record = GameRecord(rules=rules)
+    record = SgfRecord(rules=rules)
     record.black_name = _text(root, "PB")
     record.white_name = _text(root, "PW")
     record.result = _text(root, "RE")
@@ -487,7 +487,7 @@ def _plain_move(node: Any) -> bool:
         return False
 
 
-def _read_root_extras(record: GameRecord, root) -> None:
+def _read_root_extras(record: SgfRecord, root) -> None:
     """The colour to move (``PL``) and every root property MarGo does not interpret."""
     if root.has_property("PL"):
         record.setup_to_move = _colour_letter(_single_raw(root, "PL"), "PL")
@@ -498,7 +498,7 @@ def _read_root_extras(record: GameRecord, root) -> None:
     }
 
 
-def _append_move(record: GameRecord, node, colour: Colour, move: Move) -> None:
+def _append_move(record: SgfRecord, node, colour: Colour, move: Move) -> None:
     """Add one move node's move, clock (``WL``/``BL``, ``TU``) and other properties."""
     record.moves.append((colour, move))
     prop = f"{colour.letter}L"
@@ -513,7 +513,7 @@ def _append_move(record: GameRecord, node, colour: Colour, move: Move) -> None:
     )
 
 
-def replay(record: GameRecord, upto: int | None = None) -> Board:
+def replay(record: SgfRecord, upto: int | None = None) -> Board:
     """A board with ``record``'s setup and its first ``upto`` moves (all when ``None``).
 
     Raises :class:`SgfError` naming the move when a setup ball or a move is illegal. A pass
@@ -529,7 +529,7 @@ def replay(record: GameRecord, upto: int | None = None) -> Board:
     raise AssertionError("unreachable: _replaying reaches every turn")
 
 
-def positions(record: GameRecord, turns: Iterable[int] | None = None) -> Iterator[tuple[int, Board]]:
+def positions(record: SgfRecord, turns: Iterable[int] | None = None) -> Iterator[tuple[int, Board]]:
     """``(turn, board)`` for each of ``turns`` (default every turn, 0 .. number of moves),
     in the order given, each board a copy of its own: the position :func:`replay` gives
     for that turn, from one pass over the record.
@@ -564,7 +564,7 @@ def positions(record: GameRecord, turns: Iterable[int] | None = None) -> Iterato
             yield turn, kept.pop(turn)
 
 
-def _replaying(record: GameRecord) -> Iterator[tuple[int, Board]]:
+def _replaying(record: SgfRecord) -> Iterator[tuple[int, Board]]:
     """``(turn, board)`` for turns 0, 1, ... of ``record``: one board, moved on in place
     (SgfError naming the first illegal setup ball or move, when the pass reaches it)."""
     board = Board(record.rules)
@@ -611,7 +611,7 @@ def read_file(path: str | Path) -> str:
         raise SgfError("file " + error.reason if error.reason.startswith("is larger") else error.reason) from None
 
 
-def load_board(text: str, before_move: int | None = None) -> tuple[GameRecord, Board]:
+def load_board(text: str, before_move: int | None = None) -> tuple[SgfRecord, Board]:
     """:func:`loads` then :func:`replay`, as ``loadsgf FILE [n]`` needs (SgfError on
     failure): as GNU Go, the position before move ``before_move`` (counted from 1), the
     whole game when it is None or past the end."""
@@ -641,7 +641,7 @@ def _set_stones(node: Any, identifier: str, points: Iterable[tuple[int, int]]) -
         node.set(identifier, {_go_point(col, row) for col, row in points})
 
 
-def dumps_projected(record: GameRecord) -> str:
+def dumps_projected(record: SgfRecord) -> str:
     """A Go SGF (``GM[1]``, ``SZ[2N-1]``) of ``record`` seen from above, for Go viewers.
 
     Each move is the Go point of its projection (``gtp.md`` section 5); a pass is a Go pass;

@@ -1,7 +1,7 @@
 """The one coordinate module: every notation for a MarGo point, and exact conversions.
 
 Imports nothing from the rest of the package, so the rules core, the GTP layer and the
-adapters can all use it (the rules core never imports protocol code).
+2-D proxy can all use it (the rules core never imports protocol code).
 
 Coordinate systems (board size ``N``; example: the ball resting on the four centre-ish
 points ``D4 E4 D5 E5`` of a 9x9 board)::
@@ -104,7 +104,7 @@ def format_vertex(point: Point) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# The projected 2-D view (gtp.md section 5), used by the adapters for 2-D Go tools.
+# The projected 2-D view (gtp.md section 5), used by the 2-D proxy (gtp2d/) for Go tools.
 
 
 def projected_size(size: int) -> int:

@@ -289,7 +289,7 @@ def test_snapshot_lines_carry_each_moves_score_lead_after_the_win_rate() -> None
 
 
 def test_ownership_true_ends_the_snapshot_with_katagos_ownership_line() -> None:
-    from margo_gtp.protocol.game_analysis import katago_points
+    from margo_gtp.analysis.game_analysis import katago_points
 
     engine = analysis_engine()
     assert run_script(engine, ["play w c3", "play b b2"]) == "=\n\n=\n\n"

@@ -1,4 +1,4 @@
-"""margo-analysis speaks KataGo's analysis protocol (margo_gtp/protocol/analysis_json.py,
+"""margo-analysis speaks KataGo's analysis protocol (margo_gtp/analysis/analysis_json.py,
 docs/review.md): KataGo's documented example queries, in MarGo vertices, are answered and
 the answers validate against a JSON Schema written from KataGo's docs/Analysis_Engine.md;
 special actions; warnings for what MarGo cannot honour; one exact line per refusal; a
@@ -15,8 +15,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from margo_gtp.protocol.analysis_json import serve
-from margo_gtp.protocol.game_analysis import katago_points
+from margo_gtp.analysis.analysis_json import serve
+from margo_gtp.analysis.game_analysis import katago_points
 
 BIN = Path(sys.executable).parent
 

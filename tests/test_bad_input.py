@@ -60,7 +60,7 @@ def test_margo_match_flag_and_rule_must_agree(tmp_path: Path, flags: list[str], 
 
 
 def test_margo_match_flag_and_rule_that_agree() -> None:
-    from margo_adapters.referee_cli import match_config_from_options
+    from margo_gtp.match.referee_cli import match_config_from_options
 
     config = match_config_from_options("a", "b", games=1, size=5, rules=["size=5", "komi=0.5"], komi=0.5)
     assert (config.rules.size, config.rules.komi) == (5, 0.5)
@@ -69,7 +69,7 @@ def test_margo_match_flag_and_rule_that_agree() -> None:
 
 
 def test_tournament_config_size_and_rules_size_must_agree(tmp_path: Path) -> None:
-    from margo_adapters.tournament import TournamentConfig, TournamentConfigError
+    from margo_gtp.match.tournament import TournamentConfig, TournamentConfigError
 
     path = tmp_path / "t.toml"
     path.write_text('size = 5\nkomi = 2\n[rules]\nkomi = 5\n[[engines]]\nname = "a"\ncommand = "x"\n[[engines]]\nname = "b"\ncommand = "y"\n')

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from margo_gtp.bench import playout_figures
+from margo_gtp.speed_figures import playout_figures
 from margo_gtp.engine import core_name
 from margo_gtp.engine.positions import midgame_positions
 
@@ -33,7 +33,7 @@ def test_playout_figures_keys():
 
 
 def test_json_on_stdout_progress_on_stderr():
-    done = subprocess.run([sys.executable, "-m", "margo_gtp.bench", "--only", "gtp", "--json",
+    done = subprocess.run([sys.executable, "-m", "margo_gtp.speed_figures", "--only", "gtp", "--json",
                            "--gtp-commands", "20"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
@@ -54,7 +54,7 @@ def test_json_on_stdout_progress_on_stderr():
     ],
 )
 def test_bad_options_are_refused_before_measuring(option, message):
-    done = subprocess.run([sys.executable, "-m", "margo_gtp.bench", "--json", *option], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "margo_gtp.speed_figures", "--json", *option], capture_output=True, text=True,
                           timeout=60, env={**os.environ, "COLUMNS": "200"})
     assert (done.returncode, done.stdout) == (2, "")
     assert message in done.stderr and "Traceback" not in done.stderr

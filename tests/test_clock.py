@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from margo_adapters.match_config import Clock as RefereeClock
-from margo_adapters.match_config import TimeControl
+from margo_gtp.match.match_config import TimeControl
 from margo_gtp.players.clock import Clock, ClockReading, TimeSettings, run_down
 from margo_gtp.players.timecontrol import budget, charge, usable_seconds
 
@@ -127,11 +126,11 @@ def test_referee_fischer():
     control = TimeControl.parse("10+2")
     assert control == TimeControl(10.0, 0.0, 0, 2.0)
     assert control.gtp_args() == (10, 0, 0)  # plain GTP: sudden death, then time_left with the bank
-    clock = RefereeClock(control)
+    clock = Clock(control.settings())  # the one clock, under the referee's time control
     assert [clock.spend(s) for s in (4.0, 7.0)] == [True, True]  # 10 -4 +2 = 8, 8 -7 +2 = 3
-    assert clock.time_left_args() == (3, 0)
+    assert clock.time_left() == (3, 0)
     assert not clock.spend(4.0)  # over the bank: out, and no increment
-    assert clock.time_left_args() == (0, 0)
+    assert clock.time_left() == (0, 0)
     assert TimeControl.parse("10 + 0.5").identity() == {"main_time": 10.0, "byo_yomi_time": 0.0,
                                                         "byo_yomi_stones": 0, "increment": 0.5}
     assert TimeControl(60.0).identity() == {"main_time": 60.0, "byo_yomi_time": 0.0, "byo_yomi_stones": 0}

@@ -259,11 +259,11 @@ def processes_mentioning(text: str) -> list[str]:
 
 
 def test_actors_that_cannot_start_stop_the_match_instead_of_respawning_forever(ray_head, tmp_path):
-    """A working_dir whose margo_adapters cannot be imported: every actor dies in its
+    """A working_dir whose margo_gtp cannot be imported: every actor dies in its
     creation task, and the referee gives up with the reason instead of looping."""
-    broken = tmp_path / "broken" / "margo_adapters"
+    broken = tmp_path / "broken" / "margo_gtp"
     broken.mkdir(parents=True)
-    (broken / "__init__.py").write_text("raise ImportError('margo_adapters is broken on this worker')\n")
+    (broken / "__init__.py").write_text("raise ImportError('margo_gtp is broken on this worker')\n")
     done = match(ray_head, seeded(1), seeded(2), "--games", "2", "--size", "3", "--out", str(tmp_path / "out"),
                  "--runtime-env", json.dumps({"working_dir": str(broken.parent)}))
     assert done.returncode == 2

@@ -1,6 +1,6 @@
 """Every console script reports a bad command line the same way: one line on stderr,
 ``PROGRAM: MESSAGE (PROGRAM --help lists the options)``, exit code 2, nothing on stdout
-(margo_gtp.cli.run_app; typer alone would draw a boxed panel of several lines)."""
+(margo_gtp.console.run_app; typer alone would draw a boxed panel of several lines)."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ def test_a_journal_on_a_full_disk_keeps_every_acknowledged_move_and_goes_on(tmp_
 
 
 def test_a_results_log_on_a_full_disk_keeps_every_finished_game(tmp_path: Path) -> None:
-    from margo_adapters.results_log import ResultsLog
+    from margo_gtp.match.results_log import ResultsLog
 
     with small_disk(tmp_path) as disk:
         log = ResultsLog(disk)
@@ -80,11 +80,11 @@ def test_a_web_game_that_ends_on_a_full_disk_keeps_its_journal(tmp_path: Path, c
 
 
 def test_margo_review_on_a_full_disk_leaves_the_old_review_whole(tmp_path: Path) -> None:
-    from margo_adapters.review import ReviewFailed, review
-    from margo_gtp.sgf import GameRecord, dumps
+    from margo_gtp.commands.review import ReviewFailed, review
+    from margo_gtp.sgf import SgfRecord, dumps
 
     with small_disk(tmp_path, kilobytes=512) as disk:
-        record = GameRecord(rules=Rules(size=3), moves=[(Colour.WHITE, Move.from_gtp("B2:1", 3))])
+        record = SgfRecord(rules=Rules(size=3), moves=[(Colour.WHITE, Move.from_gtp("B2:1", 3))])
         game = disk / "game.sgf"
         game.write_text(dumps(record), encoding="utf-8")
         old = {name: f"the old {name}\n" * 40 for name in ("game.review.jsonl", "game.reviewed.sgf")}

@@ -1,5 +1,5 @@
 """The game-analysis library and margo-analysis, the JSON analysis engine
-(margo_gtp.protocol.game_analysis, adapters/analysis_engine.py, docs/review.md): the
+(margo_gtp.analysis.game_analysis, margo_gtp/commands/analysis.py, docs/review.md): the
 responses' fields, ownership from the playouts, seeded repeatability, and one error
 object per bad query while the engine keeps serving."""
 
@@ -15,8 +15,8 @@ import pytest
 
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players.ownership import Ownership
-from margo_gtp.protocol.analysis_json import parse_query, serve
-from margo_gtp.protocol.game_analysis import (
+from margo_gtp.analysis.analysis_json import parse_query, serve
+from margo_gtp.analysis.game_analysis import (
     MAX_VISITS,
     AnalysisQueryError,
     analyse_game,
@@ -207,7 +207,7 @@ def test_the_client_analyses_every_position_of_a_game():
 def test_a_query_line_too_long_is_refused_without_reading_it_whole():
     import io
 
-    from margo_gtp.protocol.analysis_json import TOO_LONG, bounded_lines
+    from margo_gtp.analysis.analysis_json import TOO_LONG, bounded_lines
 
     stream = io.StringIO("x" * 25 + "\nshort\n" + "z" * 9 + "\n" + "y" * 5)
     assert list(bounded_lines(stream, limit=8)) == [TOO_LONG, "short\n", TOO_LONG, "y" * 5]

@@ -20,7 +20,7 @@ from margo_gtp.game.faults import (
 )
 from margo_gtp.players import RESIGN, Budget, make_player
 
-from margo_adapters.match_config import Adjudication
+from margo_gtp.match.match_config import Adjudication
 
 DATA = Path(__file__).parent / "data" / "one_record"
 W, B = Colour.WHITE, Colour.BLACK
@@ -222,7 +222,7 @@ SELFPLAY_TIMED = ("seconds", "longest_move", "mean_move")
 @pytest.mark.parametrize("line", (DATA / "selfplay.jsonl").read_text().splitlines(), ids=lambda line: json.loads(line)["case"][0])
 def test_self_play_through_the_loop_records_what_it_did_before(line):
     """Seeded games (a capped one, an opening, a resignation) against self-play's own loop at 0b151dc."""
-    from margo_adapters.selfplay import play_game as self_play
+    from margo_gtp.lab.selfplay import play_game as self_play
 
     case = json.loads(line)
     white, black, rules, seeds, cap, opening = case["case"]
@@ -250,7 +250,7 @@ def test_the_web_board_writes_its_sgf_from_the_one_record():
 def test_self_play_stops_on_a_player_that_breaks_the_rules(monkeypatch):
     """In self-play a forfeit is a bug in a player: it raises, naming the player."""
     import margo_gtp.players as players
-    from margo_adapters.selfplay import play_game as self_play
+    from margo_gtp.lab.selfplay import play_game as self_play
 
     monkeypatch.setitem(players._REGISTRY, "wrong", lambda options, seed: WrongPlayer([Move.PASS]))
     with pytest.raises(RuntimeError, match=r"^wrong broke the rules: genmove W answered 'pass', illegal in this position$"):

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from gogui_standin import split_arguments
-from margo_adapters.engine_pair import READ_ONLY
-from margo_adapters.projected_analysis import best_line_gfx, ownership_gfx, winrates_gfx
-from margo_adapters.projected_session import ANALYZE_COMMANDS
+from margo_gtp.gtp2d.engine_pair import READ_ONLY
+from margo_gtp.gtp2d.projected_analysis import best_line_gfx, ownership_gfx, winrates_gfx
+from margo_gtp.gtp2d.projected_session import ANALYZE_COMMANDS
 from margo_gtp.client import SimpleEngine
 from margo_gtp.protocol.analysis import parse_info
 from margo_gtp.vertex import column_points, format_point_2d, parse_vertex, project, projected_size

@@ -26,8 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from margo_adapters.engine_pair import EnginePair
-from margo_adapters.projected_gtp import ANALYZE_COMMANDS, board_rows
+from margo_gtp.gtp2d.engine_pair import EnginePair
+from margo_gtp.gtp2d.projected_session import ANALYZE_COMMANDS
+from margo_gtp.gtp2d.projection import board_rows
 from margo_gtp.client import EngineCommandError, SimpleEngine
 from margo_gtp.vertex import Point, column_points, format_point_2d, parse_point_2d, project, projected_size
 

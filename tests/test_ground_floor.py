@@ -148,8 +148,8 @@ def test_append_durably_appends_one_whole_line_and_syncs_it(tmp_path: Path, monk
 def test_every_reader_leaves_out_a_torn_last_line_that_parses(tmp_path: Path, reader: str) -> None:
     """The rule is the same in every reader: a last line without its newline is no
     record, even when it happens to be whole JSON."""
-    from margo_adapters.results_log import ResultsLog
-    from margo_adapters.selfplay import read_json_lines
+    from margo_gtp.match.results_log import ResultsLog
+    from margo_gtp.lab.selfplay import read_json_lines
     from margo_gtp.web import journal
     from margo_gtp.web.watch import read_jsonl
 
@@ -256,8 +256,8 @@ ONE_HOME = {
 
 
 def tree_sources() -> dict[str, str]:
-    """Every Python file of the package, the adapters and the scripts (which have no suffix)."""
-    paths = [*(ROOT / "margo_gtp").rglob("*.py"), *(ROOT / "adapters").rglob("*.py"),
+    """Every Python file of the package and the scripts (which have no suffix)."""
+    paths = [*(ROOT / "margo_gtp").rglob("*.py"),
              *(p for p in (ROOT / "scripts").iterdir() if p.is_file())]
     return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8", errors="replace") for p in paths}
 

@@ -1,12 +1,12 @@
 """The house rule: each room imports only from the rooms below it, and nothing imports in a circle.
 
-Every ``import`` statement of every module under ``margo_gtp/`` and ``adapters/`` is read with
+Every ``import`` statement of every module under ``margo_gtp/`` is read with
 :mod:`ast` (lazy imports inside functions count too: they are imports all the same). A module's
 room is the longest prefix of its dotted name found in ``ROOMS``; an import of a module in a
 higher room fails the test, and so does any cycle between modules.
 
 Inside the engine room, a board's rules core is the engine's own: no code outside
-``margo_gtp/engine/`` (the package, the adapters, the scripts, the tests) reads ``._core``
+``margo_gtp/engine/`` (the package, the scripts, the tests) reads ``._core``
 of a board; it asks the ``Board`` API (``core_state()``, ``core.board_core``, ...).
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = {"margo_gtp": ROOT / "margo_gtp", "margo_adapters": ROOT / "adapters"}
+PACKAGES = {"margo_gtp": ROOT / "margo_gtp"}
 
 # Lowest first. ``margo_gtp`` itself (the package __init__: only __version__) is the floor.
 ROOMS = [
@@ -29,19 +29,23 @@ ROOMS = [
     "margo_gtp.files",  # atomic writes, JSON lines and the torn-line rule
     "margo_gtp.progress",  # the one progress bar
     "margo_gtp.machine",  # available_cores, percentile
+    "margo_gtp.runlock",  # a folder held by one run: the referee's and the lab's folders
     "margo_gtp.options",
     "margo_gtp.vertex",
     "margo_gtp.engine",
     "margo_gtp.players",
     "margo_gtp.sgf",
+    "margo_gtp.analysis",  # game analysis and review: libraries over the search, no GTP
     "margo_gtp.protocol",
     "margo_gtp.client",
-    "margo_gtp.game",  # the game loop, bots and record: uses client, players, sgf; used by web and adapters
-    "margo_gtp.cli",
-    "margo_gtp.bench",  # above cli: it runs through cli.run_app like every console script
+    "margo_gtp.game",  # the game loop, bots and record: uses client, players, sgf; used by web and match
+    "margo_gtp.gtp2d",  # the 2-D proxy: a GTP server (protocol) over an engine client (client)
+    "margo_gtp.console",  # what every console script shares (run_app, --version)
+    "margo_gtp.speed_figures",  # scripts/bench: runs through console.run_app
     "margo_gtp.web",
-    "margo_adapters",
-    "margo_gtp.lab",  # self-play data and network training: above the referee (its folder lock)
+    "margo_gtp.match",  # the referee, tournaments, statistics, openings, the cluster backend
+    "margo_gtp.lab",  # self-play and training: above the referee (self-play's statistics)
+    "margo_gtp.commands",  # one module per console script: nothing imports them
 ]
 
 
@@ -95,7 +99,7 @@ GRAPH = {name: imported_modules(name, path, set(MODULES)) for name, path in MODU
 
 def test_the_walk_sees_the_known_modules():
     assert {"margo_gtp.engine.board", "margo_gtp.players.mcts", "margo_gtp.protocol.session",
-            "margo_gtp.sgf", "margo_adapters.referee"} <= set(MODULES)
+            "margo_gtp.sgf", "margo_gtp.match.referee", "margo_gtp.commands.match"} <= set(MODULES)
     assert {"margo_gtp.engine", "margo_gtp.vertex"} <= GRAPH["margo_gtp.players.mcts"]
 
 
@@ -108,7 +112,7 @@ def test_no_upward_import(name):
     assert upward == [], f"{name} ({ROOMS[room_of(name)]}) imports from rooms above it: {upward}"
 
 
-GROUND_FLOOR = ["margo_gtp.textfile", "margo_gtp.files", "margo_gtp.progress", "margo_gtp.machine"]
+GROUND_FLOOR = ["margo_gtp.textfile", "margo_gtp.files", "margo_gtp.progress", "margo_gtp.machine", "margo_gtp.runlock"]
 
 
 @pytest.mark.parametrize("name", GROUND_FLOOR)
@@ -118,9 +122,11 @@ def test_the_ground_floor_stands_on_nothing_of_ours(name):
     assert GRAPH[name] <= {"margo_gtp", *GROUND_FLOOR[: GROUND_FLOOR.index(name)]}, GRAPH[name]
 
 
-def test_nothing_under_margo_gtp_imports_the_adapters():
-    offenders = {name: sorted(t for t in targets if t.startswith("margo_adapters"))
-                 for name, targets in GRAPH.items() if name.startswith("margo_gtp")}
+def test_no_module_imports_a_program():
+    """A module of ``commands/`` is one program's command line: the libraries sit below it,
+    and no module (another program included) imports it."""
+    offenders = {name: sorted(t for t in targets if t.startswith("margo_gtp.commands."))
+                 for name, targets in GRAPH.items()}
     assert {name: targets for name, targets in offenders.items() if targets} == {}
 
 
@@ -169,10 +175,10 @@ def core_reaches(source: str) -> list[int]:
 
 
 def outside_the_engine() -> list[Path]:
-    """Every Python file of the package outside engine/, of the adapters and the tests, and
+    """Every Python file of the package outside engine/ and of the tests, and
     every script (shell scripts too: their embedded Python is read as text). This file is
     left out: its own examples below are the reaches it looks for."""
-    python = [path for folder in ("margo_gtp", "adapters", "tests") for path in sorted((ROOT / folder).rglob("*.py"))
+    python = [path for folder in ("margo_gtp", "tests") for path in sorted((ROOT / folder).rglob("*.py"))
               if ENGINE not in path.parents and path != Path(__file__).resolve()]
     return python + sorted(path for path in (ROOT / "scripts").rglob("*") if path.is_file())
 

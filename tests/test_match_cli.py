@@ -18,11 +18,11 @@ from margo_gtp import sgf
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.game.faults import CRASH, START_FAILED
 
-from margo_adapters.referee import measure_parallel, run_match
-from margo_adapters.match_config import EngineSpec, MatchConfig
-from margo_adapters.referee_cli import match_app, tournament_app
-from margo_adapters.sprt import SprtSpec
-from margo_adapters.stats import model_counts
+from margo_gtp.match.referee import measure_parallel, run_match
+from margo_gtp.match.match_config import EngineSpec, MatchConfig
+from margo_gtp.match.referee_cli import match_app, tournament_app
+from margo_gtp.match.sprt import SprtSpec
+from margo_gtp.match.stats import model_counts
 from needs import need_module
 
 pytestmark = pytest.mark.process
@@ -360,12 +360,12 @@ def test_measure_parallel_plays_a_fresh_match_per_setting(tmp_path):
 def test_a_local_match_never_imports_ray(tmp_path):
     code = (
         "import sys\n"
-        "from margo_adapters.referee_cli import match_app\n"
+        "from margo_gtp.match.referee_cli import match_app\n"
         "from typer.testing import CliRunner\n"
         f"result = CliRunner().invoke(match_app(), [{RANDOM!r}, {RANDOM!r}, '--games', '2', '--size', '3', '--parallel', '2', "
         f"'--out', {str(tmp_path / 'out')!r}, '--quiet', '--no-progress'])\n"
         "assert result.exit_code == 0, result.output\n"
-        "print(sorted(name for name in sys.modules if name == 'ray' or name.startswith('ray.') or name == 'margo_adapters.cluster'))\n"
+        "print(sorted(name for name in sys.modules if name == 'ray' or name.startswith('ray.') or name == 'margo_gtp.match.cluster'))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -395,7 +395,7 @@ def test_the_cluster_start_up_check_names_the_node_and_the_engine(tmp_path):
     need_module("ray", "the cluster extra; scripts/setup installs it")
     import socket
 
-    from margo_adapters.cluster import GameSlot
+    from margo_gtp.match.cluster import GameSlot
     from margo_gtp.game.faults import EngineStartError
 
     good = GameSlot(MatchConfig(EngineSpec("A", "a", faulty()), EngineSpec("B", "b", RANDOM), 1, Rules(size=3)))
@@ -418,7 +418,7 @@ def test_the_cluster_start_up_check_names_the_node_and_the_engine(tmp_path):
 def test_a_second_referee_on_a_locked_folder_is_refused_naming_the_holder(tmp_path):
     import socket
 
-    from margo_adapters.runlock import lock_folder
+    from margo_gtp.runlock import lock_folder
 
     out = tmp_path / "out"
     with lock_folder(out):  # this test process plays the first referee
@@ -445,10 +445,10 @@ def test_a_second_referee_on_a_locked_folder_is_refused_naming_the_holder(tmp_pa
 
 
 def test_the_lock_of_a_killed_referee_is_gone_with_it(tmp_path):
-    from margo_adapters.runlock import lock_folder
+    from margo_gtp.runlock import lock_folder
 
     out = tmp_path / "out"
-    holder = subprocess.Popen([sys.executable, "-c", f"from margo_adapters.runlock import lock_folder; from pathlib import Path; "
+    holder = subprocess.Popen([sys.executable, "-c", f"from margo_gtp.runlock import lock_folder; from pathlib import Path; "
                                f"lock_folder(Path({str(out)!r})); print('held', flush=True); import time; time.sleep(600)"],
                               stdout=subprocess.PIPE, text=True)
     try:
@@ -508,7 +508,7 @@ def test_values_that_would_exhaust_memory_or_overflow_are_bounded(tmp_path, opti
 
 
 def test_parallel_is_capped_at_four_games_per_cpu_and_a_failed_fork_is_one_line(tmp_path, monkeypatch):
-    from margo_adapters.limits import local_parallel_cap
+    from margo_gtp.match.limits import local_parallel_cap
 
     cap = local_parallel_cap()
     assert cap == 4 * (os.cpu_count() or 1)
@@ -586,7 +586,7 @@ def test_help_through_a_pipe_keeps_descriptions_readable():
 
 def test_checking_a_large_opening_book_is_announced(tmp_path, monkeypatch):
     """A 9 MB book was checked for minutes without a word."""
-    from margo_adapters import openings, referee_cli
+    from margo_gtp.match import openings, referee_cli
 
     monkeypatch.setattr(referee_cli.BookProgress, "LARGE_BYTES", 100)
     monkeypatch.setattr(openings, "PROGRESS_EVERY", 10)
@@ -597,7 +597,7 @@ def test_checking_a_large_opening_book_is_announced(tmp_path, monkeypatch):
     assert result.stderr.splitlines()[0] == f"margo-match: checking the opening book {book} (0.0 MB)"
 
 
-#: The fields of a results.jsonl line that the summaries read (adapters/stats.is_game_record).
+#: The fields of a results.jsonl line that the summaries read (match/stats.is_game_record).
 GAME_RECORD = {"game": 1, "engine_a": "a", "engine_b": "b", "a_colour": "W", "a_colour_final": "W", "winner": "A",
                "result": "W+1", "reason": "no legal move", "forfeit": None, "moves": [{"engine": "A", "seconds": 0.1}]}
 

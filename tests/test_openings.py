@@ -11,7 +11,7 @@ import pytest
 
 from margo_gtp import sgf
 from margo_gtp.engine import Board, Rules
-from margo_adapters.openings import (
+from margo_gtp.match.openings import (
     OpeningsError,
     board_after,
     book_digest,
@@ -203,7 +203,7 @@ def test_a_book_that_is_not_a_regular_file_is_refused_at_once(tmp_path, make, re
 
 
 def test_a_large_book_reports_its_progress_and_repeated_lines_are_the_same_opening(tmp_path, monkeypatch):
-    from margo_adapters import openings
+    from margo_gtp.match import openings
 
     monkeypatch.setattr(openings, "PROGRESS_EVERY", 2)
     path = tmp_path / "book.txt"

@@ -8,9 +8,9 @@ import typer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from margo_adapters.match_config import Adjudication, TimeControl
-from margo_adapters.projected_session import ProjectedSession
-from margo_adapters.sprt import SprtSpec
+from margo_gtp.match.match_config import Adjudication, TimeControl
+from margo_gtp.gtp2d.projected_session import ProjectedSession
+from margo_gtp.match.sprt import SprtSpec
 from margo_gtp import sgf
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import RulePairError, parse_rule_pairs

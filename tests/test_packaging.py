@@ -44,7 +44,7 @@ BASE_DEPENDENCIES = {"typer", "rich", "sgfmill"}
 EXTRAS = {"web", "cluster", "plot", "review", "test", "train", "net"}
 # Modules that need an extra, and the one distribution whose absence they must report.
 EXTRA_MODULES = {"margo_gtp.web.app": "starlette",
-                 "margo_adapters.cluster": "ray",
+                 "margo_gtp.match.cluster": "ray",
                  "margo_gtp.players.net_features": "numpy",  # the network's inputs are arrays
                  "margo_gtp.lab.netdata": "numpy",
                  "margo_gtp.lab.netgen": "numpy",
@@ -95,8 +95,7 @@ def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
 def test_the_version_has_one_source():
     assert "version" not in PROJECT and "version" in PROJECT["dynamic"]
     assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "margo_gtp.__version__"}
-    assigning = sorted(str(path.relative_to(ROOT)) for folder in ("margo_gtp", "adapters")
-                       for path in (ROOT / folder).rglob("*.py")
+    assigning = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "margo_gtp").rglob("*.py")
                        if re.search(r"^__version__\s*=", path.read_text(encoding="utf-8"), re.M))
     assert assigning == ["margo_gtp/__init__.py"]
     assert re.fullmatch(r"\d+\.\d+\.\d+", VERSION)
@@ -322,7 +321,6 @@ def test_the_wheel_carries_the_packages_and_the_compiled_core(built):
     with zipfile.ZipFile(built["wheel"]) as archive:
         names = set(archive.namelist())
     modules = {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp").rglob("*.py")}
-    modules |= {"margo_adapters/" + str(p.relative_to(ROOT / "adapters")) for p in (ROOT / "adapters").rglob("*.py")}
     static = {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "web" / "static").iterdir()}
     static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data").glob("*.json")}
     static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data").glob("*.onnx")}
@@ -383,16 +381,15 @@ def test_the_base_install_has_no_extra(built, wheel_install):
 
 @pytest.mark.slow
 def test_every_module_imports_on_the_base_install_but_the_extras(built, wheel_install):
-    """Each module of both packages imports with only the base dependencies; the few that need
+    """Each module of the package imports with only the base dependencies; the few that need
     an extra fail on that extra's package and on nothing else."""
     probe = (
-        "import importlib, pkgutil, margo_gtp, margo_adapters\n"
-        "for package in (margo_gtp, margo_adapters):\n"
-        "    for module in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
-        "        try:\n"
-        "            importlib.import_module(module.name)\n"
-        "        except ModuleNotFoundError as error:\n"
-        "            print(module.name, error.name.split('.')[0])\n"
+        "import importlib, pkgutil, margo_gtp\n"
+        "for module in pkgutil.walk_packages(margo_gtp.__path__, 'margo_gtp.'):\n"
+        "    try:\n"
+        "        importlib.import_module(module.name)\n"
+        "    except ModuleNotFoundError as error:\n"
+        "        print(module.name, error.name.split('.')[0])\n"
     )
     done = run([str(wheel_install / "python"), "-c", probe], cwd=built["where"])
     failed = dict(line.split() for line in done.stdout.splitlines())

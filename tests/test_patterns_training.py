@@ -1,4 +1,4 @@
-"""Training the learned move patterns: ``adapters/patterns_training.py`` and
+"""Training the learned move patterns: ``margo_gtp/lab/patterns_training.py`` and
 ``scripts/train-patterns`` (docs/patterns.md).
 
 * The MM fit raises the likelihood at every sweep and ranks a feature that always wins
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from margo_adapters.patterns_training import TrainingError, fit_mm, hit_rates, read_games, split_games
+from margo_gtp.lab.patterns_training import TrainingError, fit_mm, hit_rates, read_games, split_games
 from margo_gtp import sgf
 from margo_gtp.engine import Board, Move, Rules
 from margo_gtp.players.patterns import GROUPS, load_weights
@@ -180,7 +180,7 @@ def test_the_reported_mix_is_the_search_s_prior(tmp_path):
     MctsPlayer._prior_rates gives with patterns on (to rounding: numpy's exp)."""
     import random
 
-    from margo_adapters.patterns_training import mixed_scores
+    from margo_gtp.lab.patterns_training import mixed_scores
     from margo_gtp.players.mcts import PRIOR_HIGH, PRIOR_LOW, MctsPlayer
     from margo_gtp.players.patterns import features
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from margo_adapters.projected_gtp import board_rows, lift, project_vertex, top_view
+from margo_gtp.gtp2d.projection import board_rows, lift, project_vertex, top_view
 from margo_gtp.vertex import (
     InvalidVertexError,
     Point,

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from margo_gtp.client import EngineCommandError, SimpleEngine
-from margo_adapters.projected_gtp import board_rows, lift
+from margo_gtp.gtp2d.projection import board_rows, lift
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import column_points, format_point_2d, parse_point_2d, parse_vertex, project, projected_size
 

@@ -27,10 +27,11 @@ from margo_gtp.game.faults import (
 )
 from margo_gtp.game.loop import judge, play_game
 
-from margo_adapters.game_runner import colours_of_game
-from margo_adapters.referee import pending_games
-from margo_adapters.results_log import MatchMismatch, ResultsLog, prepare_directory
-from margo_adapters.match_config import Clock, EngineSpec, MatchConfig, TimeControl, default_names
+from margo_gtp.match.game_runner import colours_of_game
+from margo_gtp.match.referee import pending_games
+from margo_gtp.match.results_log import MatchMismatch, ResultsLog, prepare_directory
+from margo_gtp.match.match_config import EngineSpec, MatchConfig, TimeControl, default_names
+from margo_gtp.players.clock import Clock
 
 
 class ScriptedPlayer:
@@ -221,9 +222,9 @@ def test_time_control_parse_rejects(text):
     ],
 )
 def test_clock(control, spends, alive, time_left):
-    clock = Clock(control)
+    clock = Clock(control.settings())
     assert [clock.spend(seconds) for seconds in spends] == alive
-    assert clock.time_left_args() == time_left
+    assert clock.time_left() == time_left
 
 
 def test_colours_alternate_and_default_names_tell_equal_commands_apart():

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from margo_gtp import sgf
-from margo_adapters.referee_cli import match_config_from_options
+from margo_gtp.match.referee_cli import match_config_from_options
 from margo_gtp.engine import Board, Colour, Move, Rules
 
 pytestmark = pytest.mark.process
@@ -269,8 +269,8 @@ def _records(winners: list[str | None]) -> list[dict]:
 def test_printed_summary_shows_signed_infinite_elo(winners, line):
     from rich.console import Console
 
-    from margo_adapters.referee_cli import print_match_summary
-    from margo_adapters.stats import summarize_match
+    from margo_gtp.match.referee_cli import print_match_summary
+    from margo_gtp.match.stats import summarize_match
 
     records = _records(winners)
     console = Console(record=True, width=200)
@@ -294,8 +294,8 @@ def test_printed_statistics_have_no_estimate_when_every_game_ended_alike(winners
     # epsilon draw cell trims it to 796.0) and nElo +/- 347.4 * 1.96 / 2 = 340.4.
     from rich.console import Console
 
-    from margo_adapters.referee_cli import print_match_summary
-    from margo_adapters.stats import match_statistics, summarize_match
+    from margo_gtp.match.referee_cli import print_match_summary
+    from margo_gtp.match.stats import match_statistics, summarize_match
 
     records = _records(winners)
     summary = summarize_match(records, {"A": "a", "B": "b"})

@@ -19,8 +19,8 @@ from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp import sgf
 from margo_gtp.game.faults import EngineStartError
 
-from margo_adapters.referee import run_match
-from margo_adapters.match_config import EngineSpec, MatchConfig, TimeControl
+from margo_gtp.match.referee import run_match
+from margo_gtp.match.match_config import EngineSpec, MatchConfig, TimeControl
 
 pytestmark = pytest.mark.process
 

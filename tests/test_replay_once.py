@@ -10,19 +10,19 @@ import random
 import pytest
 
 from margo_gtp import sgf
+from margo_gtp.analysis import analysis_json, game_analysis
 from margo_gtp.engine import Board, Colour, Move, Rules
-from margo_gtp.protocol import game_analysis
-from margo_gtp.sgf import GameRecord, SgfError, positions, replay
+from margo_gtp.sgf import SgfRecord, SgfError, positions, replay
 
 
-def random_record(size: int, plies: int, seed: int = 7) -> GameRecord:
+def random_record(size: int, plies: int, seed: int = 7) -> SgfRecord:
     board, rng = Board(Rules(size=size)), random.Random(seed)
     for _ in range(plies):
         moves = board.legal_moves()
         if not moves or board.is_game_over():
             break
         board.push(rng.choice(moves))
-    return GameRecord(rules=board.rules, moves=list(board.history))
+    return SgfRecord(rules=board.rules, moves=list(board.history))
 
 
 @pytest.fixture
@@ -63,10 +63,10 @@ def test_margo_analysis_replays_a_query_once(boards_built) -> None:
     query = {"id": "q", "boardSize": 5, "maxVisits": 1,
              "moves": [[colour.letter, move.gtp()] for colour, move in record.moves]}
     out: list[str] = []
-    game_analysis.serve([json.dumps(query)], out.append)
+    analysis_json.serve([json.dumps(query)], out.append)
     assert len(out) == 1 and json.loads(out[0])["turnNumber"] == len(record.moves)
     query["analyzeTurns"] = list(range(len(record.moves) + 1))
     boards_built.clear()
-    game_analysis.serve([json.dumps(query)], out.append)
+    analysis_json.serve([json.dumps(query)], out.append)
     assert len(out) == 2 + len(record.moves) and len(boards_built) == 2
 

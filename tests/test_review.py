@@ -1,4 +1,4 @@
-"""margo-review (adapters/review.py) and the review library (margo_gtp.protocol.review):
+"""margo-review (margo_gtp/commands/review.py) and the review library (margo_gtp.analysis.game_review):
 the JSONL entries, the reviewed SGF (it round-trips through our reader and sgfmill, the
 main line unchanged, Sabaki's SBKV on every move, the best line beside each mistake),
 seeded repeatability, the summary, and one line with exit 2 for every bad input."""
@@ -14,9 +14,9 @@ import pytest
 from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp.engine import Colour, Move, Rules
-from margo_gtp.protocol.game_analysis import analyse_game
-from margo_gtp.protocol.review import ReviewError, judgement, read_game, review_entries, reviewed_sgf, summary
-from margo_gtp.sgf import GameRecord, dumps, loads
+from margo_gtp.analysis.game_analysis import analyse_game
+from margo_gtp.analysis.game_review import ReviewError, loss_grade, read_game, review_entries, reviewed_sgf, summary
+from margo_gtp.sgf import SgfRecord, dumps, loads
 from margo_gtp.vertex import project
 
 BIN = Path(sys.executable).parent
@@ -24,9 +24,9 @@ FAKES = Path(__file__).parent / "fake_engines"
 MOVES = ["C3:1", "B2:1", "C2:1", "B3:1", "D4:1", "B4:1", "C4:1", "D2:1", "B1:1", "A2:1"]
 
 
-def game_record() -> GameRecord:
+def game_record() -> SgfRecord:
     colours = [Colour.WHITE, Colour.BLACK] * 5
-    record = GameRecord(rules=Rules(size=5), moves=[(c, Move.from_gtp(v, 5)) for c, v in zip(colours, MOVES)],
+    record = SgfRecord(rules=Rules(size=5), moves=[(c, Move.from_gtp(v, 5)) for c, v in zip(colours, MOVES)],
                         white_name="alice", black_name="bob")
     record.move_properties = [{} for _ in MOVES]
     record.move_properties[2] = {"C": ["a note \\] kept"]}
@@ -59,7 +59,7 @@ def test_one_entry_per_move_with_the_win_rates_of_the_mover(reviewed):
         assert 0 <= entry["winrate_before"] <= 1 and 0 <= entry["winrate_after"] <= 1
         assert entry["loss"] == pytest.approx(entry["winrate_before"] - entry["winrate_after"], abs=1e-6)
         assert entry["pv"][0] == entry["best"] and entry["visits"] == 40
-        assert entry["agrees"] == (entry["move"] == entry["best"]) and entry["judgement"] == judgement(entry["loss"])
+        assert entry["agrees"] == (entry["move"] == entry["best"]) and entry["judgement"] == loss_grade(entry["loss"])
         assert len(entry["ownership"]) == 55 and isinstance(entry["score_lead"], float)
     # before: the engine's best move in the position before (its own simulations' mean);
     # after: the search from the position after, both with the opponent to move
@@ -216,7 +216,7 @@ def test_any_margo_gtp_engine_can_review(tmp_path):
 
 
 def test_a_missing_review_extra_is_named_before_any_work(monkeypatch, tmp_path):
-    from margo_adapters import review
+    from margo_gtp.commands import review
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(review.ReviewFailed, match=r"^the review extra is not installed \(pip install 'margo-gtp\[review\]'\)$"):
@@ -243,20 +243,20 @@ def test_without_ownership_the_c_tree_reviews_the_same_moves_the_same_way(review
 
 
 def test_review_game_streams_the_entries_margo_review_writes(reviewed):
-    from margo_gtp.protocol.review import review_game
+    from margo_gtp.analysis.game_review import review_game
 
     entries = review_game(game_record(), 40, seed=3)
     assert next(entries) == reviewed["entries"][0]  # the first entry before the rest is searched
     assert list(entries) == reviewed["entries"][1:]
-    bad = GameRecord(rules=Rules(size=5), moves=[(Colour.WHITE, Move.from_gtp("C3:1", 5))] * 2)
+    bad = SgfRecord(rules=Rules(size=5), moves=[(Colour.WHITE, Move.from_gtp("C3:1", 5))] * 2)
     with pytest.raises(ReviewError, match=r"^move 2 \(W C3:1\) is illegal"):
         next(review_game(bad, 5))
 
 
 def test_review_game_reports_the_progress_of_each_position_before_its_entry():
-    from margo_gtp.protocol.review import review_game
+    from margo_gtp.analysis.game_review import review_game
 
-    record = GameRecord(rules=Rules(size=4), moves=[(Colour.WHITE, Move.from_gtp("B2:1", 4)),
+    record = SgfRecord(rules=Rules(size=4), moves=[(Colour.WHITE, Move.from_gtp("B2:1", 4)),
                                                     (Colour.BLACK, Move.from_gtp("C3:1", 4))])
     events: list[tuple] = []
     for entry in review_game(record, 64, ownership=True, on_progress=lambda turn, p: events.append(("progress", turn)),

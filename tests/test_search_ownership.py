@@ -26,7 +26,7 @@ from margo_gtp.players import native_search
 from margo_gtp.players.c_tree import CTree
 from margo_gtp.players.mcts import MctsPlayer
 from margo_gtp.players.ownership import Ownership
-from margo_gtp.protocol.game_analysis import analyse_game, analyse_position
+from margo_gtp.analysis.game_analysis import analyse_game, analyse_position
 from search_rules import search_rules
 
 pytestmark = pytest.mark.skipif(not (core.native_available() and native_search.available()),

@@ -66,7 +66,7 @@ def test_ctrl_c_stops_the_raw_c_tree_search() -> None:
 @pytest.mark.process
 @pytest.mark.parametrize("core_name", ["native", "python"])
 def test_margo_gtp_answers_ctrl_c_in_the_middle_of_a_long_genmove(core_name: str) -> None:
-    engine = subprocess.Popen([sys.executable, "-c", "from margo_gtp.cli import main; main()",
+    engine = subprocess.Popen([sys.executable, "-c", "from margo_gtp.commands.gtp import main; main()",
                                "--player", "mcts:seconds=20"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env={**os.environ, "MARGO_CORE": core_name})

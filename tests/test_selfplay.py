@@ -1,4 +1,4 @@
-"""In-process games for the strength tools (margo_adapters.selfplay) and the resignation
+"""In-process games for the strength tools (margo_gtp.lab.selfplay) and the resignation
 check (scripts/resign-check): records, openings, resignation switched off, replays."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from margo_adapters.selfplay import no_resign, play_game
+from margo_gtp.lab.selfplay import no_resign, play_game
 from margo_gtp.engine import Board, Move, Rules
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"

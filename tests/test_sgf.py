@@ -12,7 +12,7 @@ import pytest
 from sgfmill import sgf as sgfmill_sgf
 
 from margo_gtp import sgf
-from margo_gtp.sgf import GameRecord, SgfError
+from margo_gtp.sgf import SgfRecord, SgfError
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.vertex import Point, parse_vertex, project, projected_size
 
@@ -326,7 +326,7 @@ def test_a_go_tool_saved_game_loads_with_end_passes() -> None:
 
 def test_projected_export_refuses_boards_beyond_13() -> None:
     with pytest.raises(SgfError, match="cannot project a 14x14 board"):
-        sgf.dumps_projected(GameRecord(rules=Rules(size=14)))
+        sgf.dumps_projected(SgfRecord(rules=Rules(size=14)))
 
 
 # -- the engine's loadsgf / printsgf use this module ------------------------------------
@@ -363,7 +363,7 @@ def test_engine_printsgf_then_loadsgf_restores_the_game(tmp_path: Path) -> None:
 
 def test_command_line_converts_both_ways(tmp_path: Path) -> None:
     def convert(target: str, path: Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "margo_adapters.sgf", target, str(path)],
+        return subprocess.run([sys.executable, "-m", "margo_gtp.commands.sgf", target, str(path)],
                               capture_output=True, text=True, timeout=60)
 
     native = convert("native", DATA / "gogui_saved_n3.sgf")
@@ -378,12 +378,12 @@ def test_command_line_converts_both_ways(tmp_path: Path) -> None:
     assert again.root_properties["C"][0].endswith("White command: margo-gtp-2d")
     missing = convert("projected", tmp_path / "missing.sgf")
     assert missing.returncode == 1 and missing.stdout == ""
-    assert missing.stderr.startswith(f"margo_adapters.sgf: {tmp_path / 'missing.sgf'}: [Errno 2]")
+    assert missing.stderr.startswith(f"margo_gtp.commands.sgf: {tmp_path / 'missing.sgf'}: [Errno 2]")
     bad = tmp_path / "bad.sgf"
     bad.write_text("(;GM[77]SZ[3];W[ab:2])", encoding="utf-8")
     failed = convert("native", bad)
     assert failed.returncode == 1
-    assert failed.stderr == f"margo_adapters.sgf: {bad}: move 1 (W A1:2) is illegal: " \
+    assert failed.stderr == f"margo_gtp.commands.sgf: {bad}: move 1 (W A1:2) is illegal: " \
                             "illegal move: A1:2 for WHITE: point is not supported\n"
 
 
@@ -402,5 +402,5 @@ def test_the_converter_refuses_a_named_pipe_at_once(tmp_path):
 
     fifo = tmp_path / "game.sgf"
     os.mkfifo(fifo)
-    done = subprocess.run([sys.executable, "-m", "margo_adapters.sgf", "native", str(fifo)], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stderr) == (1, f"margo_adapters.sgf: {fifo}: is a named pipe (FIFO), not a regular file\n")
+    done = subprocess.run([sys.executable, "-m", "margo_gtp.commands.sgf", "native", str(fifo)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (1, f"margo_gtp.commands.sgf: {fifo}: is a named pipe (FIFO), not a regular file\n")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from margo_adapters.sprt import (
+from margo_gtp.match.sprt import (
     SprtSpec,
     estimate,
     llr_logistic,

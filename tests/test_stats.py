@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from margo_adapters.stats import (
+from margo_gtp.match.stats import (
     ELO_PER_NAT,
     RatingsUndefined,
     elo_difference,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from margo_adapters.selfplay import format_summary, summary
+from margo_gtp.lab.selfplay import format_summary, summary
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 

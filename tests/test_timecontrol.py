@@ -24,7 +24,7 @@ from margo_gtp.players.timecontrol import (
     moves_left_estimate,
     usable_seconds,
 )
-from margo_gtp.protocol.session import Clock as Left
+from margo_gtp.players.clock import ClockReading as Left
 from margo_gtp.protocol.session import TimeSettings as Settings
 from margo_gtp.protocol.session import make_gtp_engine
 

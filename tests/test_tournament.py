@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from margo_adapters.results_log import MatchMismatch
-from margo_adapters.stats import ELO_PER_NAT
-from margo_adapters.tournament import (
+from margo_gtp.match.results_log import MatchMismatch
+from margo_gtp.match.stats import ELO_PER_NAT
+from margo_gtp.match.tournament import (
     TournamentConfig,
     TournamentConfigError,
     finished_records,

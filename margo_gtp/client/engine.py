@@ -657,7 +657,7 @@ class SimpleEngine:
         result)`` as each is known, in the order of ``turns``. ``board`` is not changed.
         A turn outside 0..len(history) raises ValueError before anything is sent. The
         in-process twin (no engine, ownership too) is
-        :func:`margo_gtp.protocol.game_analysis.analyse_game`."""
+        :func:`margo_gtp.analysis.game_analysis.analyse_game`."""
         moves = list(board.history)
         wanted = list(range(len(moves) + 1)) if turns is None else list(turns)
         for turn in wanted:

@@ -2,7 +2,7 @@
 
 This is the only GTP answer reader of the project's controllers: the client
 (:class:`margo_gtp.client.SimpleEngine`), the 2-D proxy
-(:mod:`margo_adapters.projected_session`) and the tests' regression runner
+(:mod:`margo_gtp.gtp2d.projected_session`) and the tests' regression runner
 (``tests/gtp_runner.py``) all read answers here. It knows GTP 2 framing (``gtp.md``
 section 1) and nothing of MarGo:
 

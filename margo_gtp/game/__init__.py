@@ -8,7 +8,7 @@
 - :mod:`.record`: :class:`GameRecord`, from which the ``results.jsonl`` line, the live feed
   and the SGF are written.
 
-The referee (:mod:`margo_adapters.referee`), self-play (:mod:`margo_adapters.selfplay`)
+The referee (:mod:`margo_gtp.match.referee`), self-play (:mod:`margo_gtp.lab.selfplay`)
 and the web board (:mod:`margo_gtp.web.game`) play their games through it.
 """
 

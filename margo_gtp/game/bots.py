@@ -133,7 +133,7 @@ class GameClock(Protocol):
 
     def spend(self, seconds: float) -> bool: ...
 
-    def time_left_args(self) -> tuple[int, int]: ...
+    def time_left(self) -> tuple[int, int]: ...
 
 
 class GtpBot:
@@ -198,7 +198,7 @@ class GtpBot:
 
     def genmove(self, colour: Colour) -> tuple[str, float]:
         if self.clock is not None:
-            self._send("time_left", [colour.letter, *self.clock.time_left_args()], self.command_timeout, SETUP_FAILED)
+            self._send("time_left", [colour.letter, *self.clock.time_left()], self.command_timeout, SETUP_FAILED)
         started = time.monotonic()
         answer = self._send("genmove", [colour.letter], self.move_timeout, GENMOVE_FAILED)
         seconds = time.monotonic() - started

@@ -2,7 +2,7 @@
 
 Everything that keeps time uses this module: the GTP session (``time_settings``,
 ``time_left``, ``kgs-time_settings``), the players' budget (:mod:`.timecontrol`) and the
-referee (``margo_adapters.match_config``), so an engine and its referee never disagree
+referee (``margo_gtp.match.match_config``), so an engine and its referee never disagree
 about whose flag fell.
 
 Systems (the names of ``kgs-time_settings``, plus ``fischer``):

@@ -137,7 +137,7 @@ class MctsPlayer:
         self.last_winrate: float | None = None  # the chosen move's win rate (resignation analysis)
         self.last_visits = 0  # root visits behind it
         # An Ownership to count every simulation's final position in (None: not counted;
-        # margo_gtp.protocol.game_analysis sets one for the positions it analyses). The
+        # margo_gtp.analysis.game_analysis sets one for the positions it analyses). The
         # Python search adds each position as it goes, the C tree its sums when it returns.
         self.ownership = None
 

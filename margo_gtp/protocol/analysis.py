@@ -19,7 +19,7 @@ A handler group added to an engine next to the game session (:func:`install`; th
     rate; ``pv`` the most visited line. With ``ownership true`` (kata-analyze's
     key-value pair) each report ends with one more line, ``ownership`` and one value a
     point from -1 to 1 for ``C`` (positive: ``C``'s), in the point order of
-    ``margo-analysis`` (:func:`~margo_gtp.protocol.game_analysis.katago_points`): the
+    ``margo-analysis`` (:func:`~margo_gtp.analysis.game_analysis.katago_points`): the
     MCTS search's final positions so far (on the C tree with several threads, its first
     thread's share of them until the end); the ``net`` player counts none, so it
     refuses the pair. It stops at the next input line and ends with an empty
@@ -39,7 +39,7 @@ A handler group added to an engine next to the game session (:func:`install`; th
 
 ``margo-ownership [centiseconds]``
     Who owns each point at the end: a private seeded MCTS search of the position for the
-    colour to move (:func:`margo_gtp.protocol.game_analysis.analyse_position`, so the
+    colour to move (:func:`margo_gtp.analysis.game_analysis.analyse_position`, so the
     same answer as ``margo-review``'s maps for the same budget), then one line per point
     of the pyramid, in ``gtp_order``: ``VERTEX VALUE``, the share of the search's final
     positions with a Black ball there minus the share with a White one (-1..1, 3
@@ -74,11 +74,11 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from margo_gtp.analysis.game_analysis import analyse_position
 from margo_gtp.engine import Colour
 from margo_gtp.options import parse_decimal, parse_integer
 from margo_gtp.players.mcts import Analysis, MctsPlayer, estimate
 from margo_gtp.players.ownership import Ownership
-from margo_gtp.protocol.game_analysis import analyse_position
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
 from margo_gtp.protocol.handlers import Converter, HandlerGroup
 from margo_gtp.vertex import gtp_order
@@ -103,8 +103,8 @@ def format_info(item: Analysis) -> str:
 
 def format_ownership(ownership: Ownership, size: int, colour: Colour) -> str:
     """The ``ownership`` line of ``ownership true``: one value a point, in
-    :func:`~margo_gtp.protocol.game_analysis.katago_points` order, for ``colour``."""
-    from margo_gtp.protocol.game_analysis import katago_ownership
+    :func:`~margo_gtp.analysis.game_analysis.katago_points` order, for ``colour``."""
+    from margo_gtp.analysis.game_analysis import katago_ownership
 
     return "ownership " + " ".join(f"{value:.4f}" for value in katago_ownership(ownership, size, colour))
 

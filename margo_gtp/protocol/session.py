@@ -48,15 +48,11 @@ __all__ = ["ENGINE_NAME", "GameSession", "TimeSettings", "format_result", "make_
 ENGINE_NAME = "margo-gtp"
 
 
-#: What ``time_left`` last reported for one colour (seconds, stones; 0 stones = main time):
-#: a reading of the one clock (:mod:`margo_gtp.players.clock`).
-Clock = ClockReading
-
-
 @dataclass
 class _SessionState:
     resigned: Colour | None = None
-    clocks: dict[Colour, Clock] = field(default_factory=dict)
+    #: What ``time_left`` last reported for each colour: a reading of the one clock.
+    clocks: dict[Colour, ClockReading] = field(default_factory=dict)
 
 
 def format_result(white: float, black: float) -> str:
@@ -194,7 +190,7 @@ class GameSession(HandlerGroup):
         within the time left even when the controller sends no ``time_left``."""
         left = timecontrol.charge(self.time_settings, self._state.clocks.get(colour), elapsed)
         if left is not None:
-            self._state.clocks[colour] = Clock(*left)  # type: ignore[arg-type]
+            self._state.clocks[colour] = ClockReading(*left)  # type: ignore[arg-type]
 
     def _choose(self, colour: Colour) -> Move | Any:
         """Ask the player; pass when ``colour`` has no legal move or the game is over."""
@@ -304,13 +300,13 @@ class GameSession(HandlerGroup):
         if seconds < 0 or stones < 0:
             raise GtpError("syntax error", detail="time and stones must be >= 0")
         _check_clock(seconds, 0, stones)
-        self._state.clocks[colour] = Clock(seconds, stones)
+        self._state.clocks[colour] = ClockReading(seconds, stones)
 
     def cmd_kgs_time_settings(self, system: str, *values: int) -> None:
         """KGS's four systems. The one clock also knows ``fischer``, which no GTP command sets
         here: the exact transcripts keep ``kgs-time_settings fischer`` a syntax error, and a
         referee gives Fischer as ``time_settings M 0 0`` plus ``time_left`` (see
-        ``margo_adapters.match_config.TimeControl``)."""
+        ``margo_gtp.match.match_config.TimeControl``)."""
         if KGS_ARITY.get(system) != len(values) or any(value < 0 for value in values):
             raise GtpError("syntax error", detail="expected none | absolute M | byoyomi M P N | canadian M P S, values >= 0")
         _check_clock(*values)

@@ -18,7 +18,7 @@ Websocket ``/ws`` (JSON messages; the page sends intents, the server sends whole
     {"type": "stop_review"}
 
 A socket follows one game at a time, at most one watched referee game and runs at most one
-review (of a replay it loaded; see :mod:`~margo_gtp.web.review`: a new one stops the old
+review (of a replay it loaded; see :mod:`~margo_gtp.web.review_mode`: a new one stops the old
 one). Every refused message answers one ``error`` and changes nothing. Players are engine
 *names* of the :class:`~margo_gtp.web.game.EngineRegistry` the server was started with; no
 message can name a command line or a path.
@@ -28,7 +28,7 @@ HTTP: ``/`` the page; ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's 
 ``/api/saved`` and ``/api/saved/<id>`` finished games on disk; ``POST /api/replay`` an SGF
 text -> a replay (its info, moves and first frames), ``/api/replay/<id>/frames?from=N&count=K``
 more of its frames (see :mod:`~margo_gtp.web.replay`), ``/api/replay/<id>/reviewed.sgf``
-the record with the review run on it (:func:`~margo_gtp.protocol.review.reviewed_sgf`);
+the record with the review run on it (:func:`~margo_gtp.analysis.game_review.reviewed_sgf`);
 ``/api/watch...`` the watched referee folder (see :mod:`~margo_gtp.web.watch`).
 
 No request blocks the event loop: reading a record and building frames run in worker
@@ -59,11 +59,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from margo_gtp import __version__
 from margo_gtp.engine import Colour, Rules, RulesError
-from margo_gtp.protocol.review import reviewed_sgf
+from margo_gtp.analysis.game_review import reviewed_sgf
 from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, Seat, WebGame
 from margo_gtp.web.store import GameStore, is_game_id, new_game_id
 from margo_gtp.web.replay import ReplayBook
-from margo_gtp.web.review import ReviewRunner, review_visits
+from margo_gtp.web.review_mode import ReviewRunner, review_visits
 from margo_gtp.web.watch import WatchFolder
 
 log = logging.getLogger(__name__)

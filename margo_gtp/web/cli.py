@@ -37,7 +37,7 @@ def default_engine_commands() -> dict[str, list[str]]:
     """:data:`DEFAULT_ENGINES` of this installation: this interpreter running the
     ``margo-gtp`` entry point (so they work from a venv that is not on PATH), with
     ``--level N`` for ``level-N`` and ``--player NAME`` for the others."""
-    entry = [sys.executable, "-c", "from margo_gtp.cli import main; main()"]
+    entry = [sys.executable, "-c", "from margo_gtp.commands.gtp import main; main()"]
     return {name: [*entry, "--level", name.removeprefix("level-")] if name.startswith("level-")
             else [*entry, "--player", name] for name in DEFAULT_ENGINES}
 
@@ -236,10 +236,3 @@ def _listen(host: str, port: int) -> socket.socket:
         typer.echo(f"margo-web: cannot listen on {host}:{port}: {error.strerror or error}", err=True)
         raise typer.Exit(2) from None
     return listening
-
-
-def main() -> None:
-    """Console script ``margo-web``."""
-    from margo_gtp.cli import run_app
-
-    run_app(app, "margo-web")

@@ -10,7 +10,7 @@ rules core's ``pop`` and played forward), so no answer grows with the game.
 
 What a replay tells besides the positions (the *info*): the names, result, date, event and
 the root comment, a comment per move, a note when the record has variations (only the main
-line is followed), the review a reviewed SGF carries (:mod:`~margo_gtp.web.review`), and a
+line is followed), the review a reviewed SGF carries (:mod:`~margo_gtp.web.review_mode`), and a
 notice when a Go record (``GM[1]``) was read through the 2-D projection (``gtp.md``
 section 5) - such a record is never taken for a native MarGo game silently, and one whose
 moves do not lift to MarGo points is refused with that reason.
@@ -29,7 +29,7 @@ from sgfmill import sgf as sgfmill_sgf
 from margo_gtp import sgf
 from margo_gtp.engine import Board
 from margo_gtp.web.game import GameError
-from margo_gtp.web.review import recorded_review
+from margo_gtp.web.review_mode import recorded_review
 from margo_gtp.web.view import frame
 
 #: Most moves a replayed record may hold. A full 19x19 pyramid has 2,470 points; captures
@@ -75,13 +75,13 @@ def _game_number(text: str) -> int:
 class Replay:
     """One loaded record: its info, its moves and the board at its end."""
 
-    def __init__(self, replay_id: str, record: sgf.GameRecord, board: Board, notes: list[str]) -> None:
+    def __init__(self, replay_id: str, record: sgf.SgfRecord, board: Board, notes: list[str]) -> None:
         self.replay_id = replay_id
         self.record = record
         self.board = board
         self.notes = notes
         self.lock = threading.Lock()   # frames are built in worker threads; the board is shared
-        self.review_entries: list[dict[str, Any]] = []   # of the last review run here (web.review)
+        self.review_entries: list[dict[str, Any]] = []   # of the last review run here (web.review_mode)
 
     @property
     def plies(self) -> int:

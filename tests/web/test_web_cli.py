@@ -19,7 +19,7 @@ need_the_web_extra()
 from margo_gtp import __version__  # noqa: E402
 from margo_gtp.web.cli import default_engine_commands, parse_engine_options  # noqa: E402
 
-MARGO_WEB = [sys.executable, "-c", "from margo_gtp.web.cli import main; main()"]
+MARGO_WEB = [sys.executable, "-c", "from margo_gtp.commands.web import main; main()"]
 
 
 def test_engine_options_are_split_like_a_shell_never_run_by_one() -> None:
@@ -47,7 +47,7 @@ def test_margo_gtp_is_found_beside_this_python_without_an_activated_venv(monkeyp
 def test_the_default_engines_are_this_installations_players() -> None:
     commands = default_engine_commands()
     assert list(commands) == ["strongest", *(f"level-{n}" for n in range(1, 8)), "random", "heuristic", "mcts"]
-    entry = [sys.executable, "-c", "from margo_gtp.cli import main; main()"]
+    entry = [sys.executable, "-c", "from margo_gtp.commands.gtp import main; main()"]
     assert commands["mcts"] == [*entry, "--player", "mcts"]
     assert commands["strongest"] == [*entry, "--player", "strongest"]  # the first: the form's default
     assert commands["level-3"] == [*entry, "--level", "3"]

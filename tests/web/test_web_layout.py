@@ -150,7 +150,7 @@ def test_a_capture_flashes_and_an_ended_game_takes_no_hover(web_page: Page, live
 def test_watch_names_engines_short_with_the_command_in_a_tooltip(web_page: Page, live_server, watch_dir: Path) -> None:
     import json
 
-    long_name = "/usr/bin/python3 -c 'from margo_gtp.cli import main; main()' --player mcts --seed 3"
+    long_name = "/usr/bin/python3 -c 'from margo_gtp.commands.gtp import main; main()' --player mcts --seed 3"
     line = {"game": 1, "white": long_name, "black": "gnugo", "winner_colour": "W", "result": "W+R",
             "reason": "resignation", "move_count": 4, "sgf": "game-0001.sgf"}
     (watch_dir / "results.jsonl").write_text(json.dumps(line) + "\n")

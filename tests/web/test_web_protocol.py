@@ -293,8 +293,8 @@ def test_watch_reads_a_real_margo_match_folder(registry: EngineRegistry, games_d
     import subprocess
     import sys
 
-    engine = "{} -c 'from margo_gtp.cli import main; main()' --player {}"
-    subprocess.run([sys.executable, "-c", "from margo_adapters.referee_cli import match_main; match_main()",
+    engine = "{} -c 'from margo_gtp.commands.gtp import main; main()' --player {}"
+    subprocess.run([sys.executable, "-c", "from margo_gtp.commands.match import main; main()",
                     engine.format(sys.executable, "random --seed 1"), engine.format(sys.executable, "heuristic"),
                     "--games", "2", "--size", "3", "--out", str(watch_dir)],
                    check=True, capture_output=True, timeout=120)
@@ -408,11 +408,11 @@ def test_watch_follows_a_running_margo_match(registry: EngineRegistry, games_dir
     gate = tmp_path / "gate"
     gate.mkdir()
     (gate / "closed").touch()
-    engine = [sys.executable, "-c", "from margo_gtp.cli import main; main()", "--player"]
+    engine = [sys.executable, "-c", "from margo_gtp.commands.gtp import main; main()", "--player"]
     white = shlex.join([*engine, "mcts:seconds=0.15", "--seed", "1"])
     black = shlex.join([sys.executable, str(GATED), str(gate), "0", "--", *engine, "heuristic"])
     referee = subprocess.Popen(
-        [sys.executable, "-c", "from margo_adapters.referee_cli import match_main; match_main()", white, black,
+        [sys.executable, "-c", "from margo_gtp.commands.match import main; main()", white, black,
          "--games", "1", "--size", "4", "--out", str(watch_dir)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:

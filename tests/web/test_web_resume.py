@@ -23,7 +23,7 @@ from margo_gtp.web.game import EngineRegistry  # noqa: E402
 from margo_gtp.web.store import GameStore  # noqa: E402
 from margo_gtp.web.journal import JournalError, read  # noqa: E402
 
-MARGO_WEB = [sys.executable, "-c", "from margo_gtp.web.cli import main; main()"]
+MARGO_WEB = [sys.executable, "-c", "from margo_gtp.commands.web import main; main()"]
 
 
 def play(ws, move: str) -> dict:  # noqa: ANN001

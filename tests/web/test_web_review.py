@@ -2,7 +2,7 @@
 bounds and only to the server's own pages; and the page's graph, mistakes, best line and
 ownership map in Debian's Chromium.
 
-The expected reviews come from the library (``margo_gtp.protocol.review``) at a few
+The expected reviews come from the library (``margo_gtp.analysis.game_review``) at a few
 visits, so the tests stay fast. The screenshots ``web-review.png`` (1280x800) and
 ``web-review-390x844.png`` go to ``runs/web/``, or with ``MARGO_DOC_IMAGES=1`` to ``docs/img/``.
 """
@@ -28,13 +28,13 @@ from margo_gtp import sgf  # noqa: E402
 from margo_gtp.engine import Board, Colour, Rules  # noqa: E402
 from margo_gtp.players import make_player  # noqa: E402
 from margo_gtp.players.base import Budget  # noqa: E402
-from margo_gtp.protocol import review as review_library  # noqa: E402
-from margo_gtp.protocol.review import read_reviewed, review_game, reviewed_sgf  # noqa: E402
-from margo_gtp.web import review as web_review  # noqa: E402
+from margo_gtp.analysis import game_review as review_library  # noqa: E402
+from margo_gtp.analysis.game_review import read_reviewed, review_game, reviewed_sgf  # noqa: E402
+from margo_gtp.web import review_mode as web_review  # noqa: E402
 from margo_gtp.web.app import create_app  # noqa: E402
 from margo_gtp.web.game import EngineRegistry  # noqa: E402
 from margo_gtp.web.store import GameStore  # noqa: E402
-from margo_gtp.web.review import SECONDS_PER_POSITION, page_entry  # noqa: E402
+from margo_gtp.web.review_mode import SECONDS_PER_POSITION, page_entry  # noqa: E402
 from needs import need_module  # noqa: E402
 from web_helpers import PLAYWRIGHT, SCREENSHOTS  # noqa: E402
 

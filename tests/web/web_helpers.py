@@ -12,7 +12,7 @@ from needs import need_module
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "runs" / "web"
-ENGINE = [sys.executable, "-c", "from margo_gtp.cli import main; main()"]
+ENGINE = [sys.executable, "-c", "from margo_gtp.commands.gtp import main; main()"]
 
 
 WEB_EXTRA = "the web extra; scripts/setup installs it"

@@ -1,0 +1,1 @@
+"""Game analysis, review and ownership: libraries over the search, below the GTP server."""

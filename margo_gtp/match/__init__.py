@@ -1,0 +1,1 @@
+"""The referee: matches, tournaments, their results, statistics, openings and the cluster backend."""
