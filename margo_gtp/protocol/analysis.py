@@ -157,8 +157,10 @@ def parse_info(line: str) -> dict[str, Any]:
     return fields
 
 
-def format_ownership(ownership: dict[str, list[float]]) -> str:
-    """``margo-ownership``'s lines from an ownership map ``{vertex: [white, black, empty]}``."""
+def format_vertex_ownership(ownership: dict[str, list[float]]) -> str:
+    """``margo-ownership``'s lines from an ownership map ``{vertex: [white, black, empty]}``
+    (Black's share less White's, a line a point; ``ownership true``'s one line is
+    :func:`format_ownership`)."""
     return "\n".join(f"{vertex} {shares[1] - shares[0]:.3f}" for vertex, shares in ownership.items())
 
 
@@ -331,7 +333,7 @@ class AnalysisGroup(HandlerGroup):
     def cmd_margo_ownership(self, centiseconds: int | None = None) -> str:
         seconds, playouts = self._snapshot_budget(centiseconds)
         result = analyse_position(self.session.board, playouts, seconds=seconds, ownership=True)
-        return format_ownership(result["ownership"])
+        return format_vertex_ownership(result["ownership"])
 
     def _estimate(self) -> tuple[float, list]:
         """Playouts to the end: at most ESTIMATE_PLAYOUTS within ESTIMATE_SECONDS, or
