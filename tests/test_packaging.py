@@ -44,6 +44,7 @@ BASE_DEPENDENCIES = {"typer", "rich", "sgfmill"}
 EXTRAS = {"web", "cluster", "plot", "review", "test", "train", "net"}
 # Modules that need an extra, and the one distribution whose absence they must report.
 EXTRA_MODULES = {"margo_gtp.web.app": "starlette",
+                 "margo_gtp.web.serving": "uvicorn",  # uvicorn's server settings, with the header timeout
                  "margo_gtp.match.cluster": "ray",
                  "margo_gtp.players.net_features": "numpy",  # the network's inputs are arrays
                  "margo_gtp.lab.netdata": "numpy",
