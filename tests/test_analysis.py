@@ -321,6 +321,6 @@ def test_the_net_player_refuses_ownership_in_one_line() -> None:
 
     player = object.__new__(NetPlayer)  # no weights needed: the refusal comes before any search
     engine = make_gtp_engine(MctsPlayer(random.Random(0)), Rules(size=5))
-    group = install(engine, engine.session)
-    group._mcts = player  # noqa: SLF001 - the session's own searching player is a net player
+    install(engine, engine.session)
+    engine.session.player = player  # the session's own searching player is a net player (read per command)
     assert run_script(engine, ["margo-analyze_snapshot w 1 ownership true"]) == "? syntax error\n\n"

@@ -57,6 +57,10 @@ def test_the_form_labels_the_levels_from_the_levels_file(tmp_path, monkeypatch) 
     from margo_gtp.players import levels
     from margo_gtp.web.cli import default_engine_labels
 
+    unmeasured = tmp_path / "unmeasured.json"
+    unmeasured.write_text('{"elo": {}}')
+    monkeypatch.setattr(levels, "LEVELS_FILE", unmeasured)
+    monkeypatch.setattr(levels.level_labels, "__defaults__", (unmeasured,))
     assert default_engine_labels() == {"strongest": "Level 8 (strongest)", **{f"level-{n}": f"Level {n}" for n in range(1, 8)}}
     measured = tmp_path / "levels.json"
     measured.write_text('{"elo": {"3": 1234, "8": 2051}}')
