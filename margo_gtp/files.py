@@ -169,13 +169,21 @@ def append_durably(path: Path, line: str) -> None:
     descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
         good_length = os.fstat(descriptor).st_size
+        whole = False
         try:
             view = memoryview(line.encode("utf-8"))
             while view:
                 view = view[os.write(descriptor, view):]
+            whole = True
             os.fsync(descriptor)
-        except BaseException:
+        except OSError:
             _cut_back(descriptor, good_length)
+            raise
+        except BaseException:
+            # Ctrl-C between the write and the fsync: the whole line stays (the referee's
+            # game it records is finished and must not be lost); only a part of one goes
+            if not whole:
+                _cut_back(descriptor, good_length)
             raise
     finally:
         os.close(descriptor)

@@ -144,6 +144,29 @@ def test_append_durably_appends_one_whole_line_and_syncs_it(tmp_path: Path, monk
     assert len(synced) == 2
 
 
+def test_ctrl_c_after_the_whole_line_keeps_it_and_a_full_disk_cuts_it(tmp_path: Path, monkeypatch) -> None:
+    """A referee's finished game must not be lost to a Ctrl-C that lands between the
+    write and the fsync; a failed fsync (the disk) still cuts the line back."""
+    path = tmp_path / "results.jsonl"
+    files.append_durably(path, files.json_line({"game": 1}))
+
+    def interrupted(descriptor: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        files.append_durably(path, files.json_line({"game": 2}))
+    assert path.read_bytes() == b'{"game":1}\n{"game":2}\n'
+
+    def failing(descriptor: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(OSError, match="No space left on device"):
+        files.append_durably(path, files.json_line({"game": 3}))
+    assert path.read_bytes() == b'{"game":1}\n{"game":2}\n'
+
+
 @pytest.mark.parametrize("reader", ["results_log", "journal", "watch", "run_file"])
 def test_every_reader_leaves_out_a_torn_last_line_that_parses(tmp_path: Path, reader: str) -> None:
     """The rule is the same in every reader: a last line without its newline is no
