@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from web_helpers import need_the_web_extra
+from web_helpers import need_the_web_extra, receive_until
 
 need_the_web_extra()
 from starlette.testclient import TestClient  # noqa: E402
@@ -23,14 +23,6 @@ from margo_gtp.web.store import GameStore  # noqa: E402
 def client(registry: EngineRegistry, games_dir: Path):
     with TestClient(create_app(registry, GameStore(games_dir))) as test_client:
         yield test_client
-
-
-def receive_until(ws, predicate, limit: int = 50):  # noqa: ANN001, ANN201
-    for _ in range(limit):
-        message = ws.receive_json()
-        if predicate(message):
-            return message
-    raise AssertionError("no matching message")
 
 
 def test_the_human_resigns_while_a_slow_engine_thinks(client: TestClient) -> None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from web_helpers import need_the_web_extra
+from web_helpers import need_the_web_extra, receive_until
 
 need_the_web_extra()
 from starlette.testclient import TestClient  # noqa: E402
@@ -28,15 +28,6 @@ from margo_gtp.web.watch import WatchFolder  # noqa: E402
 def client(registry: EngineRegistry, games_dir: Path, watch_dir: Path):
     with TestClient(create_app(registry, GameStore(games_dir), WatchFolder(watch_dir))) as test_client:
         yield test_client
-
-
-def receive_until(ws, predicate, limit: int = 50):  # noqa: ANN001, ANN201
-    """Messages until one satisfies ``predicate`` (the engine's answers come as states)."""
-    for _ in range(limit):
-        message = ws.receive_json()
-        if predicate(message):
-            return message
-    raise AssertionError("no matching message")
 
 
 def new_game(ws, **fields):  # noqa: ANN001, ANN201

@@ -67,6 +67,15 @@ class LiveServer:
         self.thread.join(timeout=20)
 
 
+def receive_until(ws, predicate, limit: int = 50):  # noqa: ANN001, ANN201
+    """Messages until one satisfies ``predicate`` (the engine's answers come as states)."""
+    for _ in range(limit):
+        message = ws.receive_json()
+        if predicate(message):
+            return message
+    raise AssertionError("no matching message")
+
+
 def screenshot(page, name: str) -> Path:
     """Save a screenshot under runs/web/ (kept with the test output) and return its path."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
