@@ -39,7 +39,8 @@ MSVC_FLAGS = ["/O2", "/std:c11", "/fp:precise", f"/FI{HERE / 'margo_gtp' / 'engi
 
 ENGINE = "margo_gtp/engine/"
 PLAYERS = "margo_gtp/players/"
-RULES = [ENGINE + name for name in ("rules_geometry.c", "rules_position.c", "rules_scoring.c", "rules_playout.c")]
+RULES = [ENGINE + name for name in ("rules_geometry.c", "rules_position.c", "rules_state.c", "rules_scoring.c",
+                                    "rules_playout.c")]
 
 
 def find_packages() -> list[str]:
