@@ -39,7 +39,8 @@ MSVC_FLAGS = ["/O2", "/std:c11", "/fp:precise", f"/FI{HERE / 'margo_gtp' / 'engi
 
 ENGINE = "margo_gtp/engine/"
 PLAYERS = "margo_gtp/players/"
-RULES = [ENGINE + name for name in ("rules_geometry.c", "rules_position.c", "rules_scoring.c", "rules_playout.c")]
+RULES = [ENGINE + name for name in ("rules_geometry.c", "rules_position.c", "rules_state.c", "rules_scoring.c",
+                                    "rules_playout.c")]
 
 
 def find_packages() -> list[str]:
@@ -71,7 +72,7 @@ if __name__ == "__main__":  # as the build backend runs it; tests/test_packaging
                 "margo_gtp.players._search",
                 [PLAYERS + "_search.c", PLAYERS + "search_eval.c", PLAYERS + "search_policy.c",
                  PLAYERS + "search_uct.c", PLAYERS + "search_prior.c", PLAYERS + "search_tree.c",
-                 PLAYERS + "search_patterns.c", *RULES],
+                 PLAYERS + "search_patterns.c", PLAYERS + "search_glue.c", *RULES],
                 include_dirs=[ENGINE],
                 depends=[ENGINE + "rules_core.h", ENGINE + "native_glue.h", PLAYERS + "search_core.h"],
                 optional=True,

@@ -200,3 +200,14 @@ def test_nothing_outside_the_engine_reaches_into_a_boards_core():
             offenders[str(path.relative_to(ROOT))] = lines
     assert len(outside_the_engine()) > 100
     assert offenders == {}, "read the Board API (core_state(), core.board_core) instead of ._core"
+
+
+def test_no_module_of_the_package_is_over_800_lines():
+    """Issue 33: a module a reader can hold. Every source of the package (Python, C, the page's
+    JS, CSS and HTML) is at most 800 lines; a longer one is split by job, as app.js, _search.c
+    and rules_position.c were."""
+    sources = [path for path in (ROOT / "margo_gtp").rglob("*")
+               if path.suffix in {".py", ".c", ".h", ".js", ".css", ".html"} and path.is_file()]
+    assert len(sources) > 100 and ROOT / "margo_gtp" / "web" / "static" / "app.js" in sources
+    lines = {str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines()) for path in sources}
+    assert {name: n for name, n in lines.items() if n > 800} == {}

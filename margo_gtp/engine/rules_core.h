@@ -16,8 +16,9 @@
  *                     Board._resolve / _cascade          -> resolve / cascade
  *                     Board._commit / pop                -> commit / undo
  *                     Board._placement_legal             -> placement_legal, next_legal_placement
- *                     repetition (superko) multiset, root, history; a state's life
- *                     (state_start, state_copy, state_load, state_reset, state_free)
+ *                     repetition (superko) multiset, root, history
+ *   rules_state.c     a state's life (state_start, state_copy, state_load, state_reset,
+ *                     state_free)
  *   rules_scoring.c   Board._each_group, group_at, zombies, territory_masks, scores, outcome
  *   rules_playout.c   Board.random_playout / seeded_playout -> playout (with Python's own
  *                     Mersenne Twister, splitmix64, or any draw function the caller gives)
@@ -206,7 +207,7 @@ typedef double (*draw_fn)(void *);
 int geometry_init(Geometry *g, int size);
 void geometry_free(Geometry *g);
 
-/* rules_position.c: a state's life. state_start makes the empty board of s->geo the root
+/* rules_state.c: a state's life. state_start makes the empty board of s->geo the root
  * with to_move to play; s must be zeroed with geo and the rule fields (all_freedoms ...
  * fcw) set. state_copy makes dst (uninitialised) an independent copy of src, history
  * included. state_free frees what a state owns (also after a failed start or copy).

@@ -8,10 +8,11 @@
  *   search_prior.c   PythonTree.prior_rates (HeuristicPlayer.evaluate)   -> prior_rates
  *   search_tree.c    PythonTree.search (_descend, _expand, _backup)      -> tree_search
  *   search_patterns.c patterns.features                                 -> pattern_features
+ *   search_glue.c    (for _search.c) settings by field name in, the tree's lists out
  *
  * (PythonTree is margo_gtp/players/python_tree.py, the reference these ports are tested
  * against.) The settings come from a SearchConfig (search_config.py), which _search.c reads
- * by field name once per call into the structs below.
+ * (search_glue.c) by field name once per call into the structs below.
  */
 #ifndef MARGO_SEARCH_CORE_H
 #define MARGO_SEARCH_CORE_H
@@ -188,5 +189,19 @@ int pattern_features(State *s, int colour, const int32_t *codes, int n, int32_t 
 extern const int pattern_group_sizes[PATTERN_GROUPS];
 int pattern_log_strengths(State *s, int colour, const int32_t *codes, int n, const double *table,
                           double *out);
+
+/* search_glue.c (for _search.c): the settings by field name, 0, or -1 with a Python
+ * exception set (a missing field is a TypeError that names it). read_eval_params: the
+ * heuristic evaluator's prm (search_eval.c) from a SearchConfig; read_search_params: a
+ * search's SearchParams from it, komi and the scoring being the rules'; read_priors: the
+ * PriorParams from a Priors (players/c_tree.py), its pattern table borrowed from `priors`. */
+int read_eval_params(PyObject *config, double prm[6]);
+int read_search_params(PyObject *config, double komi, int territory_scoring, SearchParams *prm);
+int read_priors(PyObject *priors, double komi, PriorParams *pp);
+/* search_glue.c: the tree below root as Python lists; NULL with an exception set. tree_nodes:
+ * every node in preorder as (depth, code, n, w, rave_n, rave_w, prior, score_sum, score_sq,
+ * scored); root_children: the root's children with their principal variations. */
+PyObject *tree_nodes(const Tree *t, int32_t root);
+PyObject *root_children(const Tree *t, int32_t root);
 
 #endif /* MARGO_SEARCH_CORE_H */

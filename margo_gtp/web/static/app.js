@@ -1,61 +1,12 @@
 // margo-web page: shows what the server sends, sends back intents. No rule of MarGo lives
 // here (style.md item 24): legality, results and positions all come from the server.
 
-import { centre, graphPly, radius, renderBoard, renderSlices, renderWinrates, vertex } from "./board.js";
+import { graphPly, renderBoard, renderSlices, renderWinrates, vertex } from "./board.js";
+import { drawCursor } from "./keyboard.js";
+import { escapeHtml, fetchJson, setStatus, shortName, ui } from "./page.js";
+import { receiveReview, renderReview, reviewFrom, reviewOptions, startReview, stopReview } from "./review.js";
+import { followLive, openWatchGame, receiveWatched, refreshWatch } from "./watch.js";
 import { plainRefusal, resultWords } from "./words.js";
-
-const $ = (selector) => document.querySelector(selector);
-const ui = {
-  status: $("[data-role=status]"),
-  board: $("[data-role=board]"),
-  boardBox: $("[data-role=board-box]"),
-  boardArea: $(".board-area"),
-  numbers: $("[data-role=numbers]"),
-  levelView: $("[data-role=level-view]"),
-  newGameBox: $("[data-role=new-game-box]"),
-  gameInfo: $("[data-role=game-info]"),
-  comment: $("[data-role=comment]"),
-  connection: $("[data-role=connection]"),
-  hover: $("[data-role=hover]"),
-  players: $("[data-role=players]"),
-  counts: $("[data-role=counts]"),
-  moves: $("[data-role=moves]"),
-  slices: $("[data-role=slices]"),
-  download: $("[data-role=download]"),
-  crash: $("[data-role=crash]"),
-  replaceEngine: $("[data-role=replace-engine]"),
-  analysisToggle: $("[data-role=analysis-toggle]"),
-  analysis: $("[data-role=analysis]"),
-  analysisText: $("[data-role=analysis-text]"),
-  winrateGraph: $("[data-role=winrate-graph]"),
-  form: $("[data-role=new-game]"),
-  replayBar: $("[data-role=replay-bar]"),
-  slider: $("[data-role=slider]"),
-  ply: $("[data-role=ply]"),
-  sgfFile: $("[data-role=sgf-file]"),
-  reviewGame: $("[data-action=review-game]"),
-  reviewBox: $("[data-role=review-box]"),
-  reviewButton: $("[data-action=review]"),
-  reviewVisits: $("[data-role=review-visits]"),
-  stopReview: $("[data-action=stop-review]"),
-  ownership: $("[data-role=ownership]"),
-  reviewedSgf: $("[data-role=reviewed-sgf]"),
-  reviewProgress: $("[data-role=review-progress]"),
-  reviewGraph: $("[data-role=review-graph]"),
-  reviewMove: $("[data-role=review-move]"),
-  mistakes: $("[data-role=mistakes]"),
-  savedList: $("[data-role=saved-list]"),
-  watchGames: $("[data-role=watch-games]"),
-  crosstable: $("[data-role=crosstable]"),
-  ratings: $("[data-role=ratings]"),
-  resultPanel: $("[data-role=result-panel]"),
-  winner: $("[data-role=winner]"),
-  resultWhy: $("[data-role=result-why]"),
-  resultDownload: $("[data-role=result-download]"),
-  resign: $("[data-action=resign]"),
-  resignConfirm: $("[data-role=resign-confirm]"),
-  rules: $("[data-role=rules]"),
-};
 
 let socket = null;
 let retries = 0;
@@ -77,16 +28,6 @@ let thinkingTimer = null;
 
 const COLOUR_NAME = { W: "White", B: "Black" };
 const LOST = "Connection to the server lost: reconnecting…";
-
-function escapeHtml(text) {
-  return String(text ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
-}
-
-function setStatus(text, kind = "") {
-  ui.status.textContent = text;
-  ui.status.title = text;   // the line is cut to one row (the board's size depends on it)
-  ui.status.className = "status" + (kind ? ` ${kind}` : "");
-}
 
 // The board is the largest square that fits: the width of its column, and the height of the
 // window below the status line minus the rows under the board (hover, buttons, replay bar).
@@ -584,65 +525,6 @@ ui.winrateGraph.addEventListener("click", (event) => {
   if (ply !== null && mode === "play") lookBackTo(ply);
 });
 
-// ---------------------------------------------------------------- the board by keyboard
-
-// With the board focused (Tab), the arrows move a cursor over the points of one level, Page Up
-// and Page Down (or + and -) change the level, Enter or Space plays the point; the line under
-// the board (a live region) says the point's name, as a screen reader would.
-let cursor = null;   // {x, y, l} while the board has the focus
-
-function drawCursor() {
-  for (const old of ui.board.querySelectorAll(".kbd-cursor")) old.remove();
-  if (!cursor || document.activeElement !== ui.board) return;
-  const size = Number(ui.board.dataset.size);
-  const [cx, cy] = centre(size, cursor.x, cursor.y, cursor.l);
-  const r = radius(cursor.l) + 3;
-  const ring = document.createElementNS("http://www.w3.org/2000/svg", "rect");
-  for (const [name, value] of Object.entries({ class: "kbd-cursor", "data-cursor": vertex(cursor.x, cursor.y, cursor.l),
-    x: cx - r, y: cy - r, width: 2 * r, height: 2 * r, rx: 6 })) ring.setAttribute(name, value);
-  ui.board.appendChild(ring);
-  const point = ui.board.querySelector(`g[data-vertex="${vertex(cursor.x, cursor.y, cursor.l)}"]`);
-  ui.hover.textContent = point ? point.getAttribute("aria-label") : "\u00a0";
-  ui.hover.classList.remove("illegal");
-}
-
-ui.board.addEventListener("focus", () => {
-  // Focus by a click (the mouse plays by clicking): no cursor, and the arrows keep stepping
-  // through the game; focus by the keyboard (Tab) shows the cursor.
-  if (!ui.board.matches(":focus-visible")) {
-    cursor = null;
-    return;
-  }
-  const size = Number(ui.board.dataset.size) || 7;
-  if (!cursor || cursor.l >= size || cursor.x >= size - cursor.l || cursor.y >= size - cursor.l) {
-    cursor = { x: Math.floor((size - 1) / 2), y: Math.floor((size - 1) / 2), l: 0 };
-  }
-  drawCursor();
-});
-ui.board.addEventListener("blur", () => {
-  for (const old of ui.board.querySelectorAll(".kbd-cursor")) old.remove();
-});
-ui.board.addEventListener("keydown", (event) => {
-  if (!cursor || event.ctrlKey || event.metaKey || event.altKey) return;
-  const size = Number(ui.board.dataset.size);
-  const side = (l) => size - l;
-  const steps = { ArrowLeft: [-1, 0, 0], ArrowRight: [1, 0, 0], ArrowUp: [0, 1, 0], ArrowDown: [0, -1, 0],
-    PageUp: [0, 0, 1], "+": [0, 0, 1], PageDown: [0, 0, -1], "-": [0, 0, -1] };
-  if (event.key in steps) {
-    const [dx, dy, dl] = steps[event.key];
-    const l = Math.max(0, Math.min(size - 1, cursor.l + dl));
-    const clamp = (value) => Math.max(0, Math.min(side(l) - 1, value));
-    cursor = { x: clamp(cursor.x + dx), y: clamp(cursor.y + dy), l };
-    drawCursor();
-  } else if (event.key === "Enter" || event.key === " ") {
-    if (mode === "play" && game && !offline && !lookBack) send({ type: "play", move: vertex(cursor.x, cursor.y, cursor.l) });
-  } else {
-    return;   // u, p, Home, End... as anywhere on the page
-  }
-  event.preventDefault();
-  event.stopPropagation();   // the page's ← → step through the game only when the board has no focus
-});
-
 // ---------------------------------------------------------------- replay (SGF, saved, watched)
 
 // A replay's frames: all of them for a watched game; for a record (`replay` id) the server
@@ -767,13 +649,6 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
-async function fetchJson(url, options) {
-  const response = await fetch(url, options);
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || response.statusText);
-  return data;
-}
-
 ui.sgfFile.addEventListener("change", async () => {
   const file = ui.sgfFile.files[0];
   if (!file) return;
@@ -834,261 +709,6 @@ ui.savedList.addEventListener("click", async (event) => {
     setStatus(error.message, "error");
   }
 });
-
-// ---------------------------------------------------------------- review mode
-
-// A replay's review: read from a reviewed SGF (the replay view carries it) or streamed
-// from a review running on the server ({"type": "review"} messages, an entry per move as
-// its position is searched). byMove[n] is the entry of move n (the position after it).
-function reviewFrom(data) {
-  if (!data) return null;
-  const review = { ...data, byMove: [] };
-  for (const entry of data.entries) review.byMove[entry.move_number] = entry;
-  return review;
-}
-
-function startReview() {
-  if (!replay || !replay.replay) return;
-  const visits = Number(ui.reviewVisits.value);
-  stopReview();
-  replay.review = { source: "live", asked: true, done: false, total: pliesOf(replay), visits, entries: [], byMove: [] };
-  if (!send({ type: "review", replay: replay.replay, visits, progress: true })) {
-    replay.review = { ...replay.review, asked: false, done: true, error: "not connected to the server: try again in a moment" };
-  }
-  renderReview();
-}
-
-function stopReview() {
-  if (replay && replay.review && replay.review.source === "live" && !replay.review.done) {
-    send({ type: "stop_review" });
-    replay.review.done = true;
-    replay.review.stopped = true;
-  }
-}
-
-function receiveReview(message) {
-  const review = replay && replay.review;
-  if (!review || review.source !== "live" || replay.replay !== message.replay || (review.done && !review.asked)) return;
-  // Asked and not yet begun: the end of a review stopped before this one is not ours.
-  if (review.asked && (message.done || message.entries.length)) return;
-  review.asked = false;
-  review.total = message.total;
-  review.visits = message.visits;
-  for (const entry of message.entries) {
-    review.entries.push(entry);
-    review.byMove[entry.move_number] = entry;
-  }
-  // The search under way (position `turn`, drawn on the graph as it grows); gone once the
-  // entry that needs it came (move `turn`; move 1 for position 0) or the review ended.
-  if (message.progress) review.progress = message.progress;
-  if (review.progress && (message.done || review.byMove[Math.max(review.progress.turn, 1)])) review.progress = null;
-  review.done = message.done;
-  review.error = message.error || null;
-  // The board shows this move's ownership and the next move's best line: redraw it when
-  // one of them has just come in; the graph and the list always.
-  if (mode === "replay" && message.entries.some((e) => e.move_number === replay.index || e.move_number === replay.index + 1)) {
-    renderReplay();
-  } else {
-    renderReview();
-  }
-}
-
-// What the board draws for the review at ply i: the ownership after move i, and the best
-// line of the position (the engine's choice for move i + 1, with its principal variation).
-function reviewOptions(i) {
-  const review = replay && replay.review;
-  if (!review) return {};
-  const options = {};
-  const here = review.byMove[i], next = review.byMove[i + 1];
-  if (here && here.ownership && ui.ownership.checked) options.ownership = here.ownership;
-  if (next && next.pv.length) {
-    const other = { W: "B", B: "W" };
-    let colour = next.colour;
-    options.pv = next.pv.map((v, k) => {
-      const step = { v, c: colour, n: k + 1 };
-      colour = other[colour];
-      return step;
-    }).filter((step) => step.v !== "pass" && step.v !== "swap");
-  }
-  return options;
-}
-
-const percent = (rate) => `${(rate * 100).toFixed(1)}%`;
-const points = (loss) => `${loss > 0 ? "−" : "+"}${Math.abs(loss * 100).toFixed(1)}`;
-const JUDGED = new Set(["blunder", "mistake", "inaccuracy"]);
-
-function renderReview() {
-  const shown = mode === "replay" && replay && replay.replay;
-  ui.reviewBox.hidden = !shown;
-  if (!shown) return;
-  const review = replay.review;
-  const i = replay.index, n = pliesOf(replay);
-  const live = review && review.source === "live";
-  const running = live && !review.done;
-  ui.reviewButton.disabled = running || n === 0;
-  ui.reviewButton.textContent = review ? "Review again" : "Review";
-  ui.stopReview.hidden = !running;
-  ui.reviewedSgf.hidden = !(live && review.entries.length && !running);
-  ui.reviewedSgf.href = `/api/replay/${encodeURIComponent(replay.replay)}/reviewed.sgf`;
-  ui.reviewProgress.classList.toggle("error", Boolean(review && review.error));
-  if (!review) {
-    ui.reviewProgress.textContent = "Not reviewed: Review searches every position (the server runs one review at a time)";
-  } else if (review.error) {
-    ui.reviewProgress.textContent = review.error;
-  } else if (!live) {
-    ui.reviewProgress.textContent = `Review read from the SGF (${review.entries.length} of ${review.total} moves)`;
-  } else {
-    const done = review.entries.length;
-    const p = running && review.progress;
-    ui.reviewProgress.textContent = running ? `Reviewing at ${review.visits} visits: ${done} of ${review.total} moves…` +
-      (p ? ` searching position ${p.turn}: ${p.visits} visits, best ${p.best || "-"}, White ${percent(p.white)}` : "") :
-      review.stopped ? `Review stopped after ${done} of ${review.total} moves` : `Reviewed: ${done} moves at ${review.visits} visits`;
-  }
-  ui.reviewProgress.dataset.reviewed = review ? review.entries.length : 0;
-  ui.reviewProgress.dataset.done = review ? Boolean(review.done) : false;
-  const searching = review && !review.done && review.progress;
-  ui.reviewProgress.dataset.searchingTurn = searching ? searching.turn : "";
-  ui.reviewProgress.dataset.searchingVisits = searching ? searching.visits : "";
-  // The graph: White's win rate after each reviewed move, the judged moves marked; the
-  // position being searched drawn from its search so far (it moves as the search grows).
-  const winrates = Array.from({ length: n + 1 }, (_, ply) => (review && review.byMove[ply] ? review.byMove[ply].white :
-    searching && searching.turn === ply ? searching.white : null));
-  const judged = review ? review.entries.filter((e) => JUDGED.has(e.judgement)) : [];
-  renderWinrates(ui.reviewGraph, winrates, i, { dots: false, marks: judged.map((e) => ({ ply: e.move_number, kind: e.judgement })) });
-  // The move shown: its judgement, and the best line drawn on the board.
-  const here = review && review.byMove[i], next = review && review.byMove[i + 1];
-  let text = "";
-  if (here) {
-    text += `Move ${i} (${here.colour} ${here.move})${here.judgement ? `: ${here.judgement}` : ""}`;
-    if (here.winrate_before !== null && here.winrate_before !== undefined) {
-      text += ` — ${here.colour} ${percent(here.winrate_before)} → ${percent(here.winrate_after)} (${points(here.loss)})`;
-    }
-    if (here.best && here.best !== here.move) text += `; best was ${here.best}`;
-  }
-  if (next && next.best) text += `${text ? "\n" : ""}Best here: ${next.pv.join(" ")} (numbered on the board)`;
-  ui.reviewMove.textContent = text;
-  ui.mistakes.innerHTML = judged.map((e) =>
-    `<li data-mistake="${e.move_number}" class="judgement-${e.judgement}${e.move_number === i ? " current" : ""}">` +
-    `${e.move_number}. ${e.colour} ${escapeHtml(e.move)} ${e.judgement}` +
-    `${e.loss !== null && e.loss !== undefined ? ` ${points(e.loss)}` : ""}${e.best && e.best !== e.move ? ` (best ${escapeHtml(e.best)})` : ""}</li>`).join("") ||
-    (review ? `<li class="none">${running ? "no mistakes yet" : "no mistakes"}</li>` : "");
-  keepCurrentInSight(ui.mistakes);
-  if (revealMistake) {
-    revealMistake = false;
-    revealBelowBoard(ui.mistakes.querySelector(".current"));
-  }
-}
-
-ui.reviewButton.addEventListener("click", startReview);
-ui.stopReview.addEventListener("click", () => { stopReview(); renderReview(); });
-ui.ownership.addEventListener("change", () => renderReplay());
-ui.reviewGraph.addEventListener("click", (event) => {
-  const ply = graphPly(ui.reviewGraph, event);
-  if (ply !== null) step(ply);
-});
-ui.mistakes.addEventListener("click", (event) => {
-  const item = event.target.closest("[data-mistake]");
-  if (!item) return;
-  revealMistake = true;
-  step(Number(item.dataset.mistake));
-});
-
-// On a phone the board is stuck at the top (style.css): scroll the page so that the mistake
-// just tapped is whole, below the board and above the screen's bottom.
-let revealMistake = false;
-function revealBelowBoard(item) {
-  if (!item || !document.body.classList.contains("browsing") || window.innerWidth > 760) return;
-  const rect = item.getBoundingClientRect(), board = ui.boardArea.getBoundingClientRect();
-  if (rect.bottom > window.innerHeight) window.scrollBy(0, rect.bottom - window.innerHeight + 4);
-  else if (rect.top < board.bottom) window.scrollBy(0, rect.top - board.bottom - 4);
-}
-// Play: review the running game as far as it has gone (its replay, in the Replay tab).
-ui.reviewGame.addEventListener("click", async () => {
-  if (!game) return;
-  try {
-    const data = await fetchJson(`/api/games/${encodeURIComponent(game.game)}/replay`);
-    setMode("replay");
-    showReplay(data, "this game", "end");
-    startReview();
-  } catch (error) {
-    setStatus(error.message, "error");
-  }
-});
-
-// ---------------------------------------------------------------- watch a referee folder
-
-async function refreshWatch() {
-  let data;
-  try {
-    data = await fetchJson("/api/watch");
-  } catch (error) {
-    setStatus(error.message, "error");
-    return;
-  }
-  const selected = replay && replay.key;
-  ui.watchGames.innerHTML = "<tr><th>#</th><th>White</th><th>Black</th><th>Result</th></tr>" +
-    data.games.map((g) => `<tr data-key="${escapeHtml(g.key)}" data-title="${escapeHtml(
-      `${g.folder === "." ? "" : g.folder + " "}game ${g.game}: ${shortName(g.white)} – ${shortName(g.black)}`)}"${g.live ? " data-live" : ""}` +
-      `${g.key === selected ? ' class="selected"' : ""}><td>${escapeHtml(g.folder === "." ? "" : g.folder + " ")}${g.game}</td>` +
-      `<td title="${escapeHtml(g.white)}">${escapeHtml(shortName(g.white))}</td><td title="${escapeHtml(g.black)}">${escapeHtml(shortName(g.black))}</td>` +
-      `<td>${g.live ? `<span class="live-badge">live</span> ${g.moves} moves` : escapeHtml(g.result)}</td></tr>`).join("");
-  const names = Object.keys(data.crosstable).sort();
-  ui.crosstable.innerHTML = names.length ? `<tr><th></th>${names.map((n) => `<th title="${escapeHtml(n)}">${escapeHtml(shortName(n))}</th>`).join("")}</tr>` +
-    names.map((a) => `<tr><th title="${escapeHtml(a)}">${escapeHtml(shortName(a))}</th>${names.map((b) => {
-      const cell = data.crosstable[a][b];
-      return `<td>${cell ? `${cell.score}/${cell.games}` : ""}</td>`;
-    }).join("")}</tr>`).join("") : "<tr><td>no finished games yet</td></tr>";
-  const elo = (value) => (value === null || value === undefined ? "—" : Math.round(value));
-  ui.ratings.innerHTML = data.ratings.length ? "<tr><th>engine</th><th>Elo</th><th>95%</th><th>games</th></tr>" +
-    data.ratings.map((r) => `<tr><td title="${escapeHtml(r.name)}">${escapeHtml(shortName(r.name))}</td><td>${elo(r.elo)}</td>` +
-      `<td>${elo(r.low)} … ${elo(r.high)}</td><td>${escapeHtml(r.games ?? "")}</td></tr>`).join("")
-    : "<tr><td>none (tournaments write them)</td></tr>";
-  if (replay && replay.live && !data.games.some((g) => g.key === replay.key && g.live)) {
-    openWatchGame(replay.key, replay.title);   // the live game just finished: show its record
-  }
-}
-
-// An engine named by its command line, shortened for a table cell (the whole line is the
-// cell's tooltip): its --player and --seed, else the program's file name and first word.
-function shortName(name) {
-  const words = String(name ?? "").trim().split(/\s+/);
-  if (words.length <= 1) return words[0] || "";
-  const after = (flag) => { const i = words.indexOf(flag); return i >= 0 ? words[i + 1] : null; };
-  const player = after("--player");
-  if (player) return player + (after("--seed") ? ` #${after("--seed")}` : "");
-  const program = words[0].split("/").pop();
-  const rest = words.slice(1).find((w) => !w.startsWith("-"));
-  return rest ? `${program} ${rest.split("/").pop()}` : program;
-}
-
-let watchRequest = 0;   // only the answer to the latest request is shown
-
-async function openWatchGame(key, title = replay ? replay.title : key) {
-  const mine = ++watchRequest;
-  send({ type: "unwatch" });
-  try {
-    const data = await fetchJson(`/api/watch/${encodeURIComponent(key)}`);
-    if (mode !== "watch" || mine !== watchRequest) return;
-    showReplay(data, title, "end");   // a watched game opens at its latest position
-  } catch (error) {
-    if (mine === watchRequest) setStatus(error.message, "error");
-    return;
-  }
-  followLive();
-}
-
-// A live game: the server pushes its new frames over the websocket as the feed grows.
-function followLive() {
-  if (mode === "watch" && replay && replay.live && !replay.replay) {
-    send({ type: "watch", key: replay.key, since: replay.frames.length });
-  }
-}
-
-function receiveWatched(data) {
-  if (mode !== "watch" || !replay || replay.key !== data.key) return;
-  data.frames = replay.frames.slice(0, data.since).concat(data.frames);
-  showReplay(data, replay.title, "end");
-}
 
 ui.watchGames.addEventListener("click", (event) => {
   const row = event.target.closest("[data-key]");
@@ -1167,5 +787,9 @@ window.addEventListener("hashchange", () => {
 
 // For tests and the curious: the live socket (closing it shows the reconnect).
 window.margo = { get socket() { return socket; }, get game() { return game; }, fitBoard };
+
+// For keyboard.js, review.js and watch.js: the state they read (only app.js assigns it) and
+// what they call back.
+export { game, keepCurrentInSight, lookBack, mode, offline, pliesOf, renderReplay, replay, send, setMode, showReplay, step };
 
 initialise();
