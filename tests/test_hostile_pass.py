@@ -36,7 +36,8 @@ def test_the_list_names_every_class_and_counts_at_least_two_hundred_cases() -> N
     done = hostile_pass("--list")
     names = done.stdout.splitlines()
     assert done.returncode == 0, done.stderr
-    assert {name.split("/")[0] for name in names} == {"gtp", "json", "options", "paths", "web", "weights", "wsjson"}
+    assert {name.split("/")[0] for name in names} == {"controls", "gtp", "json", "options", "paths", "web", "weights",
+                                                      "wsjson"}
     assert len(names) >= 200 and len(names) == len(set(names))
     assert "web/localhost/ws/host-and-origin-evil" in names  # issue 36 #2: the rebinding hole, under --host localhost
     assert "json/margo-analysis/threads-2-reader-gone" in names  # issue 36 #9
