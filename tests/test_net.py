@@ -523,6 +523,19 @@ def test_net_selfplay_refuses_an_out_that_is_not_a_folder(tmp_path):
     assert afile.read_text() == "x"
 
 
+def test_net_selfplay_refuses_damaged_weights_in_one_line_before_touching_its_folder(tmp_path):
+    """Found by scripts/hostile-pass: a damaged --player weights file was a traceback from
+    the first game, after run.json was written."""
+    weights = tmp_path / "damaged.onnx"
+    weights.write_bytes(b"garbage")
+    out = tmp_path / "data"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "net-selfplay"), "--out", str(out), "--chunks", "1",
+                           "--player", f"net:weights={weights}"], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (
+        2, f"net-selfplay: --player: player 'net': {weights}: not a readable ONNX weights file (truncated or damaged)\n")
+    assert not out.exists()
+
+
 def test_net_plays_by_its_temperature_over_the_roots_visits(net5):
     """net:temperature=T draws the move by the root's visits ** (1/T), as mcts does
     (searcher.choose_by_visits); 0 is the most visited move."""

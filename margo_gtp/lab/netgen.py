@@ -31,7 +31,7 @@ from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.lab.netdata import chunk_path, write_chunk
 from margo_gtp.players.net_features import FEATURES, global_features, move_index, point_features
 
-__all__ = ["SelfPlaySettings", "final_ownership", "play_chunk", "play_game"]
+__all__ = ["SelfPlaySettings", "check_player", "final_ownership", "play_chunk", "play_game"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,12 @@ def _make_player(settings: SelfPlaySettings, seed: int):
     # visit it was promised
     spec = settings.player if ":" in settings.player else settings.player + ":threads=1,early_stop=off"
     return make_player(spec, seed)
+
+
+def check_player(settings: SelfPlaySettings) -> None:
+    """Build the player once, before any folder is touched: a bad spec or a damaged weights
+    file raises ``PlayerSpecError`` here, not in the first game (a traceback after run.json)."""
+    _make_player(settings, 0)
 
 
 def play_game(settings: SelfPlaySettings, seed: int) -> dict[str, np.ndarray]:
