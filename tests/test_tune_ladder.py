@@ -3,6 +3,8 @@ tournament on a tiny board, written into a page with a PNG plot, hand-written pa
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import json
 import os
 import signal
@@ -70,7 +72,9 @@ def test_ladder_writes_the_page_and_the_plot(tmp_path: Path) -> None:
     config = (tmp_path / "ladder" / "size-3" / "tournament.toml").read_text()
     threads = available_cores()  # one game at a time (--parallel 1) gets every core
     assert f'margo-gtp --player mcts:seconds=0.01,threads={threads}"\n' in config
-    assert f"`mcts:seconds=T,threads={threads}` (T = 0.01 s per move)" in text
+    assert (f"`mcts:seconds=T,threads={threads}` and `net:seconds=T,threads={threads}` (T = 0.01 s per move; "
+            "the net only on the sizes it ships weights for), 2 games per pairing") in text
+    assert "net-0.01s" not in text  # no weights for 3x3: the net would only repeat the mcts rung
     assert json.loads((tmp_path / "ladder" / "ladder.json").read_text())["threads"] == threads
 
 
@@ -83,13 +87,27 @@ def test_ladder_shares_the_cores_out_among_the_games_side_by_side(tmp_path: Path
     assert done.returncode == 0, done.stderr
     config = (tmp_path / "ladder" / "size-3" / "tournament.toml").read_text()
     assert '--player mcts:seconds=0.01,threads=1"\n' in config and "parallel = 2\n" in config
-    assert "Each mcts engine searches with 1 thread: the machine's cores shared out" in (
+    assert "Each searching engine searches with 1 thread: the machine's cores shared out" in (
         tmp_path / "strength.md").read_text()
+
+
+def test_ladder_gives_the_net_a_rung_at_every_time_where_it_ships_weights() -> None:
+    loader = importlib.machinery.SourceFileLoader("ladder_script", str(SCRIPTS / "ladder"))
+    ladder = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(ladder)
+    config = ladder.tournament_toml(7, [0.1, 1.0], 2, 2, 1, ("mcts", "net"))
+    names = [line.split('"')[1] for line in config.splitlines() if line.startswith("name = ")]
+    assert names == ["random", "heuristic", "mcts-0.1s", "mcts-1s", "net-0.1s", "net-1s"]
+    assert '--player net:seconds=1,threads=1"\n' in config
+    assert ladder.sized_searchers(3, ("mcts", "net")) == ("mcts",)  # no 3x3 weights are shipped
+    assert ladder.sized_searchers(9, ("net",)) == ("net",)
 
 
 @pytest.mark.parametrize(
     ("options", "error"),
     [
+        (["--searchers", "mcts,gnugo"], "--searchers takes mcts and/or net, comma-separated, each once: 'mcts,gnugo'"),
+        (["--searchers", "net,net"], "--searchers takes mcts and/or net, comma-separated, each once: 'net,net'"),
         (["--games", "0"], "--games and --parallel must be at least 1"),
         (["--times", "0.1,inf"], "sizes must be 2..19 and times positive"),
         (["--times", "1,1.0"], "--sizes and --times must not repeat a value: '7,9', '1,1.0'"),
