@@ -30,7 +30,7 @@ SIZES = [pytest.param(360, 640, True, id="phone-360x640"), pytest.param(1280, 80
 TOUCH_TARGET = 44
 HEADINGS = ["Placing", "Stacking", "Freedoms and capture", "Bridges", "Zombies and buried balls", "Ko: no repeating",
             "The end and the score", "Options of a game"]
-START_HINT = ("You play White and move first. Tap a point to place a ball. A group with no empty point next to it "
+START_HINT = ("You play White and move first. Click or tap a point to place a ball. A group with no empty point next to it "
               "is captured, so keep your balls together and surround Black's.")
 
 

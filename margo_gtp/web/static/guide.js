@@ -62,8 +62,8 @@ const MOMENTS = [
     "Four balls touch in a square: the dark dot between them is a point on level 2. You may stack a ball there.",
   "rules-stacking"],
   ["start", () => true, () =>
-    "You play White and move first. Tap a point to place a ball. A group with no empty point next to it is " +
-    "captured, so keep your balls together and surround Black's.", "rules-placing"],
+    "You play White and move first. Click or tap a point to place a ball. A group with no empty point next to it " +
+    "is captured, so keep your balls together and surround Black's.", "rules-placing"],
 ];
 
 // The hint for `state` of the guided game, given the keys already shown: {key, text, rule}
