@@ -23,7 +23,8 @@ one). Every refused message answers one ``error`` and changes nothing. Players a
 *names* of the :class:`~margo_gtp.web.game.EngineRegistry` the server was started with; no
 message can name a command line or a path.
 
-HTTP: ``/`` the page; ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's SGF
+HTTP: ``/`` the page; ``/rules`` the rules page (its diagrams from ``/api/rules/diagrams``,
+see :mod:`~margo_gtp.web.rules_diagrams`); ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's SGF
 (``/api/games/<id>/replay`` the same as a replay, to look back through a running game);
 ``/api/saved`` and ``/api/saved/<id>`` finished games on disk; ``POST /api/replay`` an SGF
 text -> a replay (its info, moves and first frames), ``/api/replay/<id>/frames?from=N&count=K``
@@ -64,6 +65,7 @@ from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, Seat, WebGame
 from margo_gtp.web.store import GameStore, is_game_id, new_game_id
 from margo_gtp.web.replay import ReplayBook
 from margo_gtp.web.review_mode import ReviewRunner, review_visits
+from margo_gtp.web.rules_diagrams import diagram_frames
 from margo_gtp.web.watch import WatchFolder
 
 log = logging.getLogger(__name__)
@@ -301,6 +303,16 @@ async def index(request: Request) -> Response:
     return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
 
+async def rules_page(request: Request) -> Response:
+    return FileResponse(STATIC / "rules.html", headers={"Cache-Control": "no-store"})
+
+
+async def rules_diagrams(request: Request) -> Response:
+    """The rules page's positions, each played through the rules core (rules_diagrams.py)."""
+    server: Server = request.app.state.server
+    return JSONResponse({"diagrams": list(await server.in_worker(diagram_frames))})
+
+
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
@@ -455,6 +467,8 @@ def create_app(registry: EngineRegistry, store: GameStore, watch: WatchFolder | 
     app = Starlette(
         routes=[
             Route("/", index),
+            Route("/rules", rules_page),
+            Route("/api/rules/diagrams", rules_diagrams),
             Route("/api/games/{game}.sgf", game_sgf),
             Route("/api/games/{game}/replay", game_replay),
             Route("/api/replay", replay_upload, methods=["POST"]),

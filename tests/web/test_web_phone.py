@@ -145,6 +145,7 @@ def test_legal_points_are_marked_before_a_tap_and_a_refusal_says_why(open_page, 
     expect(page.locator(STATUS)).to_have_attribute("title", "illegal move: C1:1 for WHITE: suicide")
     page.locator("[data-rule=rules-freedoms]").tap()
     expect(page.locator("[data-role=rules]")).to_be_visible()
+    expect(page.locator("[data-role=rules] figure[data-ready]")).to_have_count(12)   # the diagrams drawn
     assert_on_screen(page, "#rules-freedoms")
     assert_no_page_overflow(page)
     page.locator("[data-action=close-rules]").tap()
@@ -155,7 +156,7 @@ def test_legal_points_are_marked_before_a_tap_and_a_refusal_says_why(open_page, 
     small.locator("[data-action=rules]").tap()
     expect(small.locator("[data-role=rules] h3")).to_have_text(
         ["Placing", "Stacking", "Freedoms and capture", "Bridges", "Zombies and buried balls", "Ko: no repeating",
-         "The end and the score"])
+         "The end and the score", "Options of a game"])
     rules = box(small, "[data-role=rules]")
     assert rules["left"] >= 0 and rules["right"] <= 360 and rules["top"] >= 0 and rules["bottom"] <= 640, rules
 

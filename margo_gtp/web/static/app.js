@@ -2,9 +2,11 @@
 // here (style.md item 24): legality, results and positions all come from the server.
 
 import { graphPly, renderBoard, renderSlices, renderWinrates, vertex } from "./board.js";
+import { followGuide } from "./guide.js";
 import { drawCursor } from "./keyboard.js";
 import { escapeHtml, fetchJson, setStatus, shortName, ui } from "./page.js";
 import { receiveReview, renderReview, reviewFrom, reviewOptions, startReview, stopReview } from "./review.js";
+import { wireRulesDialog } from "./rules.js";
 import { followLive, openWatchGame, receiveWatched, refreshWatch } from "./watch.js";
 import { plainRefusal, resultWords } from "./words.js";
 
@@ -130,6 +132,7 @@ function connect() {
 }
 
 function receive(message) {
+  followGuide(message);
   if (message.type === "hello") {
     engines = message.engines;
     engineLabels = message.labels || {};
@@ -319,25 +322,11 @@ function showRefusal(message) {
   ui.status.title = message;   // the server's exact words stay at hand
   ui.hover.classList.toggle("illegal", Boolean(plain));
   if (plain && plain.rule) {
-    ui.hover.innerHTML = `<a href="#${plain.rule}" data-rule="${plain.rule}">Why? Read the rule</a>`;
+    ui.hover.innerHTML = `<a href="/rules#${plain.rule}" data-rule="${plain.rule}">Why? Read the rule</a>`;
   }
 }
 
-function openRules(section) {
-  if (!ui.rules.open) ui.rules.showModal();
-  const heading = section && document.getElementById(section);
-  if (heading) heading.scrollIntoView({ block: "start" });
-  else ui.rules.scrollTop = 0;
-}
-
-document.querySelector("[data-action=rules]").addEventListener("click", () => openRules(null));
-document.querySelector("[data-action=close-rules]").addEventListener("click", () => ui.rules.close());
-ui.hover.addEventListener("click", (event) => {
-  const link = event.target.closest("[data-rule]");
-  if (!link) return;
-  event.preventDefault();
-  openRules(link.dataset.rule);
-});
+wireRulesDialog();   // the header's Rules and every "Why?" link open the rules (rules.js)
 
 // Resign asks first: the button gives way to "Resign this game? Yes, resign / No".
 function askResign(asking) {
@@ -788,8 +777,8 @@ window.addEventListener("hashchange", () => {
 // For tests and the curious: the live socket (closing it shows the reconnect).
 window.margo = { get socket() { return socket; }, get game() { return game; }, fitBoard };
 
-// For keyboard.js, review.js and watch.js: the state they read (only app.js assigns it) and
-// what they call back.
-export { game, keepCurrentInSight, lookBack, mode, offline, pliesOf, renderReplay, replay, send, setMode, showReplay, step };
+// For keyboard.js, review.js, watch.js and guide.js: the state they read (only app.js assigns
+// it) and what they call back.
+export { game, keepCurrentInSight, lookBack, mode, offline, pliesOf, renderReplay, replay, send, setMode, showReplay, startGame, step };
 
 initialise();
