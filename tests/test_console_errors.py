@@ -49,6 +49,20 @@ def test_a_refused_player_points_to_the_list_of_players() -> None:
                            "(margo-gtp --list-players lists the players, their options and the levels)\n")
 
 
+@pytest.mark.parametrize(("spec", "message"), [
+    ("random", "player 'random' has no search to analyse with (mcts, net and strongest have)"),
+    ("net:weights=missing.onnx", "player 'net': missing.onnx: cannot read weights: No such file or directory"),
+])
+def test_margo_analysis_refuses_a_player_without_a_search_in_one_line(spec: str, message: str) -> None:
+    """margo-analysis --player: built once before any query is read, so a bad spec or
+    weights file is one line (pointing to the list of players), exit 2, nothing searched."""
+    done = subprocess.run([str(BIN / "margo-analysis"), "--player", spec], capture_output=True, text=True,
+                          timeout=60, input='{"id": "a", "moves": [], "boardSize": 3}\n')
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"margo-analysis: Invalid value for --player: {message} "
+                           "(margo-gtp --list-players lists the players, their options and the levels)\n")
+
+
 def test_help_and_version_still_exit_0() -> None:
     for program in ("margo-gtp", "margo-match", "margo-tournament", "margo-web"):
         for flag in ("--help", "--version"):

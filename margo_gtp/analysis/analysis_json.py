@@ -44,7 +44,7 @@ from margo_gtp.analysis.game_analysis import (
 from margo_gtp.sgf import SgfRecord
 from margo_gtp.vertex import InvalidVertexError, Point
 
-__all__ = ["MAX_PENDING", "MAX_QUERY_BYTES", "Query", "bounded_lines", "parse_query", "serve"]
+__all__ = ["MAX_PENDING", "MAX_QUERY_BYTES", "Query", "bounded_lines", "parse_query", "searching_player", "serve"]
 
 MAX_PENDING = 64              # turns queued or searching before the reader waits
 MAX_QUERY_BYTES = 1 << 20     # a longer query line is refused, unread (characters; see bounded_lines)
@@ -353,9 +353,29 @@ class _Task:
     slot: int
     avoid: tuple = ()
     allow: tuple = ()
+    player: str | None = None  # margo-analysis --player's spec; None: a fresh seeded mcts per turn
 
 
 _WORKER: dict[str, Any] = {}  # a worker process's stop flags and answer queue (set by _start_worker)
+
+
+_PLAYERS: dict[str, Any] = {}  # this process's player of each --player spec: a net loads its weights once
+
+
+def searching_player(spec: str) -> Any:
+    """The player of ``spec`` that searches the turns (``margo-analysis --player``), built
+    once per process and reset before each turn (the ``net`` search is then the same for
+    a turn whatever ran before it). Raises ``PlayerSpecError`` for a bad spec or one
+    whose player has no search to show (``random``, ``heuristic``)."""
+    player = _PLAYERS.get(spec)
+    if player is None:
+        from margo_gtp.players import PlayerSpecError, make_player
+
+        player = make_player(spec, 0)
+        if not (callable(getattr(player, "search", None)) and callable(getattr(player, "analysis", None))):
+            raise PlayerSpecError(f"player {spec!r} has no search to analyse with (mcts, net and strongest have)")
+        _PLAYERS[spec] = player
+    return player
 
 
 def _start_worker(flags: Any, answers: Any) -> None:
@@ -387,10 +407,14 @@ def _search(task: _Task, flags: Any, send: Callable[[str], None]) -> None:
             send(json.dumps({**head, "isDuringSearch": True, "moveInfos": move_infos(player, root),
                              "rootInfo": root_info(player, root, mover)}))
 
+    player = None
+    if task.player is not None:
+        player = searching_player(task.player)
+        player.reset(board)
     result = analyse_position(board, task.visits, seed=f"{task.seed}/{task.turn}", ownership=task.ownership,
                               layout="katago", policy=task.policy, stop=lambda: bool(flags[task.slot]),
                               on_root=None if task.report_every is None else partial,
-                              progress_interval=task.report_every, allowed=allowed)
+                              progress_interval=task.report_every, allowed=allowed, player=player)
     send(json.dumps({**head, "isDuringSearch": False, **result}))
 
 
@@ -532,13 +556,14 @@ def _action(server: _Server, data: dict[str, Any]) -> None:
     server.answer(json.dumps(reply))  # clear_cache: nothing is cached between searches
 
 
-def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1) -> bool:
+def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1, player: str | None = None) -> bool:
     """Answer each line (``write`` gets each answer without its newline). With
     ``parallel`` > 1 the turns of all pending queries are searched in that many
     processes and answered as they finish (match them by ``id`` and ``turnNumber``, as
     KataGo's); with 1, every line's answers in query order. A bad query never stops the
-    engine. Returns False when the reader of the answers went away, True at the end of
-    input."""
+    engine. ``player`` (a spec, :func:`searching_player`; None: a fresh ``mcts`` seeded per
+    turn) is the search. Returns False when the reader of the answers went away, True at
+    the end of input."""
     server = _Server(write, parallel)
     try:
         for line in lines:
@@ -562,7 +587,7 @@ def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1)
                 server.answer(json.dumps({"id": query.id, "warning": message, "field": field}))
             for turn, board in _positions(query.record(), query.turns):  # one pass over the record
                 task = _Task(query.id, board, turn, query.visits, query.seed, query.ownership, query.policy,
-                             query.report_every, server.take_slot(), query.avoid, query.allow)
+                             query.report_every, server.take_slot(), query.avoid, query.allow, player)
                 server.register(task)
                 server.submit(task)
     except _Gone:

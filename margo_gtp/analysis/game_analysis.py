@@ -45,11 +45,15 @@ Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's
 ``ownership``  (when asked) ``{vertex: [white, black, empty]}`` for every point of the
                pyramid, lowest level first: the share of the search's simulations whose
                final position holds a White ball, a Black ball or nothing there
-               (:mod:`margo_gtp.players.ownership`).
+               (:mod:`margo_gtp.players.ownership`). With the ``net`` player, its
+               ownership head averaged over the search's simulations (White less Black
+               is the mean expected owner, +1 White's: :meth:`Ownership.set_expected`).
 
 Every search is a fresh :class:`MctsPlayer` (no tree reuse, no early stop) seeded from
 ``(seed, turn)``, with a playout budget and no clock: the same query gives the same
-answer, whatever the number of processes. ``allowed`` (moves) leaves the root only the
+answer, whatever the number of processes. A caller may hand :func:`analyse_position` a
+searching ``player`` of its own instead (``margo-analysis --player``, ``margo-ownership``
+with a ``net`` session player). ``allowed`` (moves) leaves the root only the
 legal moves among them (KataGo's ``avoidMoves``/``allowMoves`` at depth 1).
 """
 
@@ -153,6 +157,22 @@ def katago_ownership(ownership: Ownership, size: int, mover: Colour) -> list[flo
     return [round(sign * (shares[point][0] - shares[point][1]), 4) for point in katago_points(size)]
 
 
+def finished_ownership(board: Board, player: Any = None) -> Ownership:
+    """The ownership of a finished game: its balls (one final position), or, for a ``net``
+    player that has a network for the size, the owners its ownership head was trained on
+    (:func:`~margo_gtp.players.net_features.final_ownership`: territory, live balls, the
+    other side's zombies), as its search scores a finished game."""
+    counts = Ownership(board.geometry.points)
+    search_for = getattr(player, "search_for", None)
+    if search_for is not None and search_for(board) is not None:
+        from margo_gtp.players.net_features import final_ownership
+
+        counts.set_expected([float(value) for value in final_ownership(board)[0]], 1)
+    else:
+        counts.add(board)
+    return counts
+
+
 def katago_policy(board: Board, root: Any) -> list[float]:
     """KataGo's ``policy``: one value a point in :func:`katago_points` order, then pass;
     each legal move's share of the search's prior (the root children's priors
@@ -236,7 +256,7 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
                      progress_interval: float | None = None, layout: str = "map", policy: bool = False,
                      stop: Callable[[], bool] | None = None,
                      on_root: Callable[[Any, Any], None] | None = None,
-                     allowed: Iterable[Move] | None = None) -> dict[str, Any]:
+                     allowed: Iterable[Move] | None = None, player: Any = None) -> dict[str, Any]:
     """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations,
     or ``seconds`` of search (then the answer depends on the machine's speed), whichever
     ends first (see the module docstring for the fields, and for ``on_progress``, which
@@ -247,7 +267,10 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     (:func:`katago_policy`); ``stop()`` true ends the search early (its answer is what
     was found); ``on_root(player, root)`` sees the growing root every
     ``progress_interval`` seconds (the JSON engine's partial answers); ``allowed`` (moves;
-    None: all) leaves the search's root only the legal moves among them."""
+    None: all) leaves the search's root only the legal moves among them. ``player`` (an
+    ``mcts`` or ``net`` player; None: a fresh one seeded by ``seed``) searches with its
+    tree as it is (reset it for a fresh search); its ``ownership`` is set for this search
+    only."""
     mover = board.to_move
     size = board.rules.size
 
@@ -257,15 +280,14 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     if board.is_game_over() or not board.legal_moves(mover):
         result: dict[str, Any] = {"moveInfos": [], "rootInfo": _exact(board)}
         if ownership:
-            counts = Ownership(board.geometry.points)
-            counts.add(board)
-            result["ownership"] = owners(counts)
+            result["ownership"] = owners(finished_ownership(board, player))
         if policy:
             result["policy"] = katago_policy(board, None)
         return result
-    player = MctsPlayer(random.Random(seed), reuse=False, early_stop=False)
+    if player is None:
+        player = MctsPlayer(random.Random(seed), reuse=False, early_stop=False)
     counts = Ownership(board.geometry.points) if ownership else None
-    player.ownership = counts
+    before, player.ownership = player.ownership, counts
     deadline = None if seconds is None else player.clock() + seconds
     watch: Callable[[Any], None] | None = None
     if on_progress is not None or on_root is not None:
@@ -276,8 +298,11 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
                 on_root(player, node)
 
     interval = PROGRESS_SECONDS if progress_interval is None else progress_interval
-    root = player.search(board, mover, playouts=visits, deadline=deadline, stop=stop, on_progress=watch,
-                         interval=interval, allowed=None if allowed is None else frozenset(allowed))
+    try:
+        root = player.search(board, mover, playouts=visits, deadline=deadline, stop=stop, on_progress=watch,
+                             interval=interval, allowed=None if allowed is None else frozenset(allowed))
+    finally:
+        player.ownership = before
     info = root_info(player, root, mover)
     info["visits"] = player.last_simulations
     result = {"moveInfos": move_infos(player, root, max_moves), "rootInfo": info}
