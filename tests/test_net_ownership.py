@@ -259,3 +259,22 @@ def test_margo_analysis_with_the_net_player_gives_katagos_flat_ownership() -> No
     values = search.ownership(search.search(board, Colour.WHITE, playouts=20))  # White to move: White's view
     index = board.geometry.index
     assert ownership == [round(values[index[point]], 4) for point in katago_points(7)]
+
+
+def test_a_review_with_the_net_player_maps_its_averaged_ownership() -> None:
+    """margo-review --player net (review_game's ``player``): each entry's ownership map is
+    the net's, split into shares as set_expected says (White max(v, 0), Black max(-v, 0))."""
+    from margo_gtp.analysis.game_review import review_game
+    from margo_gtp.sgf import SgfRecord
+
+    board = board_after(7, "d4 c3")
+    record = SgfRecord(rules=Rules(size=7), moves=[(colour, move) for colour, move in board.history])
+    entries = list(review_game(record, 12, ownership=True, player="net"))
+    assert [entry["move"] for entry in entries] == ["D4:1", "C3:1"]
+    search = NetSearch(NetEvaluator(weights(7)))
+    values = search.ownership(search.search(board, board.to_move, playouts=12))  # the position after C3:1
+    index = board.geometry.index
+    expected = {Move(point).gtp(): [round(max(values[index[point]], 0.0), 3), round(max(-values[index[point]], 0.0), 3),
+                                    round(1.0 - abs(values[index[point]]), 3)]
+                for point in sorted(board.geometry.points, key=gtp_order)}
+    assert entries[-1]["ownership"] == expected

@@ -39,12 +39,13 @@ from margo_gtp.analysis.game_analysis import (
     analyse_position,
     check_moves,
     move_infos,
+    fresh_player,
     root_info,
 )
 from margo_gtp.sgf import SgfRecord
 from margo_gtp.vertex import InvalidVertexError, Point
 
-__all__ = ["MAX_PENDING", "MAX_QUERY_BYTES", "Query", "bounded_lines", "parse_query", "searching_player", "serve"]
+__all__ = ["MAX_PENDING", "MAX_QUERY_BYTES", "Query", "bounded_lines", "parse_query", "serve"]
 
 MAX_PENDING = 64              # turns queued or searching before the reader waits
 MAX_QUERY_BYTES = 1 << 20     # a longer query line is refused, unread (characters; see bounded_lines)
@@ -359,25 +360,6 @@ class _Task:
 _WORKER: dict[str, Any] = {}  # a worker process's stop flags and answer queue (set by _start_worker)
 
 
-_PLAYERS: dict[str, Any] = {}  # this process's player of each --player spec: a net loads its weights once
-
-
-def searching_player(spec: str) -> Any:
-    """The player of ``spec`` that searches the turns (``margo-analysis --player``), built
-    once per process and reset before each turn (the ``net`` search is then the same for
-    a turn whatever ran before it). Raises ``PlayerSpecError`` for a bad spec or one
-    whose player has no search to show (``random``, ``heuristic``)."""
-    player = _PLAYERS.get(spec)
-    if player is None:
-        from margo_gtp.players import PlayerSpecError, make_player
-
-        player = make_player(spec, 0)
-        if not (callable(getattr(player, "search", None)) and callable(getattr(player, "analysis", None))):
-            raise PlayerSpecError(f"player {spec!r} has no search to analyse with (mcts, net and strongest have)")
-        _PLAYERS[spec] = player
-    return player
-
-
 def _start_worker(flags: Any, answers: Any) -> None:
     _WORKER["flags"] = flags
     _WORKER["send"] = answers.put
@@ -407,14 +389,11 @@ def _search(task: _Task, flags: Any, send: Callable[[str], None]) -> None:
             send(json.dumps({**head, "isDuringSearch": True, "moveInfos": move_infos(player, root),
                              "rootInfo": root_info(player, root, mover)}))
 
-    player = None
-    if task.player is not None:
-        player = searching_player(task.player)
-        player.reset(board)
     result = analyse_position(board, task.visits, seed=f"{task.seed}/{task.turn}", ownership=task.ownership,
                               layout="katago", policy=task.policy, stop=lambda: bool(flags[task.slot]),
                               on_root=None if task.report_every is None else partial,
-                              progress_interval=task.report_every, allowed=allowed, player=player)
+                              progress_interval=task.report_every, allowed=allowed,
+                              player=fresh_player(task.player, board))
     send(json.dumps({**head, "isDuringSearch": False, **result}))
 
 

@@ -82,6 +82,7 @@ __all__ = [
     "root_info",
     "score_fields",
     "search_progress",
+    "searching_player",
 ]
 
 DEFAULT_VISITS = 500          # simulations per position when a query or caller gives none
@@ -317,6 +318,35 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
 # A game: every position asked for, in order
 
 
+_PLAYERS: dict[str, Any] = {}  # this process's player of each spec: a net loads its weights once
+
+
+def searching_player(spec: str) -> Any:
+    """The player of ``spec`` that searches the turns (``--player`` of ``margo-analysis``
+    and ``margo-review``), built once per process and reset before each turn (the ``net``
+    search is then the same for a turn whatever ran before it). Raises
+    ``PlayerSpecError`` for a bad spec or one whose player has no search to show
+    (``random``, ``heuristic``)."""
+    player = _PLAYERS.get(spec)
+    if player is None:
+        from margo_gtp.players import PlayerSpecError, make_player
+
+        player = make_player(spec, 0)
+        if not (callable(getattr(player, "search", None)) and callable(getattr(player, "analysis", None))):
+            raise PlayerSpecError(f"player {spec!r} has no search to analyse with (mcts, net and strongest have)")
+        _PLAYERS[spec] = player
+    return player
+
+
+def fresh_player(spec: str | None, board: Board) -> Any:
+    """:func:`searching_player` of ``spec`` reset for ``board`` (None: None, the default search)."""
+    if spec is None:
+        return None
+    player = searching_player(spec)
+    player.reset(board)
+    return player
+
+
 def _board_at(record: SgfRecord, turn: int) -> Board:
     try:
         return replay(record, turn)
@@ -335,22 +365,25 @@ def _positions(record: SgfRecord, turns: Iterable[int]) -> Iterator[tuple[int, B
 
 def _analyse_turn(task: tuple) -> dict[str, Any]:
     """One turn of a game (a process pool's unit of work; seeded by ``(seed, turn)``):
-    ``(position, turn, visits, seed, ownership[, seconds])``, where ``position`` is the
-    turn's Board, or the SgfRecord to replay it from."""
+    ``(position, turn, visits, seed, ownership[, seconds, on_progress, progress_interval,
+    player])``, where ``position`` is the turn's Board, or the SgfRecord to replay it
+    from, and ``player`` a spec (:func:`searching_player`; None: a fresh seeded mcts)."""
     position, turn, visits, seed, ownership, *more = task
     seconds = more[0] if more else None
     on_progress = more[1] if len(more) > 1 else None
     progress_interval = more[2] if len(more) > 2 else None
+    spec = more[3] if len(more) > 3 else None
     watch = None if on_progress is None else (lambda progress: on_progress(turn, progress))
     board = position if isinstance(position, Board) else _board_at(position, turn)
     result = analyse_position(board, visits, seed=f"{seed}/{turn}", ownership=ownership,
-                              seconds=seconds, on_progress=watch, progress_interval=progress_interval)
+                              seconds=seconds, on_progress=watch, progress_interval=progress_interval,
+                              player=fresh_player(spec, board))
     return {"turnNumber": turn, **result}
 
 
 def _analyse_turns(task: tuple) -> list[dict[str, Any]]:
     """A run of turns of a game, replayed once (a process pool's unit of work):
-    ``(record, turns, visits, seed, ownership, seconds)``."""
+    ``(record, turns, visits, seed, ownership, seconds, None, None, player)``."""
     record, turns, *rest = task
     return [_analyse_turn((board, turn, *rest)) for turn, board in _positions(record, turns)]
 
@@ -365,7 +398,7 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
                  setup: dict[Point, Colour] | None = None, setup_to_move: Colour | None = None,
                  parallel: int = 1, seconds: float | None = None,
                  on_progress: Callable[[int, dict[str, Any]], None] | None = None,
-                 progress_interval: float | None = None) -> Iterator[dict[str, Any]]:
+                 progress_interval: float | None = None, player: str | None = None) -> Iterator[dict[str, Any]]:
     """Analyse the positions ``turns`` of a game (default: all, 0 .. len(moves)) and
     yield one analysis dict per turn (with ``turnNumber``), in the order of ``turns``.
 
@@ -374,7 +407,9 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
     the same as with one. ``seconds`` bounds each search by the clock too (see
     :func:`analyse_position`); with ``visits=None`` the clock alone. ``on_progress(turn,
     progress)`` watches each search as it runs (module docstring); it needs
-    ``parallel=1`` (a search in another process cannot call back), else ValueError."""
+    ``parallel=1`` (a search in another process cannot call back), else ValueError.
+    ``player`` (a spec, :func:`searching_player`; None: a fresh ``mcts`` seeded per turn)
+    searches every turn, reset before each."""
     if on_progress is not None and parallel > 1:
         raise ValueError(f"on_progress needs parallel=1, not {parallel!r} (a search in another process cannot call back)")
     record = SgfRecord(rules=rules, setup=dict(setup or {}), setup_to_move=setup_to_move, moves=list(moves))
@@ -385,13 +420,13 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
             raise AnalysisQueryError(f"turn {turn} is out of range 0..{len(record.moves)}")
     if parallel <= 1 or len(wanted) <= 1:
         for turn, board in _positions(record, wanted):
-            yield _analyse_turn((board, turn, visits, seed, ownership, seconds, on_progress, progress_interval))
+            yield _analyse_turn((board, turn, visits, seed, ownership, seconds, on_progress, progress_interval, player))
         return
     # Each process gets runs of consecutive turns and replays the record once per run:
     # a few runs per process keep them all busy to the end, and the replays linear.
     runs = max(1, min(len(wanted), parallel * RUNS_PER_PROCESS))
     size = -(-len(wanted) // runs)
-    tasks = [(record, wanted[start:start + size], visits, seed, ownership, seconds)
+    tasks = [(record, wanted[start:start + size], visits, seed, ownership, seconds, None, None, player)
              for start in range(0, len(wanted), size)]
     with ProcessPoolExecutor(max_workers=parallel) as pool:
         for answers in pool.map(_analyse_turns, tasks):

@@ -34,7 +34,8 @@ def analysis(
 ) -> int:
     """JSON analysis engine: one query a line on stdin, responses on stdout (docs/review.md)."""
     from margo_gtp.options import OptionError, read_integer
-    from margo_gtp.analysis.analysis_json import bounded_lines, searching_player, serve
+    from margo_gtp.analysis.analysis_json import bounded_lines, serve
+    from margo_gtp.analysis.game_analysis import searching_player
     from margo_gtp.players import PlayerSpecError
 
     try:
