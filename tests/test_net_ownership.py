@@ -124,12 +124,14 @@ def test_the_ownership_is_the_visit_weighted_mean_over_the_tree(size: int) -> No
     assert np.abs(reported - onnx_heads(size, board)[0]).max() > 1e-3
 
 
-def test_the_sum_kept_while_a_search_runs_is_the_tree_sum() -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_sum_kept_while_a_search_runs_is_the_tree_sum(threads: int) -> None:
     """Asked for during the search (a stream's reports), the ownership is then kept up to
-    date simulation by simulation: at the end it is what summing the whole tree gives."""
+    date simulation by simulation, by every search thread: at the end it is what summing
+    the whole tree gives."""
     board = board_after(7, OPENINGS[7])
     evaluator = NetEvaluator(weights(7))
-    search = NetSearch(evaluator)
+    search = NetSearch(evaluator, threads=threads)
     seen: list[int] = []
 
     def report(root) -> None:
