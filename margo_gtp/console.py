@@ -43,6 +43,17 @@ def version_callback(prog: str):  # noqa: ANN201 - a typer callback
 USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "UsageError")
 
 
+#: Where a refused player, option or level is listed (the pointer of its error line).
+LIST_PLAYERS = "margo-gtp --list-players lists the players, their options and the levels"
+
+
+def pointed_to_players(error: Exception) -> Exception:
+    """A usage error whose line points to ``--list-players`` rather than ``--help``
+    (:func:`run_app` reads ``pointer``): ``margo-gtp`` and ``margo-analysis`` ``--player``."""
+    error.pointer = LIST_PLAYERS  # type: ignore[attr-defined]
+    return error
+
+
 def help_markup() -> str | None:
     """typer's rich help draws boxes sized to the terminal; through a pipe (``--help | less``)
     rich assumes 80 columns and the long option names leave the descriptions about 15, so

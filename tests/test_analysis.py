@@ -316,11 +316,17 @@ def test_ownership_true_ends_every_report_of_the_stream_with_its_line() -> None:
         assert len(values.split()) == 55 and infos and all(line.startswith("info move ") for line in infos)
 
 
-def test_the_net_player_refuses_ownership_in_one_line() -> None:
+def test_the_net_player_on_a_size_without_a_net_counts_ownership_through_its_mcts_fallback() -> None:
+    """``ownership true`` was refused for the net player; it answers now (its averaged
+    ownership head where a net ships, tests/test_net_ownership.py), and on 5x5, where
+    none ships, the mcts it falls back to counts its simulations into the same line."""
     from margo_gtp.players.net import NetPlayer
+    from margo_gtp.players.net_spec import shipped_weights
 
-    player = object.__new__(NetPlayer)  # no weights needed: the refusal comes before any search
     engine = make_gtp_engine(MctsPlayer(random.Random(0)), Rules(size=5))
     install(engine, engine.session)
-    engine.session.player = player  # the session's own searching player is a net player (read per command)
-    assert run_script(engine, ["margo-analyze_snapshot w 1 ownership true"]) == "? syntax error\n\n"
+    engine.session.player = NetPlayer(shipped_weights(), random.Random(0))  # read per command
+    lines = snapshot(engine, "margo-analyze_snapshot w ownership true")
+    assert lines[-1].startswith("ownership ") and all(line.startswith("info move ") for line in lines[:-1])
+    values = [float(word) for word in lines[-1].split()[1:]]
+    assert len(values) == 55 and all(-1 <= value <= 1 for value in values) and any(values)

@@ -30,6 +30,7 @@ BIN = Path(sys.executable).parent
         ("margo-review", ["game.sgf", "--seconds", "nan"], "Invalid value: --seconds must be between 0.01 and 600: 'nan'"),
         ("margo-review", ["game.sgf", "--visits", "5", "--seconds", "1"], "Invalid value for --seconds: give --visits or --seconds, not both"),
         ("margo-review", [], "Missing argument 'GAME.sgf'."),
+        ("margo-review", ["game.sgf", "--engine", "margo-gtp", "--player", "net"], "Invalid value for --player: give --engine or --player, not both"),
         ("margo-analysis", ["--threads", "0"], "Invalid value: --threads must be between 1 and 256: '0'"),
     ],
 )
@@ -47,6 +48,27 @@ def test_a_refused_player_points_to_the_list_of_players() -> None:
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == ("margo-gtp: Invalid value for --player: player option prior_temp must be a finite number > 0: '0' "
                            "(margo-gtp --list-players lists the players, their options and the levels)\n")
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("random", "player 'random' has no search to analyse with (mcts, net and strongest have)"),
+    ("net:weights=missing.onnx", "player 'net': missing.onnx: cannot read weights: No such file or directory"),
+])
+@pytest.mark.parametrize("program", ["margo-analysis", "margo-review"])
+def test_a_player_without_a_search_is_refused_in_one_line(program: str, spec: str, message: str,
+                                                          tmp_path: Path) -> None:
+    """--player of margo-analysis and margo-review: built once before any query or game is
+    read, so a bad spec or weights file is one line (pointing to the list of players),
+    exit 2, nothing searched or written."""
+    game = tmp_path / "game.sgf"
+    game.write_text("(;GM[77]FF[4]SZ[3];W[bb])\n")
+    args = ["--player", spec] if program == "margo-analysis" else [str(game), "--player", spec]
+    done = subprocess.run([str(BIN / program), *args], capture_output=True, text=True,
+                          timeout=60, input='{"id": "a", "moves": [], "boardSize": 3}\n')
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"{program}: Invalid value for --player: {message} "
+                           "(margo-gtp --list-players lists the players, their options and the levels)\n")
+    assert [path.name for path in tmp_path.iterdir()] == ["game.sgf"]
 
 
 def test_help_and_version_still_exit_0() -> None:

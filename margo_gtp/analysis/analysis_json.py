@@ -39,6 +39,7 @@ from margo_gtp.analysis.game_analysis import (
     analyse_position,
     check_moves,
     move_infos,
+    fresh_player,
     root_info,
 )
 from margo_gtp.sgf import SgfRecord
@@ -353,6 +354,7 @@ class _Task:
     slot: int
     avoid: tuple = ()
     allow: tuple = ()
+    player: str | None = None  # margo-analysis --player's spec; None: a fresh seeded mcts per turn
 
 
 _WORKER: dict[str, Any] = {}  # a worker process's stop flags and answer queue (set by _start_worker)
@@ -390,7 +392,8 @@ def _search(task: _Task, flags: Any, send: Callable[[str], None]) -> None:
     result = analyse_position(board, task.visits, seed=f"{task.seed}/{task.turn}", ownership=task.ownership,
                               layout="katago", policy=task.policy, stop=lambda: bool(flags[task.slot]),
                               on_root=None if task.report_every is None else partial,
-                              progress_interval=task.report_every, allowed=allowed)
+                              progress_interval=task.report_every, allowed=allowed,
+                              player=fresh_player(task.player, board))
     send(json.dumps({**head, "isDuringSearch": False, **result}))
 
 
@@ -532,13 +535,14 @@ def _action(server: _Server, data: dict[str, Any]) -> None:
     server.answer(json.dumps(reply))  # clear_cache: nothing is cached between searches
 
 
-def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1) -> bool:
+def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1, player: str | None = None) -> bool:
     """Answer each line (``write`` gets each answer without its newline). With
     ``parallel`` > 1 the turns of all pending queries are searched in that many
     processes and answered as they finish (match them by ``id`` and ``turnNumber``, as
     KataGo's); with 1, every line's answers in query order. A bad query never stops the
-    engine. Returns False when the reader of the answers went away, True at the end of
-    input."""
+    engine. ``player`` (a spec, :func:`searching_player`; None: a fresh ``mcts`` seeded per
+    turn) is the search. Returns False when the reader of the answers went away, True at
+    the end of input."""
     server = _Server(write, parallel)
     try:
         for line in lines:
@@ -562,7 +566,7 @@ def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1)
                 server.answer(json.dumps({"id": query.id, "warning": message, "field": field}))
             for turn, board in _positions(query.record(), query.turns):  # one pass over the record
                 task = _Task(query.id, board, turn, query.visits, query.seed, query.ownership, query.policy,
-                             query.report_every, server.take_slot(), query.avoid, query.allow)
+                             query.report_every, server.take_slot(), query.avoid, query.allow, player)
                 server.register(task)
                 server.submit(task)
     except _Gone:

@@ -45,11 +45,15 @@ Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's
 ``ownership``  (when asked) ``{vertex: [white, black, empty]}`` for every point of the
                pyramid, lowest level first: the share of the search's simulations whose
                final position holds a White ball, a Black ball or nothing there
-               (:mod:`margo_gtp.players.ownership`).
+               (:mod:`margo_gtp.players.ownership`). With the ``net`` player, its
+               ownership head averaged over the search's simulations (White less Black
+               is the mean expected owner, +1 White's: :meth:`Ownership.set_expected`).
 
 Every search is a fresh :class:`MctsPlayer` (no tree reuse, no early stop) seeded from
 ``(seed, turn)``, with a playout budget and no clock: the same query gives the same
-answer, whatever the number of processes. ``allowed`` (moves) leaves the root only the
+answer, whatever the number of processes. A caller may hand :func:`analyse_position` a
+searching ``player`` of its own instead (``margo-analysis --player``, ``margo-ownership``
+with a ``net`` session player). ``allowed`` (moves) leaves the root only the
 legal moves among them (KataGo's ``avoidMoves``/``allowMoves`` at depth 1).
 """
 
@@ -78,6 +82,7 @@ __all__ = [
     "root_info",
     "score_fields",
     "search_progress",
+    "searching_player",
 ]
 
 DEFAULT_VISITS = 500          # simulations per position when a query or caller gives none
@@ -151,6 +156,22 @@ def katago_ownership(ownership: Ownership, size: int, mover: Colour) -> list[flo
     shares = ownership.probabilities()
     sign = 1.0 if mover == Colour.WHITE else -1.0
     return [round(sign * (shares[point][0] - shares[point][1]), 4) for point in katago_points(size)]
+
+
+def finished_ownership(board: Board, player: Any = None) -> Ownership:
+    """The ownership of a finished game: its balls (one final position), or, for a ``net``
+    player that has a network for the size, the owners its ownership head was trained on
+    (:func:`~margo_gtp.players.net_features.final_ownership`: territory, live balls, the
+    other side's zombies), as its search scores a finished game."""
+    counts = Ownership(board.geometry.points)
+    search_for = getattr(player, "search_for", None)
+    if search_for is not None and search_for(board) is not None:
+        from margo_gtp.players.net_features import final_ownership
+
+        counts.set_expected([float(value) for value in final_ownership(board)[0]], 1)
+    else:
+        counts.add(board)
+    return counts
 
 
 def katago_policy(board: Board, root: Any) -> list[float]:
@@ -236,7 +257,7 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
                      progress_interval: float | None = None, layout: str = "map", policy: bool = False,
                      stop: Callable[[], bool] | None = None,
                      on_root: Callable[[Any, Any], None] | None = None,
-                     allowed: Iterable[Move] | None = None) -> dict[str, Any]:
+                     allowed: Iterable[Move] | None = None, player: Any = None) -> dict[str, Any]:
     """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations,
     or ``seconds`` of search (then the answer depends on the machine's speed), whichever
     ends first (see the module docstring for the fields, and for ``on_progress``, which
@@ -247,7 +268,10 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     (:func:`katago_policy`); ``stop()`` true ends the search early (its answer is what
     was found); ``on_root(player, root)`` sees the growing root every
     ``progress_interval`` seconds (the JSON engine's partial answers); ``allowed`` (moves;
-    None: all) leaves the search's root only the legal moves among them."""
+    None: all) leaves the search's root only the legal moves among them. ``player`` (an
+    ``mcts`` or ``net`` player; None: a fresh one seeded by ``seed``) searches with its
+    tree as it is (reset it for a fresh search); its ``ownership`` is set for this search
+    only."""
     mover = board.to_move
     size = board.rules.size
 
@@ -257,15 +281,14 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     if board.is_game_over() or not board.legal_moves(mover):
         result: dict[str, Any] = {"moveInfos": [], "rootInfo": _exact(board)}
         if ownership:
-            counts = Ownership(board.geometry.points)
-            counts.add(board)
-            result["ownership"] = owners(counts)
+            result["ownership"] = owners(finished_ownership(board, player))
         if policy:
             result["policy"] = katago_policy(board, None)
         return result
-    player = MctsPlayer(random.Random(seed), reuse=False, early_stop=False)
+    if player is None:
+        player = MctsPlayer(random.Random(seed), reuse=False, early_stop=False)
     counts = Ownership(board.geometry.points) if ownership else None
-    player.ownership = counts
+    before, player.ownership = player.ownership, counts
     deadline = None if seconds is None else player.clock() + seconds
     watch: Callable[[Any], None] | None = None
     if on_progress is not None or on_root is not None:
@@ -276,8 +299,11 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
                 on_root(player, node)
 
     interval = PROGRESS_SECONDS if progress_interval is None else progress_interval
-    root = player.search(board, mover, playouts=visits, deadline=deadline, stop=stop, on_progress=watch,
-                         interval=interval, allowed=None if allowed is None else frozenset(allowed))
+    try:
+        root = player.search(board, mover, playouts=visits, deadline=deadline, stop=stop, on_progress=watch,
+                             interval=interval, allowed=None if allowed is None else frozenset(allowed))
+    finally:
+        player.ownership = before
     info = root_info(player, root, mover)
     info["visits"] = player.last_simulations
     result = {"moveInfos": move_infos(player, root, max_moves), "rootInfo": info}
@@ -290,6 +316,35 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
 
 # ---------------------------------------------------------------------------------------
 # A game: every position asked for, in order
+
+
+_PLAYERS: dict[str, Any] = {}  # this process's player of each spec: a net loads its weights once
+
+
+def searching_player(spec: str) -> Any:
+    """The player of ``spec`` that searches the turns (``--player`` of ``margo-analysis``
+    and ``margo-review``), built once per process and reset before each turn (the ``net``
+    search is then the same for a turn whatever ran before it). Raises
+    ``PlayerSpecError`` for a bad spec or one whose player has no search to show
+    (``random``, ``heuristic``)."""
+    player = _PLAYERS.get(spec)
+    if player is None:
+        from margo_gtp.players import PlayerSpecError, make_player
+
+        player = make_player(spec, 0)
+        if not (callable(getattr(player, "search", None)) and callable(getattr(player, "analysis", None))):
+            raise PlayerSpecError(f"player {spec!r} has no search to analyse with (mcts, net and strongest have)")
+        _PLAYERS[spec] = player
+    return player
+
+
+def fresh_player(spec: str | None, board: Board) -> Any:
+    """:func:`searching_player` of ``spec`` reset for ``board`` (None: None, the default search)."""
+    if spec is None:
+        return None
+    player = searching_player(spec)
+    player.reset(board)
+    return player
 
 
 def _board_at(record: SgfRecord, turn: int) -> Board:
@@ -310,22 +365,25 @@ def _positions(record: SgfRecord, turns: Iterable[int]) -> Iterator[tuple[int, B
 
 def _analyse_turn(task: tuple) -> dict[str, Any]:
     """One turn of a game (a process pool's unit of work; seeded by ``(seed, turn)``):
-    ``(position, turn, visits, seed, ownership[, seconds])``, where ``position`` is the
-    turn's Board, or the SgfRecord to replay it from."""
+    ``(position, turn, visits, seed, ownership[, seconds, on_progress, progress_interval,
+    player])``, where ``position`` is the turn's Board, or the SgfRecord to replay it
+    from, and ``player`` a spec (:func:`searching_player`; None: a fresh seeded mcts)."""
     position, turn, visits, seed, ownership, *more = task
     seconds = more[0] if more else None
     on_progress = more[1] if len(more) > 1 else None
     progress_interval = more[2] if len(more) > 2 else None
+    spec = more[3] if len(more) > 3 else None
     watch = None if on_progress is None else (lambda progress: on_progress(turn, progress))
     board = position if isinstance(position, Board) else _board_at(position, turn)
     result = analyse_position(board, visits, seed=f"{seed}/{turn}", ownership=ownership,
-                              seconds=seconds, on_progress=watch, progress_interval=progress_interval)
+                              seconds=seconds, on_progress=watch, progress_interval=progress_interval,
+                              player=fresh_player(spec, board))
     return {"turnNumber": turn, **result}
 
 
 def _analyse_turns(task: tuple) -> list[dict[str, Any]]:
     """A run of turns of a game, replayed once (a process pool's unit of work):
-    ``(record, turns, visits, seed, ownership, seconds)``."""
+    ``(record, turns, visits, seed, ownership, seconds, None, None, player)``."""
     record, turns, *rest = task
     return [_analyse_turn((board, turn, *rest)) for turn, board in _positions(record, turns)]
 
@@ -340,7 +398,7 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
                  setup: dict[Point, Colour] | None = None, setup_to_move: Colour | None = None,
                  parallel: int = 1, seconds: float | None = None,
                  on_progress: Callable[[int, dict[str, Any]], None] | None = None,
-                 progress_interval: float | None = None) -> Iterator[dict[str, Any]]:
+                 progress_interval: float | None = None, player: str | None = None) -> Iterator[dict[str, Any]]:
     """Analyse the positions ``turns`` of a game (default: all, 0 .. len(moves)) and
     yield one analysis dict per turn (with ``turnNumber``), in the order of ``turns``.
 
@@ -349,7 +407,9 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
     the same as with one. ``seconds`` bounds each search by the clock too (see
     :func:`analyse_position`); with ``visits=None`` the clock alone. ``on_progress(turn,
     progress)`` watches each search as it runs (module docstring); it needs
-    ``parallel=1`` (a search in another process cannot call back), else ValueError."""
+    ``parallel=1`` (a search in another process cannot call back), else ValueError.
+    ``player`` (a spec, :func:`searching_player`; None: a fresh ``mcts`` seeded per turn)
+    searches every turn, reset before each."""
     if on_progress is not None and parallel > 1:
         raise ValueError(f"on_progress needs parallel=1, not {parallel!r} (a search in another process cannot call back)")
     record = SgfRecord(rules=rules, setup=dict(setup or {}), setup_to_move=setup_to_move, moves=list(moves))
@@ -360,13 +420,13 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
             raise AnalysisQueryError(f"turn {turn} is out of range 0..{len(record.moves)}")
     if parallel <= 1 or len(wanted) <= 1:
         for turn, board in _positions(record, wanted):
-            yield _analyse_turn((board, turn, visits, seed, ownership, seconds, on_progress, progress_interval))
+            yield _analyse_turn((board, turn, visits, seed, ownership, seconds, on_progress, progress_interval, player))
         return
     # Each process gets runs of consecutive turns and replays the record once per run:
     # a few runs per process keep them all busy to the end, and the replays linear.
     runs = max(1, min(len(wanted), parallel * RUNS_PER_PROCESS))
     size = -(-len(wanted) // runs)
-    tasks = [(record, wanted[start:start + size], visits, seed, ownership, seconds)
+    tasks = [(record, wanted[start:start + size], visits, seed, ownership, seconds, None, None, player)
              for start in range(0, len(wanted), size)]
     with ProcessPoolExecutor(max_workers=parallel) as pool:
         for answers in pool.map(_analyse_turns, tasks):

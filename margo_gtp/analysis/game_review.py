@@ -164,8 +164,8 @@ def review_entries(record: SgfRecord, analyses: Iterable[dict[str, Any]]) -> Ite
 def review_game(record: SgfRecord, visits: int | None = DEFAULT_VISITS, *, seed: int = 0, ownership: bool = True,
                 parallel: int = 1, seconds: float | None = None,
                 on_progress: Callable[[int, dict[str, Any]], None] | None = None,
-                progress_interval: float | None = None) -> Iterator[dict[str, Any]]:
-    """Review every move of ``record``'s game with the built-in search
+                progress_interval: float | None = None, player: str | None = None) -> Iterator[dict[str, Any]]:
+    """Review every move of ``record``'s game with the built-in search (or ``player``'s, a spec)
     (:func:`~margo_gtp.analysis.game_analysis.analyse_game`, same arguments), yielding each
     entry as soon as it is known. Raises :class:`ReviewError` for an illegal move.
     ``on_progress(turn, progress)`` watches the search of position ``turn`` (0 = before the
@@ -174,7 +174,7 @@ def review_game(record: SgfRecord, visits: int | None = DEFAULT_VISITS, *, seed:
     analyses = analyse_game(record.rules, record.moves, visits, seed=seed, ownership=ownership,
                             setup=record.setup, setup_to_move=record.setup_to_move,
                             parallel=parallel, seconds=seconds, on_progress=on_progress,
-                            progress_interval=progress_interval)
+                            progress_interval=progress_interval, player=player)
     try:
         first = next(analyses)  # the moves are checked here, before any search
     except AnalysisQueryError as error:

@@ -17,7 +17,7 @@ from typing import IO, Annotated, Optional
 
 import typer
 
-from margo_gtp.console import USAGE_ERROR, run_app, version_callback
+from margo_gtp.console import USAGE_ERROR, pointed_to_players, run_app, version_callback
 from margo_gtp.players.levels import MAX_LEVEL, MIN_LEVEL
 
 app = typer.Typer(add_completion=False, help=__doc__)
@@ -29,16 +29,6 @@ def _list_players(value: bool) -> None:
 
         typer.echo(catalogue(), nl=False)
         raise typer.Exit()
-
-
-#: Where a refused player, option or level is listed (the pointer of its error line).
-LIST_PLAYERS = "margo-gtp --list-players lists the players, their options and the levels"
-
-
-def _pointed(error: Exception) -> Exception:
-    """A usage error whose line points to ``--list-players`` rather than ``--help``."""
-    error.pointer = LIST_PLAYERS  # type: ignore[attr-defined]
-    return error
 
 
 _HELP = """Run the MarGo GTP engine on stdin/stdout (GTP 2 with a 3-D vertex, e.g. D4:2).
@@ -153,11 +143,11 @@ def gtp(
         try:
             player = level_spec(read_level(level))
         except LevelError as error:
-            raise _pointed(typer.BadParameter(str(error), param_hint="--level")) from None
+            raise pointed_to_players(typer.BadParameter(str(error), param_hint="--level")) from None
     try:
         the_player = make_player(player or STRONGEST, seed)
     except PlayerSpecError as error:
-        raise _pointed(typer.BadParameter(str(error), param_hint="--player")) from None
+        raise pointed_to_players(typer.BadParameter(str(error), param_hint="--player")) from None
     engine = make_gtp_engine(the_player, rules, seed=seed)
     # margo-analyze for every player (gtp.md section 4): a player that does not search
     # gets a private MCTS searcher; playout estimates of final_score come with MCTS only.

@@ -23,7 +23,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from margo_gtp import files
-from margo_gtp.console import run_app, version_callback
+from margo_gtp.console import pointed_to_players, run_app, version_callback
 from margo_gtp.machine import available_cores
 
 #: Simulations per position by default: a 200-move 9x9 game's 201 positions in about a
@@ -173,7 +173,7 @@ def _print_summary(table_rows: dict[str, dict[str, Any]], record: Any) -> None:
 
 
 def review(game: Path, out: Path | None, visits: int | None, seconds: float | None, engine: str | None,
-           parallel: int, seed: int, ownership: bool = True) -> None:
+           parallel: int, seed: int, ownership: bool = True, player: str | None = None) -> None:
     from margo_gtp.analysis.game_review import (
         ReviewError, read_game, review_entries, review_game, reviewed_go_sgf, reviewed_sgf, summary,
     )
@@ -208,7 +208,8 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
         analyses = None
     try:
         if analyses is None:
-            stream = review_game(record, visits, seed=seed, ownership=ownership, parallel=parallel, seconds=seconds)
+            stream = review_game(record, visits, seed=seed, ownership=ownership, parallel=parallel, seconds=seconds,
+                                 player=player)
         else:
             stream = review_entries(record, analyses)
         entries = _collect(stream, len(record.moves))
@@ -257,6 +258,7 @@ def main_command(
     visits: Annotated[Optional[str], typer.Option(metavar="N", help=f"simulations per position, 1..{MAX_VISITS} (default {DEFAULT_REVIEW_VISITS})", show_default=False)] = None,
     seconds: Annotated[Optional[str], typer.Option(metavar="S", help="seconds per position instead of --visits, 0.01..600 (not repeatable)", show_default=False)] = None,
     engine: Annotated[Optional[str], typer.Option(help="command of a MarGo GTP engine with margo-analyze_snapshot (default: the built-in search)")] = None,
+    player: Annotated[Optional[str], typer.Option("--player", metavar="SPEC", show_default=False, help="the built-in search's player: a spec with a search, e.g. strongest, net or mcts:playouts=800 (margo-gtp --list-players; default: a fresh mcts seeded per position)")] = None,
     parallel: Annotated[Optional[str], typer.Option("--parallel", "--threads", metavar="N", help="positions searched at once, 1..256 (processes; default: every core)", show_default=False)] = None,
     seed: Annotated[str, typer.Option(metavar="N", help="seed of the searches, >= 0 (same seed and --visits: same review)")] = "0",
     ownership: Annotated[bool, typer.Option("--ownership/--no-ownership", help="ownership maps and score leads in the JSONL (counting them costs the search nothing measurable)")] = True,
@@ -279,9 +281,20 @@ def main_command(
             shlex.split(engine)
         except ValueError as error:
             raise typer.BadParameter(f"cannot split {engine!r}: {error}", param_hint="--engine") from None
+    if player is not None:
+        if engine is not None:
+            raise typer.BadParameter("give --engine or --player, not both", param_hint="--player")
+        from margo_gtp.analysis.game_analysis import searching_player
+        from margo_gtp.players import PlayerSpecError
+
+        try:
+            searching_player(player)  # here, once: a bad spec or weights file is one line before any search
+        except PlayerSpecError as error:
+            raise pointed_to_players(typer.BadParameter(str(error), param_hint="--player")) from None
     budget = None if second_count is not None else (visit_count or DEFAULT_REVIEW_VISITS)
     try:
-        review(game, out, budget, second_count, engine, processes or available_cores(), seed_number, ownership)
+        review(game, out, budget, second_count, engine, processes or available_cores(), seed_number, ownership,
+               player)
     except ReviewFailed as error:
         sys.stderr.write(f"{PROGRAM}: {error}\n")
         return 2

@@ -29,7 +29,9 @@ import numpy as np
 from margo_gtp import files
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.lab.netdata import chunk_path, write_chunk
-from margo_gtp.players.net_features import FEATURES, global_features, move_index, point_features
+# final_ownership: the ownership target; it lives beside the features, since the net search
+# scores its finished games' ownership the same way
+from margo_gtp.players.net_features import FEATURES, final_ownership, global_features, move_index, point_features
 
 __all__ = ["SelfPlaySettings", "check_player", "final_ownership", "play_chunk", "play_game"]
 
@@ -44,27 +46,6 @@ class SelfPlaySettings:
     games_per_chunk: int = 4
     player: str = "mcts"       # "mcts", or "net:weights=FILE" for a later generation
     max_moves: int = 0         # 0: four times the points (MarGo games end by themselves)
-
-
-def final_ownership(board: Board) -> tuple[np.ndarray, float]:
-    """White's view of the end: per point 1 (White's), -1 (Black's) or 0, and White's
-    score minus Black's. A point is owned by its ball when that ball is neither buried
-    nor a zombie, by the other side when its ball is a zombie (R19 counts it for them),
-    and by the side whose territory it is."""
-    g = board.geometry
-    owner = np.zeros(g.count, np.int8)
-    white_territory, black_territory = board.territory_masks()
-    buried = board.buried_mask()
-    zombies = board.zombie_mask()
-    white, black = board.ball_mask(Colour.WHITE), board.ball_mask(Colour.BLACK)
-    for i in range(g.count):
-        bit = 1 << i
-        if white_territory & bit or (white & bit and not buried & bit and not zombies & bit) or black & zombies & bit:
-            owner[i] = 1
-        elif black_territory & bit or (black & bit and not buried & bit and not zombies & bit) or white & zombies & bit:
-            owner[i] = -1
-    white_score, black_score = board.score()
-    return owner, white_score - black_score
 
 
 def _make_player(settings: SelfPlaySettings, seed: int):

@@ -20,6 +20,15 @@ Reading guide
 * :class:`NetPlayer` is the ``net`` player: the most visited root move; the tree below
   the moves played is kept. A board size the weights were not trained for falls back to
   ``mcts`` with one line on stderr.
+
+Ownership, as KataGo's: every evaluated node keeps its ownership head's output (White's
+view, +1 White's; a finished game's exact owners, :func:`.net_features.final_ownership`),
+and the root's ownership (:meth:`NetSearch.ownership`) is the mean, over the simulations
+that reached the root, of the ownership of the node each one evaluated: the nodes'
+outputs weighted by the visits that ended at them (1 for a node the net evaluated, every
+visit for a finished game). It is computed from the tree once, then kept up to date
+simulation by simulation while the root stays the same, so a stream's reports cost one
+array each. The root's score is the same mean over the score head's predictions.
 """
 
 from __future__ import annotations
@@ -165,10 +174,11 @@ class NetNode:
     ``s2`` (visits, wins and score sums of the move that led here, for its mover),
     ``value`` (the net's value of this position for the colour to move), ``terminal``
     (the exact value when the game is over here, else None) and ``terminal_score`` (then
-    its exact final score for the colour to move)."""
+    its exact final score for the colour to move) and ``owner`` (the ownership of this
+    position once evaluated, White's view, one value a point in the geometry's order)."""
 
     __slots__ = ("moves", "prior", "child_n", "child_w", "child_s", "child_s2", "children", "n", "w", "s", "s2",
-                 "value", "terminal", "terminal_score", "to_move")
+                 "value", "terminal", "terminal_score", "to_move", "owner")
 
     def __init__(self, to_move: int) -> None:
         self.moves: list[Move] = []
@@ -180,6 +190,7 @@ class NetNode:
         self.terminal: float | None = None
         self.terminal_score = 0.0
         self.to_move = to_move
+        self.owner = None
 
     @property
     def expanded(self) -> bool:
@@ -193,10 +204,11 @@ class NetSearch:
                  batch: int = BATCH, threads: int = 1, clock: Callable[[], float] = time.perf_counter) -> None:
         import numpy
 
-        from margo_gtp.players.net_features import FEATURE_NAMES, global_features, point_features
+        from margo_gtp.players.net_features import FEATURE_NAMES, final_ownership, global_features, point_features
 
         self.np = numpy
         self.features_of, self.globals_of = point_features, global_features  # numpy: imported here, not per batch
+        self.final_ownership = final_ownership
         self.legal_row = FEATURE_NAMES.index("legal")
         self.threads = max(1, threads)
         self.lock = threading.Lock()
@@ -210,6 +222,9 @@ class NetSearch:
         self.root_key: tuple | None = None
         self.filtered = False  # the kept root lacks moves (allowed): no later search goes on from it
         self.last_simulations = 0
+        # (root, the sum of its simulations' ownership): kept up to date by _backup once
+        # ownership() has been asked for this root; None: nobody asked, nothing is summed
+        self._owned: tuple[NetNode, object] | None = None
 
     # -- tree reuse ---------------------------------------------------------------------
 
@@ -217,12 +232,14 @@ class NetSearch:
         key = position_key(board, colour)
         if self.root is None or self.root_key != key:
             self.root, self.root_key = NetNode(int(colour)), key
+        if self._owned is not None and self._owned[0] is not self.root:
+            self._owned = None  # another root: its sum would be another tree's
         return self.root
 
     def advance(self, board: Board, move: Move) -> None:
         """Keep the subtree below ``move`` (just played on ``board``), if there is one."""
         root = self.root
-        self.root, self.root_key = None, None
+        self.root, self.root_key, self._owned = None, None, None
         if root is None or root.prior is None:
             return
         for i, candidate in enumerate(root.moves):
@@ -276,7 +293,7 @@ class NetSearch:
 
     def _only(self, result: tuple, allowed) -> tuple:
         """A root's evaluation with only the ``allowed`` moves, their priors renormalised."""
-        node, path, value, moves, prior, score = result
+        node, path, value, moves, prior, score, owner = result
         if moves is None:
             return result
         allowed = set(allowed)
@@ -284,7 +301,7 @@ class NetSearch:
         kept = prior[keep]
         total = float(kept.sum())
         kept = kept / total if total > 0 else self.np.full(len(keep), 1.0 / max(1, len(keep)))
-        return node, path, value, [moves[i] for i in keep], kept, score
+        return node, path, value, [moves[i] for i in keep], kept, score, owner
 
     def _finished(self, root: NetNode, limits: tuple) -> bool:
         playouts, deadline, stop = limits
@@ -368,15 +385,16 @@ class NetSearch:
             outcome = board.outcome()
             if outcome is not None:
                 margin = outcome.white_score - outcome.black_score  # White is colour 0
+                owner = self.final_ownership(board)[0].astype(np.float32)
                 results.append((node, path, 0.5 if outcome.winner is None else float(int(outcome.winner) == node.to_move),
-                                None, None, margin if node.to_move == 0 else -margin))
+                                None, None, margin if node.to_move == 0 else -margin, owner))
             else:
                 to_evaluate.append((node, board, path))
         if not to_evaluate:
             return results
         features = np.stack([self.features_of(board, Colour(node.to_move)) for node, board, _ in to_evaluate])
         globals_ = np.stack([self.globals_of(board, Colour(node.to_move)) for node, board, _ in to_evaluate])
-        policy, value, _ownership, score = self.evaluator.evaluate(features, globals_)
+        policy, value, ownership, score = self.evaluator.evaluate(features, globals_)
         count = policy.shape[1] - 2
         # the score head predicts the final score (own minus other) over the board's points
         points = board_points(self.evaluator.size)
@@ -388,14 +406,17 @@ class NetSearch:
             specials = [count + 1 if move.is_swap else count for move in moves[len(placements):]]
             logits = policy[k][np.concatenate([placements, np.array(specials, np.int64)])]
             prior = np.exp(logits - logits.max())
+            # the ownership head is for the colour to move (+1 its own): kept as White's view
+            owner = ownership[k] if node.to_move == int(Colour.WHITE) else -ownership[k]
             results.append((node, path, float(value[k, 0] + 0.5 * value[k, 1]), moves, prior / prior.sum(),
-                            float(score[k]) * points))
+                            float(score[k]) * points, owner))
         return results
 
     def _apply(self, results: list) -> None:
         """Expand the evaluated leaves and back their values up (under the tree's lock)."""
         np = self.np
-        for node, path, value, moves, prior, score in results:
+        for node, path, value, moves, prior, score, owner in results:
+            node.owner = owner
             if moves is None:
                 node.terminal, node.terminal_score = value, score
             else:
@@ -431,8 +452,45 @@ class NetSearch:
             parent.w += 1.0 - mover_value  # the parent's own wins are for whoever moved into it
             parent.s -= mover_score
             parent.s2 += square
+        owned = self._owned
+        if owned is not None and (path[0][0] if path else leaf) is owned[0] and leaf.owner is not None:
+            total = owned[1]
+            total += leaf.owner  # in place: one more simulation of the root whose ownership is watched
 
     # -- reading the tree -----------------------------------------------------------------
+
+    def ownership(self, root: NetNode):
+        """The root's ownership (module doc): a float64 array, one value a point in the
+        geometry's order from -1 to 1, White's view (+1 White's); None before the root is
+        evaluated. The first call for a root sums the tree; later ones read the sum that
+        :meth:`_backup` keeps (call it under the tree's lock while a search runs: a
+        progress callback is)."""
+        if not root.n or root.owner is None:
+            return None
+        owned = self._owned
+        if owned is None or owned[0] is not root:
+            owned = self._owned = (root, self._ownership_sum(root))
+        return owned[1] / root.n
+
+    def _ownership_sum(self, root: NetNode):
+        """The sum over ``root``'s simulations of the ownership each one evaluated: every
+        node's own output times the visits that ended at it (its visits less its
+        children's; a child still waiting for the net has none yet)."""
+        np = self.np
+        total = np.zeros(len(root.owner), np.float64)
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            below = 0
+            if node.child_n is not None:
+                for i in np.flatnonzero(node.child_n):  # virtual loss may count a pending child
+                    child = node.children[i]
+                    if child is not None and child.n:
+                        below += child.n
+                        stack.append(child)
+            if node.owner is not None and node.n > below:
+                total += (node.n - below) * node.owner
+        return total
 
     def best_move(self, root: NetNode) -> Move:
         return root.moves[int(self.np.argmax(root.child_n))]
@@ -476,6 +534,9 @@ class NetPlayer:
         self.last_winrate: float | None = None
         self.root: Node | None = None
         self.clock = time.perf_counter
+        # An Ownership that search() fills with the root's ownership (NetSearch.ownership),
+        # before each progress report and at the end; None: not read (as MctsPlayer's)
+        self.ownership = None
 
     def search_for(self, board: Board) -> NetSearch | None:
         return self.searches.get(board.size)
@@ -523,23 +584,44 @@ class NetPlayer:
         :class:`~.searcher.Node` objects whose children are exact, each with its ``prior``
         the policy's probability, and the principal variation below the visited ones.
         Self-play, ``margo-analyze`` and pondering read it. On a size without a net, the
-        ``mcts`` fallback searches. ``ownership`` is not counted (the net's ownership head
-        is not read yet). ``allowed``: see :meth:`NetSearch.search`."""
+        ``mcts`` fallback searches. ``allowed``: see :meth:`NetSearch.search`. When
+        ``ownership`` (else :attr:`ownership`) is an :class:`~.ownership.Ownership`, its
+        counts become the root's ownership (:meth:`fill_ownership`) before each progress
+        report and at the end; the fallback counts its simulations into it instead."""
+        target = self.ownership if ownership is None else ownership
         fallback = self._fallback_for(board)
         if fallback is not None:
-            return fallback.search(board, colour, playouts=playouts, deadline=deadline, stop=stop,
-                                   on_progress=on_progress, interval=interval, allowed=allowed)
+            before, fallback.ownership = fallback.ownership, target
+            try:
+                return fallback.search(board, colour, playouts=playouts, deadline=deadline, stop=stop,
+                                       on_progress=on_progress, interval=interval, allowed=allowed)
+            finally:
+                fallback.ownership = before
         tree = self.searches[board.size]
         report = None
         if on_progress is not None:
             def report(root: NetNode) -> object:
                 self.last_simulations = tree.last_simulations
+                if target is not None:
+                    self.fill_ownership(target, tree, root)
                 return on_progress(node_view(root, colour))
         root = tree.search(board, colour, playouts=playouts, deadline=deadline, stop=stop, on_progress=report,
                            interval=interval, allowed=allowed)
         self.last_simulations = tree.last_simulations
+        if target is not None:
+            self.fill_ownership(target, tree, root)
         self.root = node_view(root, colour)
         return self.root
+
+    @staticmethod
+    def fill_ownership(ownership, tree: NetSearch, root: NetNode) -> None:
+        """Make ``ownership`` (an :class:`~.ownership.Ownership` of the board's points) the
+        root's ownership over its ``root.n`` simulations (:meth:`NetSearch.ownership`), for
+        every consumer of the MCTS's counts to read unchanged: White's share minus Black's
+        is the averaged ownership exactly (:meth:`~.ownership.Ownership.set_expected`)."""
+        values = tree.ownership(root)
+        if values is not None:
+            ownership.set_expected(values.tolist(), root.n)
 
     def analysis(self, root: Node, max_moves: int = 10, pv_length: int = 8) -> list:
         """``margo-analyze``'s lines of a root from :meth:`search`."""

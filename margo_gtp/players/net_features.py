@@ -55,6 +55,7 @@ __all__ = [
     "Encoding",
     "GLOBALS",
     "encoding_for",
+    "final_ownership",
     "global_features",
     "mask_bits",
     "move_index",
@@ -126,6 +127,28 @@ def global_features(board: Board, colour: Colour) -> np.ndarray:
     """The two global inputs (module doc) as float32."""
     size = board.size
     return np.array([1.0 if int(colour) == int(Colour.WHITE) else 0.0, board.rules.komi / (size * size)], np.float32)
+
+
+def final_ownership(board: Board) -> tuple[np.ndarray, float]:
+    """White's view of the end: per point 1 (White's), -1 (Black's) or 0, and White's
+    score minus Black's. A point is owned by its ball when that ball is neither buried
+    nor a zombie, by the other side when its ball is a zombie (R19 counts it for them),
+    and by the side whose territory it is. The ownership head's training target (from the
+    mover's view: ``lab/netgen.py``), and the net search's ownership of a finished game."""
+    g = board.geometry
+    owner = np.zeros(g.count, np.int8)
+    white_territory, black_territory = board.territory_masks()
+    buried = board.buried_mask()
+    zombies = board.zombie_mask()
+    white, black = board.ball_mask(Colour.WHITE), board.ball_mask(Colour.BLACK)
+    for i in range(g.count):
+        bit = 1 << i
+        if white_territory & bit or (white & bit and not buried & bit and not zombies & bit) or black & zombies & bit:
+            owner[i] = 1
+        elif black_territory & bit or (black & bit and not buried & bit and not zombies & bit) or white & zombies & bit:
+            owner[i] = -1
+    white_score, black_score = board.score()
+    return owner, white_score - black_score
 
 
 @dataclass(frozen=True)

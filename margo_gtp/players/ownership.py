@@ -77,6 +77,19 @@ class Ownership:
         self.black = [a + b for a, b in zip(self.black, black)]
         self.playouts += playouts
 
+    def set_expected(self, values: Sequence[float], simulations: int) -> None:
+        """Replace the counts by a search's expected owners: ``values[i]`` from -1 (Black's)
+        to 1 (White's) for point ``i``, over ``simulations`` (the ``net`` player's averaged
+        ownership head, which predicts an owner, not a ball). Each value is split into the
+        least uncertain shares with that difference, ``max(v, 0)`` White, ``max(-v, 0)``
+        Black and the rest empty, so :meth:`probabilities`' White less Black is ``v``."""
+        if len(values) != len(self.points):
+            raise ValueError(f"ownership values must have {len(self.points)} entries")
+        self.running = None
+        self.playouts = simulations
+        self.white = [max(value, 0.0) * simulations for value in values]
+        self.black = [max(-value, 0.0) * simulations for value in values]
+
     def probabilities(self) -> dict[Point, tuple[float, float, float]]:
         """``{point: (white, black, empty)}`` for every point, each in [0, 1] and summing
         to 1; all empty when no simulation was counted."""

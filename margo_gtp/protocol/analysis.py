@@ -21,8 +21,9 @@ A handler group added to an engine next to the game session (:func:`install`; th
     point from -1 to 1 for ``C`` (positive: ``C``'s), in the point order of
     ``margo-analysis`` (:func:`~margo_gtp.analysis.game_analysis.katago_points`): the
     MCTS search's final positions so far (on the C tree with several threads, its first
-    thread's share of them until the end); the ``net`` player counts none, so it
-    refuses the pair. It stops at the next input line and ends with an empty
+    thread's share of them until the end); for the ``net`` player, its ownership head
+    averaged over the search's simulations (:meth:`~margo_gtp.players.net.NetSearch.ownership`:
+    the expected owner, territory included, +1 ``C``'s). It stops at the next input line and ends with an empty
     line. The search grows the player's own tree when the player is an MCTS player, so a
     ``genmove C`` that follows reuses it; otherwise a private MCTS player is used. When
     ``C`` has no legal move, no line is written. The board is never changed.
@@ -43,7 +44,9 @@ A handler group added to an engine next to the game session (:func:`install`; th
     same answer as ``margo-review``'s maps for the same budget), then one line per point
     of the pyramid, in ``gtp_order``: ``VERTEX VALUE``, the share of the search's final
     positions with a Black ball there minus the share with a White one (-1..1, 3
-    decimals). The budget is the snapshot's: ``centiseconds``, else the
+    decimals). When the session's player is ``net`` (``strongest``) with a network for
+    the size, its own search answers instead (its tree, as ``margo-analyze``'s), and the
+    value is its averaged ownership head, Black's view: the expected owner, +1 Black's. The budget is the snapshot's: ``centiseconds``, else the
     ``margo-set_limit`` limit, else 1 s. A finished game answers its final position.
     The 2-D proxy draws it as GoGui's ``INFLUENCE`` (docs/adapters.md).
 
@@ -242,8 +245,8 @@ class SnapshotStream:
 
 @contextlib.contextmanager
 def counting(player: Any, ownership: Ownership | None) -> Iterator[None]:
-    """``player`` (an MCTS player) counts its searches' final positions into ``ownership``
-    meanwhile (None: as before)."""
+    """``player`` (``mcts``: its searches' final positions; ``net``: its root's averaged
+    ownership head) fills ``ownership`` meanwhile (None: as before)."""
     if ownership is None:
         yield
         return
@@ -290,18 +293,11 @@ class AnalysisGroup(HandlerGroup):
         table[Colour] = Colour.parse
         return table
 
-    def _ownership(self, asked: bool) -> bool:
-        """``ownership true`` needs a player that counts it: the MCTS searches do."""
-        if asked and not isinstance(self.player(), MctsPlayer):
-            raise GtpError("syntax error", detail="ownership: this player's search counts no ownership")
-        return asked
-
     def cmd_margo_analyze(self, colour: Colour, *options: str) -> AnalysisStream:
         interval, ownership = parse_options(options, "interval")
         centiseconds = DEFAULT_INTERVAL_CS if interval is None else interval
         if centiseconds < 0:
             raise GtpError("syntax error")
-        ownership = self._ownership(ownership)
         if self._private is not None and self._mcts is None:
             self._private.reset(self.session.board)
         return AnalysisStream(self.player(), self.session.board, colour, max(centiseconds, 1) / 100,
@@ -324,7 +320,6 @@ class AnalysisGroup(HandlerGroup):
 
     def cmd_margo_analyze_snapshot(self, colour: Colour, *options: str) -> SnapshotStream:
         centiseconds, ownership = parse_options(options, "centiseconds")
-        ownership = self._ownership(ownership)
         seconds, playouts = self._snapshot_budget(centiseconds)
         if self._private is not None and self._mcts is None:
             self._private.reset(self.session.board)
@@ -332,7 +327,11 @@ class AnalysisGroup(HandlerGroup):
 
     def cmd_margo_ownership(self, centiseconds: int | None = None) -> str:
         seconds, playouts = self._snapshot_budget(centiseconds)
-        result = analyse_position(self.session.board, playouts, seconds=seconds, ownership=True)
+        from margo_gtp.players.net import NetPlayer
+
+        player = self.session.player
+        own = player if isinstance(player, NetPlayer) and player.search_for(self.session.board) else None
+        result = analyse_position(self.session.board, playouts, seconds=seconds, ownership=True, player=own)
         return format_vertex_ownership(result["ownership"])
 
     def _estimate(self) -> tuple[float, list]:
