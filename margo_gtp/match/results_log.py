@@ -28,11 +28,16 @@ SUMMARY_FILE = "summary.json"
 
 
 class ResultsLog:
-    """``results.jsonl``: one JSON object per finished game, appended with fsync."""
+    """``results.jsonl``: one JSON object per finished game, appended with fsync.
+
+    The one writer of game results: the referee's, and self-play's (``scripts/strength``,
+    ``scripts/net-selfplay``), whose folders the same reader and summary read.
+    ``written`` holds the game numbers already in the file (:meth:`load` fills it)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.path = directory / RESULTS_FILE
+        self.written: set[int] = set()
 
     def load(self, repair: bool = True) -> list[dict[str, Any]]:
         """Every intact record, first one per game number, in game order. A torn last line
@@ -53,10 +58,24 @@ class ResultsLog:
             except (ValueError, KeyError, TypeError, RecursionError):
                 continue  # an unreadable line is not a finished game; it will be replayed
             records.setdefault(game, record)
+        self.written.update(records)
         return [records[game] for game in sorted(records)]
 
     def append(self, record: Mapping[str, Any]) -> None:
         files.append_durably(self.path, files.json_line(record))
+
+    def write_game(self, record: Mapping[str, Any], sgf_text: str | None) -> bool:
+        """Write one finished game: its SGF atomically (``record["sgf"]`` names it), then
+        its line, durably. False, and nothing written, for a game number already written
+        (a game played again after a lost worker, or by a resumed run): the first stays."""
+        game = int(record["game"])
+        if game in self.written:
+            return False
+        if sgf_text is not None:
+            files.write_atomically(self.directory / record["sgf"], sgf_text)
+        self.append(record)
+        self.written.add(game)
+        return True
 
 
 class MatchMismatch(ValueError):
