@@ -48,18 +48,9 @@ class ResultsLog:
         data = self.path.read_bytes()
         if repair and files.whole_length(data) < len(data):
             files.cut_torn_line(self.path)
-        records: dict[int, dict[str, Any]] = {}
-        for _, line in files.complete_lines(data):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                game = int(record["game"])
-            except (ValueError, KeyError, TypeError, RecursionError):
-                continue  # an unreadable line is not a finished game; it will be replayed
-            records.setdefault(game, record)
-        self.written.update(records)
-        return [records[game] for game in sorted(records)]
+        records = parse_records(data)
+        self.written.update(int(record["game"]) for record in records)
+        return records
 
     def append(self, record: Mapping[str, Any]) -> None:
         files.append_durably(self.path, files.json_line(record))
@@ -76,6 +67,24 @@ class ResultsLog:
         self.append(record)
         self.written.add(game)
         return True
+
+
+def parse_records(data: bytes) -> list[dict[str, Any]]:
+    """The records of a ``results.jsonl``'s contents: every intact one, the first per game
+    number, in game order. A torn last line is no record (:mod:`margo_gtp.files`' rule);
+    neither is a whole line that is not a JSON object with a game number (it will be played
+    again)."""
+    records: dict[int, dict[str, Any]] = {}
+    for _, line in files.complete_lines(data):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            game = int(record["game"])
+        except (ValueError, KeyError, TypeError, RecursionError):
+            continue  # an unreadable line is not a finished game; it will be replayed
+        records.setdefault(game, record)
+    return [records[game] for game in sorted(records)]
 
 
 class MatchMismatch(ValueError):
