@@ -19,8 +19,8 @@ Every tool that spreads work over cores uses it, so they share one set of rules:
 The kinds: :func:`as_done` (results as they finish) and :func:`in_order` (in job order)
 for independent jobs; :class:`WorkerProcesses` for long-lived workers that keep state
 between jobs (the referee's, which keep their two engines running) and talk back through
-a queue; :func:`executor` for a server that submits jobs as they come (``margo-analysis``:
-one thread, or processes). The Ray kind is the referee's cluster backend
+a queue; :func:`executor` for a caller that submits jobs as they come (``margo-analysis``:
+one thread, or processes; ``margo-review``: threads that wait on engine processes). The Ray kind is the referee's cluster backend
 (:mod:`margo_gtp.match.cluster`): Ray is imported only when ``--cluster`` asks for it.
 
 On the ground floor: it imports nothing from the package.
@@ -28,6 +28,7 @@ On the ground floor: it imports nothing from the package.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import queue
@@ -66,8 +67,8 @@ def executor(workers: int, *, threads: bool = False, start_method: str | None = 
 
 def stop(pool: ProcessPoolExecutor) -> None:
     """Cancel the jobs not started and terminate the workers running the others."""
-    # ProcessPoolExecutor only waits for running jobs (terminate_workers() is Python 3.14's):
-    # its processes are terminated here, then the pool is shut down without waiting.
+    # ProcessPoolExecutor.shutdown can wait for running jobs but not stop them (that is
+    # Python 3.14's terminate_workers()): its processes are terminated here by hand.
     processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
@@ -83,34 +84,37 @@ def as_done(function: Callable[..., Result], jobs: Iterable[tuple], parallel: in
     or less; else in ``parallel`` worker processes, each result as soon as its job is done.
     A job's exception is raised here; so is ``BrokenProcessPool`` when a worker dies."""
     if parallel <= 1:
-        for job in jobs:
-            yield function(*job)
+        yield from (function(*job) for job in jobs)
         return
-    pool = ProcessPoolExecutor(max_workers=parallel, mp_context=process_context(start_method))
-    try:
+    with _processes(parallel, start_method) as pool:
         pending: set[Future] = {pool.submit(function, *job) for job in jobs}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield future.result()
-    finally:
-        stop(pool)
+            yield from (future.result() for future in done)
 
 
 def in_order(function: Callable[..., Result], jobs: Iterable[tuple], parallel: int,
              start_method: str | None = None) -> Iterator[Result]:
     """As :func:`as_done`, but the results come in the order of the jobs."""
     if parallel <= 1:
-        for job in jobs:
-            yield function(*job)
+        yield from (function(*job) for job in jobs)
         return
+    with _processes(parallel, start_method) as pool:
+        futures = [pool.submit(function, *job) for job in jobs]
+        yield from (future.result() for future in futures)
+
+
+@contextlib.contextmanager
+def _processes(parallel: int, start_method: str | None) -> Iterator[ProcessPoolExecutor]:
+    """``parallel`` worker processes: shut down once every job is done, stopped
+    (:func:`stop`) when the block is left early (an error, Ctrl-C, a closed generator)."""
     pool = ProcessPoolExecutor(max_workers=parallel, mp_context=process_context(start_method))
     try:
-        futures = [pool.submit(function, *job) for job in jobs]
-        for future in futures:
-            yield future.result()
-    finally:
+        yield pool
+    except BaseException:
         stop(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
 class WorkerStartError(RuntimeError):
