@@ -29,6 +29,7 @@ ROOMS = [
     "margo_gtp.files",  # atomic writes, JSON lines and the torn-line rule
     "margo_gtp.progress",  # the one progress bar
     "margo_gtp.machine",  # available_cores, percentile
+    "margo_gtp.workers",  # the one worker pool: the referee's, self-play's, training's, margo-analysis's
     "margo_gtp.runlock",  # a folder held by one run: the referee's and the lab's folders
     "margo_gtp.options",
     "margo_gtp.vertex",
@@ -112,7 +113,8 @@ def test_no_upward_import(name):
     assert upward == [], f"{name} ({ROOMS[room_of(name)]}) imports from rooms above it: {upward}"
 
 
-GROUND_FLOOR = ["margo_gtp.textfile", "margo_gtp.files", "margo_gtp.progress", "margo_gtp.machine", "margo_gtp.runlock"]
+GROUND_FLOOR = ["margo_gtp.textfile", "margo_gtp.files", "margo_gtp.progress", "margo_gtp.machine", "margo_gtp.workers",
+                "margo_gtp.runlock"]
 
 
 @pytest.mark.parametrize("name", GROUND_FLOOR)
@@ -120,6 +122,54 @@ def test_the_ground_floor_stands_on_nothing_of_ours(name):
     """Every room may use the ground floor, so it uses nothing but the package's own
     ``__init__`` and the ground floor below it."""
     assert GRAPH[name] <= {"margo_gtp", *GROUND_FLOOR[: GROUND_FLOOR.index(name)]}, GRAPH[name]
+
+
+def third_party_imports(path: Path) -> set[str]:
+    """The top-level names of every module ``path`` imports (absolute imports only)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def test_ray_is_imported_by_the_cluster_backend_alone():
+    """Ray is an optional extra: the worker pool's Ray kind is the referee's cluster backend,
+    which ``--cluster`` imports when asked for; no other module imports Ray."""
+    importers = sorted(name for name, path in MODULES.items() if "ray" in third_party_imports(path))
+    assert importers == ["margo_gtp.match.cluster"]
+    lazily = [name for name, targets in GRAPH.items() if "margo_gtp.match.cluster" in targets]
+    assert sorted(lazily) == ["margo_gtp.match.referee_cli"]
+
+
+def pool_makers(path: Path) -> set[str]:
+    """What of ``multiprocessing`` and ``concurrent.futures``' pools ``path`` imports."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("multiprocessing"))
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module.startswith("multiprocessing"):
+                found.add(node.module)
+            found.update(alias.name for alias in node.names
+                         if node.module == "concurrent.futures" and alias.name.endswith("PoolExecutor"))
+    return found
+
+
+def test_the_pool_guard_sees_pools(tmp_path):
+    source = tmp_path / "pools.py"
+    source.write_text("import multiprocessing\nfrom concurrent.futures import Future, ProcessPoolExecutor\n")
+    assert pool_makers(source) == {"multiprocessing", "ProcessPoolExecutor"}
+
+
+def test_every_worker_pool_is_the_one_pool():
+    """Issue 33: one worker pool (:mod:`margo_gtp.workers`). No other module of the package
+    makes a pool or worker processes of its own (the web board's engine threads are not
+    workers that share out a job: they keep a slow engine from blocking the event loop)."""
+    own = {name: sorted(pool_makers(path)) for name, path in MODULES.items() if name != "margo_gtp.workers"}
+    assert {name: found for name, found in own.items() if found} == {"margo_gtp.web.game": ["ThreadPoolExecutor"]}
 
 
 def test_no_module_imports_a_program():

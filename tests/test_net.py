@@ -513,6 +513,37 @@ def test_net_selfplay_resumes_and_refuses_other_options_on_its_folder(tmp_path):
     assert [c.header["chunk"] for c in chunks] == [0, 1, 2]
 
 
+def test_net_selfplay_writes_the_referees_results_and_never_loses_or_repeats_a_game(tmp_path):
+    """Each game is a results.jsonl line as margo-match writes it (read by the referee's
+    reader and summary); a run killed after a chunk's lines but before the chunk plays the
+    chunk again and keeps the lines it had, once each; a torn last line is no game."""
+    from margo_gtp.match.results_log import load_records
+    from margo_gtp.match.stats import is_game_record, summarize_match
+
+    out = tmp_path / "data"
+    base = [sys.executable, str(ROOT / "scripts" / "net-selfplay"), "--out", str(out), "--size", "4", "--visits", "8",
+            "--fast-visits", "4", "--games-per-chunk", "2", "--chunks", "2"]
+    first = subprocess.run(base, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    records = load_records(out)
+    assert [record["game"] for record in records] == [1, 2, 3, 4] and all(map(is_game_record, records))
+    assert [(record["engine_a"], record["engine_b"], record["a_colour"]) for record in records] == [
+        ("mcts", "mcts", "W"), ("mcts", "mcts", "B")] * 2
+    assert sorted(p.name for p in out.glob("game-*.sgf")) == [f"game-000{n}.sgf" for n in (1, 2, 3, 4)]
+    chunks = [netdata.read_chunk(p, 4) for p in sorted(out.glob("chunk-*.npz"))]
+    assert [c.ply.tolist().count(0) for c in chunks] == [2, 2]  # two games a chunk
+    assert sum(len(c.ply) for c in chunks) == sum(record["move_count"] for record in records)
+    assert summarize_match(records, {"A": "mcts", "B": "mcts"})["games"] == 4
+    lines = (out / "results.jsonl").read_bytes()
+    (out / "chunk-000001.npz").unlink()  # killed after chunk 1's lines were written, before the chunk
+    with open(out / "results.jsonl", "ab") as log:
+        log.write(b'{"game":5,"engine_a":"mc')  # and a torn line after them
+    again = subprocess.run(base, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "net-selfplay: 2 games" in again.stdout, again.stderr
+    assert (out / "results.jsonl").read_bytes() == lines  # the torn line cut, no game written twice
+    assert (out / "chunk-000001.npz").exists()
+
+
 def test_net_selfplay_refuses_an_out_that_is_not_a_folder(tmp_path):
     afile = tmp_path / "afile"
     afile.write_text("x")

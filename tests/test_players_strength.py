@@ -1,5 +1,5 @@
-"""scripts/strength: alternating colours, progress lines, the JSON lines file, the summary
-with its Wilson interval and Elo difference."""
+"""scripts/strength: alternating colours, progress lines, the --out folder (the referee's
+results.jsonl and summary.json), the summary with its Wilson interval and Elo difference."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import importlib.machinery
 import importlib.util
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,23 +37,24 @@ def test_summary_figures_and_text() -> None:
 
 @pytest.mark.process
 def test_runs_games_with_alternating_colours_and_writes_them(tmp_path: Path) -> None:
-    out = tmp_path / "runs" / "match.jsonl"
+    out = tmp_path / "runs" / "match"
     out.parent.mkdir()
-    result = subprocess.run([str(SCRIPT), "heuristic", "random", "--games", "3", "--size", "4", "--out", str(out)],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, str(SCRIPT), "heuristic", "random", "--games", "3", "--size", "4",
+                             "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert [line.split(":")[0] for line in lines[:3]] == ["game 1/3", "game 2/3", "game 3/3"]
     assert [line.split()[4] for line in lines[:3]] == ["W", "B", "W"]  # A's colour alternates
     assert lines[3].startswith("heuristic vs random: W/D/L ")
-    records = [json.loads(line) for line in out.read_text().splitlines()]
-    assert "start" in records[0] and "summary" in records[-1]
-    games = records[1:-1]
-    assert [(g["white"], g["black"]) for g in games] == [("heuristic", "random"), ("random", "heuristic"),
-                                                         ("heuristic", "random")]
-    summary = records[-1]["summary"]
+    games = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [(g["game"], g["white"], g["black"]) for g in games] == [
+        (1, "heuristic", "random"), (2, "random", "heuristic"), (3, "heuristic", "random")]
+    assert json.loads((out / "match.json").read_text()) == {
+        "program": "scripts/strength", "engines": {"A": "heuristic", "B": "random"}, "rules": {"size": "4"},
+        "seed": 1, "max_moves": 3000}
+    summary = json.loads((out / "summary.json").read_text())["strength"]
     assert summary["wins"] + summary["draws"] + summary["losses"] == 3
-    assert summary["wins"] == sum(g["a_result"] == "W" for g in games)
+    assert summary["wins"] == sum(g["winner"] == "A" for g in games)
 
 
 @pytest.mark.process
@@ -61,12 +63,12 @@ def test_parallel_games_are_the_games_of_a_serial_run(tmp_path: Path) -> None:
     game number, so a playout-budget run plays the very same games."""
     runs = {}
     for parallel in ("1", "2"):
-        out = tmp_path / f"run{parallel}.jsonl"
-        result = subprocess.run([str(SCRIPT), "mcts:playouts=20", "heuristic", "--games", "4", "--size", "4",
+        out = tmp_path / f"run{parallel}"
+        result = subprocess.run([sys.executable, str(SCRIPT), "mcts:playouts=20", "heuristic", "--games", "4", "--size", "4",
                                  "--seed", "3", "--parallel", parallel, "--out", str(out)],
                                 capture_output=True, text=True, timeout=120)
         assert result.returncode == 0, result.stderr
-        records = [json.loads(line) for line in out.read_text().splitlines()][1:-1]
+        records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
         runs[parallel] = sorted(records, key=lambda record: record["game"])
         summary_line = result.stdout.splitlines()[4]
         assert summary_line.startswith("mcts:playouts=20 vs heuristic: W/D/L ")
@@ -74,9 +76,12 @@ def test_parallel_games_are_the_games_of_a_serial_run(tmp_path: Path) -> None:
             heads = [line.split(":")[0] for line in result.stdout.splitlines()[:4]]
             assert [head.split(" (")[1] for head in heads] == ["1 done)", "2 done)", "3 done)", "4 done)"]
             assert sorted(head.split(" (")[0] for head in heads) == ["game 1/4", "game 2/4", "game 3/4", "game 4/4"]
-    strip = ("seconds", "longest_move", "mean_move")  # wall-clock figures
-    assert [{k: v for k, v in r.items() if k not in strip} for r in runs["1"]] == \
-           [{k: v for k, v in r.items() if k not in strip} for r in runs["2"]]
+    def played(record: dict) -> dict:  # without the wall-clock figures
+        moves = [{k: v for k, v in move.items() if k != "seconds"} for move in record["moves"]]
+        return {**{k: v for k, v in record.items() if k not in ("started", "duration")}, "moves": moves}
+
+    assert [played(r) for r in runs["1"]] == [played(r) for r in runs["2"]]
+    assert [r["game"] for r in runs["1"]] == [1, 2, 3, 4]
 
 
 @pytest.mark.parametrize("arguments, message", [
@@ -92,7 +97,7 @@ def test_parallel_games_are_the_games_of_a_serial_run(tmp_path: Path) -> None:
     (["--size", "3", "--rule", "size=5"], "strength: error: --size 3 contradicts the rule size=5: give one of them"),
 ])
 def test_bad_command_lines_are_one_line_and_exit_2(arguments: list[str], message: str) -> None:
-    result = subprocess.run([str(SCRIPT), "random", "random", *arguments], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, str(SCRIPT), "random", "random", *arguments], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 2
     assert result.stderr.splitlines()[-1] == message
@@ -100,7 +105,7 @@ def test_bad_command_lines_are_one_line_and_exit_2(arguments: list[str], message
 
 
 def test_bad_player_spec_is_one_line_and_exit_2() -> None:
-    result = subprocess.run([str(SCRIPT), "random", "nope"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, str(SCRIPT), "random", "nope"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stderr.splitlines()[-1] == \
         "strength: error: unknown player 'nope' in spec 'nope' (known: heuristic, mcts, net, random, strongest)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,16 +53,17 @@ def test_an_opening_is_played_first_and_the_players_follow_it() -> None:
 
 @pytest.mark.process
 def test_resign_check_replays_resigned_games_and_tabulates_thresholds(tmp_path: Path) -> None:
-    run = tmp_path / "run.jsonl"
+    folder = tmp_path / "run"
     # A trigger-happy resigner: resigns below a 45% win rate after 30 visits.
     spec = "mcts:playouts=40,resign=0.45,resign_visits=30,resign_moves=1"
-    subprocess.run([str(SCRIPTS / "strength"), spec, "heuristic", "--games", "4", "--size", "4", "--out", str(run)],
-                   check=True, capture_output=True, text=True, timeout=300)
-    games = [json.loads(line) for line in run.read_text().splitlines() if '"record"' in line]
+    subprocess.run([sys.executable, str(SCRIPTS / "strength"), spec, "heuristic", "--games", "4", "--size", "4",
+                    "--out", str(folder)], check=True, capture_output=True, text=True, timeout=300)
+    run = folder / "results.jsonl"  # scripts/strength's lines are the referee's, with a self_play field
+    games = [json.loads(line) for line in run.read_text().splitlines()]
     resigned = [g for g in games if g["result"].endswith("+R")]
     assert resigned, "the test needs at least one resignation"
     out = tmp_path / "continued.jsonl"
-    done = subprocess.run([str(SCRIPTS / "resign-check"), str(run), "--replay", "--out", str(out),
+    done = subprocess.run([sys.executable, str(SCRIPTS / "resign-check"), str(run), "--replay", "--out", str(out),
                            "--min-visits", "30", "--thresholds", "0.2,0.45"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -70,7 +72,11 @@ def test_resign_check_replays_resigned_games_and_tabulates_thresholds(tmp_path: 
     assert f"games read: 4; resigned: {len(resigned)}" in lines
     continued = [json.loads(line) for line in out.read_text().splitlines()]
     for game, after in zip(resigned, continued):
-        assert after["record"][: len(game["record"]) - 1] == game["record"][:-1]  # same game up to the resignation
+        played = [move["move"] for move in game["moves"]]
+        assert after["record"][: len(played)] == played  # same game up to the resignation
+        white_spec = game["engine_a"] if game["a_colour"] == "W" else game["engine_b"]
+        assert after["white"] == no_resign(white_spec)
+        assert after["seeds"] == game["self_play"]["seeds"]  # the same players, with the same seeds
         assert not after["result"].endswith("+R")  # resignation off: played to the end
         assert "resign=0" in after["white"] + after["black"]
     table = lines[lines.index("threshold  judged  false-resign  rate    losses-resigned  plies-saved") + 1:]
@@ -82,7 +88,7 @@ def test_resign_check_replays_resigned_games_and_tabulates_thresholds(tmp_path: 
 def test_resign_check_rejects_a_missing_file_or_a_folder(tmp_path: Path, name: str) -> None:
     (tmp_path / "folder").mkdir()
     replays = tmp_path / "replays.jsonl"
-    done = subprocess.run([str(SCRIPTS / "resign-check"), str(tmp_path / name), "--out", str(replays)],
+    done = subprocess.run([sys.executable, str(SCRIPTS / "resign-check"), str(tmp_path / name), "--out", str(replays)],
                           capture_output=True, text=True, timeout=60)
     reason = "no such file" if name == "nope.jsonl" else "is a directory"  # the texts strength-report gives
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"resign-check: {tmp_path / name}: {reason}\n")
@@ -101,7 +107,7 @@ def test_resign_check_rejects_a_missing_file_or_a_folder(tmp_path: Path, name: s
 def test_resign_check_refuses_bad_options(tmp_path: Path, options: list[str], error: str) -> None:
     run = tmp_path / "run.jsonl"
     run.write_text("")
-    done = subprocess.run([str(SCRIPTS / "resign-check"), str(run), *options], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, str(SCRIPTS / "resign-check"), str(run), *options], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines()[-1] == f"resign-check: {error}"
 
@@ -109,7 +115,7 @@ def test_resign_check_refuses_bad_options(tmp_path: Path, options: list[str], er
 def test_resign_check_names_an_unreadable_run(tmp_path: Path) -> None:
     run = tmp_path / "run.jsonl"
     run.write_bytes(b"\xff\xfe not text")
-    done = subprocess.run([str(SCRIPTS / "resign-check"), str(run)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, str(SCRIPTS / "resign-check"), str(run)], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines()[-1] == (f"resign-check: {run}: cannot read: 'utf-8' codec can't decode byte 0xff "
                                             "in position 0: invalid start byte")
@@ -131,7 +137,7 @@ def test_resign_check_names_an_unreadable_run(tmp_path: Path) -> None:
 def test_resign_check_names_the_file_and_line_it_cannot_use(tmp_path: Path, files: dict[str, str], error: str) -> None:
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    done = subprocess.run([str(SCRIPTS / "resign-check"), str(tmp_path / "run.jsonl")], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, str(SCRIPTS / "resign-check"), str(tmp_path / "run.jsonl")], capture_output=True, text=True,
                           timeout=60)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"resign-check: {error.replace('{tmp}', str(tmp_path))}\n"

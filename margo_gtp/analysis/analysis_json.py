@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any
 
-from margo_gtp import __version__
+from margo_gtp import __version__, workers
 from margo_gtp.engine import Board, Colour, Move, Rules, RulesError
 from margo_gtp.analysis.game_analysis import (
     DEFAULT_VISITS,
@@ -418,14 +417,13 @@ class _Server:
         self._drain: threading.Thread | None = None
         if self.ordered:
             self.flags: Any = bytearray(MAX_PENDING)
-            self._pool: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="margo-analysis")
+            self._pool: Executor = workers.executor(1, threads=True, thread_name="margo-analysis")
             self._answers: Any = None
         else:
-            context = multiprocessing.get_context()
+            context = workers.process_context()
             self.flags = context.RawArray("b", MAX_PENDING)
             self._answers = context.Queue()
-            self._pool = ProcessPoolExecutor(max_workers=parallel, mp_context=context, initializer=_start_worker,
-                                             initargs=(self.flags, self._answers))
+            self._pool = workers.executor(parallel, initializer=_start_worker, initargs=(self.flags, self._answers))
             self._drain = threading.Thread(target=self._drain_answers, name="margo-analysis-answers", daemon=True)
             self._drain.start()
 

@@ -59,12 +59,13 @@ legal moves among them (KataGo's ``avoidMoves``/``allowMoves`` at depth 1).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from margo_gtp import workers
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players.mcts import PROGRESS_SECONDS, MctsPlayer
 from margo_gtp.players.ownership import Ownership
@@ -428,6 +429,6 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
     size = -(-len(wanted) // runs)
     tasks = [(record, wanted[start:start + size], visits, seed, ownership, seconds, None, None, player)
              for start in range(0, len(wanted), size)]
-    with ProcessPoolExecutor(max_workers=parallel) as pool:
-        for answers in pool.map(_analyse_turns, tasks):
+    with contextlib.closing(workers.in_order(_analyse_turns, [(task,) for task in tasks], parallel)) as runs:
+        for answers in runs:
             yield from answers

@@ -58,8 +58,8 @@ def _engine_analyses(command: str, record: Any, visits: int | None, seconds: flo
     engine processes, each position to whichever is free (threads wait on them)."""
     import collections
     import queue
-    from concurrent.futures import ThreadPoolExecutor
 
+    from margo_gtp import workers
     from margo_gtp.client import EngineError, SimpleEngine
     from margo_gtp.sgf import positions
 
@@ -83,7 +83,7 @@ def _engine_analyses(command: str, record: Any, visits: int | None, seconds: flo
             free.put(engine)
 
     try:  # the positions come from one pass over the record; a few ahead of the answers
-        with ThreadPoolExecutor(max_workers=parallel) as pool:
+        with workers.executor(parallel, threads=True, thread_name="margo-review") as pool:
             pending: collections.deque = collections.deque()
             for position in positions(record):
                 pending.append(pool.submit(one, position))

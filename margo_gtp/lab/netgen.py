@@ -19,21 +19,29 @@ does not depend on how many processes played it. The player is the ``mcts`` sear
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from margo_gtp import files
+from margo_gtp import files, workers
 from margo_gtp.engine import Board, Colour, Move, Rules
+from margo_gtp.game.faults import MAX_MOVES
+from margo_gtp.game.loop import adjudicate, end_of
+from margo_gtp.game.record import GameRecord
+from margo_gtp.match.game_runner import colours_of_game
+from margo_gtp.match.results_log import ResultsLog
 from margo_gtp.lab.netdata import chunk_path, write_chunk
 # final_ownership: the ownership target; it lives beside the features, since the net search
 # scores its finished games' ownership the same way
 from margo_gtp.players.net_features import FEATURES, final_ownership, global_features, move_index, point_features
 
-__all__ = ["SelfPlaySettings", "check_player", "final_ownership", "play_chunk", "play_game"]
+__all__ = ["SelfPlaySettings", "check_player", "final_ownership", "game_number", "play_chunk", "play_game",
+           "run_selfplay"]
 
 
 @dataclass(frozen=True)
@@ -65,17 +73,30 @@ def check_player(settings: SelfPlaySettings) -> None:
 
 def play_game(settings: SelfPlaySettings, seed: int) -> dict[str, np.ndarray]:
     """One self-play game's positions as the arrays of a chunk (:mod:`.netdata`)."""
+    return _self_play(settings, seed, 1)[0]
+
+
+def _self_play(settings: SelfPlaySettings, seed: int, game: int) -> tuple[dict[str, np.ndarray], dict, str | None]:
+    """One self-play game, numbered ``game``: its arrays, and its ``results.jsonl`` line and
+    SGF as the referee writes them (the one player is both engines, A holding White in
+    odd games)."""
     rng = random.Random(seed)
-    board = Board(Rules(size=settings.size))
+    rules = Rules(size=settings.size)
+    board = Board(rules)
     player = _make_player(settings, rng.randrange(2**31))
     points = board.geometry.count
     max_moves = settings.max_moves or 4 * points
     rows: list[tuple] = []
+    colours = colours_of_game(game)
+    holder = {colour: label for label, colour in colours.items()}
+    played: list[dict] = []
+    started, clock = datetime.now(timezone.utc), time.perf_counter()
     while not board.is_game_over() and len(board.history) < max_moves:
         colour = board.to_move
         moves = board.legal_moves(colour)
         full = rng.random() < settings.full_share
         policy = np.zeros(points + 2, np.float32)
+        thinking = time.perf_counter()
         if len(moves) == 1:
             move, full = moves[0], False
         else:
@@ -89,11 +110,19 @@ def play_game(settings: SelfPlaySettings, seed: int) -> dict[str, np.ndarray]:
                 move = children[rng.choices(range(len(children)), weights=visits)[0]].move
             else:
                 move = children[int(np.argmax(visits))].move
+        played.append({"colour": colour.letter, "move": move.gtp(), "engine": holder[colour],
+                       "seconds": round(time.perf_counter() - thinking, 6)})
         rows.append((point_features(board, colour), global_features(board, colour), policy, full, int(colour),
                      move_index(settings.size, move), len(board.history)))
         board.push(move, colour)
         player.notify(board, move, colour)
+        if move.is_swap:  # the engines exchange colours, as in the referee's loop
+            holder = {c: holder[c.opponent] for c in holder}
     outcome = board.outcome()
+    record = GameRecord(rules, {"A": settings.player, "B": settings.player}, colours, board, game=game, started=started)
+    record.finish(end_of(outcome, played) if outcome is not None else adjudicate(board, played, MAX_MOVES),
+                  time.perf_counter() - clock)
+    entry, sgf_text = record.results_entry()
     winner = None if outcome is None else outcome.winner
     if outcome is None:  # capped: the score decides
         white_score, black_score = board.score()
@@ -118,52 +147,54 @@ def play_game(settings: SelfPlaySettings, seed: int) -> dict[str, np.ndarray]:
         "score": (sign * white_margin).astype(np.float32),
         "played": np.array([r[5] for r in rows], np.int16),
         "ply": np.array([r[6] for r in rows], np.int16),
-    }
+    }, entry, sgf_text
 
 
-def play_chunk(folder: Path, number: int, settings: SelfPlaySettings, seed: int, header: dict) -> tuple[int, int, float]:
-    """Play chunk ``number``'s games and write it; returns (games, positions, seconds)."""
-    start = time.perf_counter()
-    games = [play_game(settings, seed * 1_000_003 + number * settings.games_per_chunk + k)
+def game_number(settings: SelfPlaySettings, chunk: int, k: int) -> int:
+    """The ``results.jsonl`` number (from 1) of game ``k`` of chunk ``chunk``."""
+    return chunk * settings.games_per_chunk + k + 1
+
+
+def play_chunk(number: int, settings: SelfPlaySettings, seed: int) -> tuple[int, dict[str, np.ndarray], list]:
+    """Play chunk ``number``'s games (in a worker): the chunk number, its arrays and each
+    game's ``results.jsonl`` line and SGF. The caller writes them (:func:`run_selfplay`)."""
+    games = [_self_play(settings, seed * 1_000_003 + number * settings.games_per_chunk + k, game_number(settings, number, k))
              for k in range(settings.games_per_chunk)]
-    arrays = {name: np.concatenate([game[name] for game in games]) for name in games[0]}
-    write_chunk(chunk_path(folder, number), dict(header, size=settings.size, games=len(games), chunk=number,
-                                                 seed=seed), arrays)
-    return len(games), len(arrays["value"]), time.perf_counter() - start
+    arrays = {name: np.concatenate([game[0][name] for game in games]) for name in games[0][0]}
+    return number, arrays, [(entry, sgf_text) for _, entry, sgf_text in games]
 
 
 def run_selfplay(folder: Path, settings: SelfPlaySettings, chunks: int, seed: int, parallel: int,
                  header: dict, progress=None) -> tuple[int, int]:
     """Play the chunks ``0 .. chunks-1`` of ``folder`` that are missing, ``parallel`` at a
-    time in worker processes; ``progress(games, positions, done, total)`` after each.
-    Returns the games and positions played now. The caller holds the folder's lock."""
-    import multiprocessing
+    time in worker processes (:mod:`margo_gtp.workers`, spawned: a forked ONNX Runtime or
+    PyTorch is not safe); ``progress(games, positions, done, total)`` after each. Returns
+    the games and positions played now. The caller holds the folder's lock.
 
-    for leftover in files.leftover_temporaries(folder, "chunk-*.npz"):  # a run killed while writing
-        leftover.unlink()
+    Each game is also a line of ``folder/results.jsonl`` (and ``game-NNNN.sgf``), in the
+    referee's format, so the match summary reads a self-play folder as it reads a match.
+    This process writes a chunk's game lines first and the chunk after them: a run killed
+    in between finds the chunk missing and plays it again (its seeds are its own), and the
+    lines already written are kept, not written twice (:meth:`ResultsLog.write_game`); a
+    game is never lost, nor counted twice."""
+    for pattern in ("chunk-*.npz", "game-*.sgf"):  # a run killed while writing
+        for leftover in files.leftover_temporaries(folder, pattern):
+            leftover.unlink()
+    log = ResultsLog(folder)
+    log.load()  # the games written already; a torn last line is cut off
     missing = [number for number in range(chunks) if not chunk_path(folder, number).exists()]
     games = positions = 0
     done = chunks - len(missing)
     if progress is not None:
         progress(0, 0, done, chunks)
-    jobs = [(folder, number, settings, seed, header) for number in missing]
-    if parallel <= 1:
-        results = (play_chunk(*job) for job in jobs)
-        pool = None
-    else:
-        pool = multiprocessing.get_context("spawn").Pool(parallel)
-        results = pool.imap_unordered(_play_chunk_job, jobs)
-    try:
-        for played, rows, _seconds in results:
-            games, positions, done = games + played, positions + rows, done + 1
+    jobs = [(number, settings, seed) for number in missing]
+    with contextlib.closing(workers.as_done(play_chunk, jobs, parallel, start_method="spawn")) as played:
+        for number, arrays, results in played:
+            for entry, sgf_text in results:
+                log.write_game(entry, sgf_text)
+            write_chunk(chunk_path(folder, number), dict(header, size=settings.size, games=len(results), chunk=number,
+                                                         seed=seed), arrays)
+            games, positions, done = games + len(results), positions + len(arrays["value"]), done + 1
             if progress is not None:
                 progress(games, positions, done, chunks)
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
     return games, positions
-
-
-def _play_chunk_job(job: tuple) -> tuple[int, int, float]:
-    return play_chunk(*job)

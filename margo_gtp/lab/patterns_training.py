@@ -22,13 +22,13 @@ is plain Python.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from margo_gtp import sgf
+from margo_gtp import sgf, workers
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.engine.core import native_state
 from margo_gtp.players import native_search
@@ -112,18 +112,10 @@ def play_games(spec: str, size: int, count: int, seed: int, folder: Path, parall
         if progress is not None:
             progress(number, plies)
 
-    if parallel <= 1:
-        for number in range(count):
-            keep(*_play_one(spec, size, seed, number, max_moves))
-    else:
-        with ProcessPoolExecutor(max_workers=parallel) as pool:
-            pending = [pool.submit(_play_one, spec, size, seed, number, max_moves) for number in range(count)]
-            try:
-                for future in as_completed(pending):
-                    keep(*future.result())
-            finally:
-                for future in pending:
-                    future.cancel()
+    jobs = [(spec, size, seed, number, max_moves) for number in range(count)]
+    with contextlib.closing(workers.as_done(_play_one, jobs, parallel)) as games:
+        for game in games:
+            keep(*game)
     return [Game(f"game-{number:04d}.sgf", sgf.loads(texts[number]), texts[number]) for number in range(count)]
 
 

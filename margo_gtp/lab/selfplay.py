@@ -7,13 +7,18 @@ loop (:func:`margo_gtp.game.loop.play_game`) with each player as a
 :class:`~margo_gtp.game.bots.PlayerBot`, so it is judged and ended as a referee game is. Matches through the referee
 (real engines, clocks, SGF) are :mod:`margo_gtp.match.referee`'s job.
 
-A game record (a dict, one JSON line in the tools' ``--out`` files) holds the specs and
-seeds, the winner (``"W"``, ``"B"`` or ``None``), how the game ended (``result``: e.g.
-``W+12``, ``B+R`` for a resignation, or ``capped``), the final score, the moves as GTP
-text, and for searching players the win rate and root visits behind each of their moves
-(``evals``: ``[colour letter, win rate, visits]`` or ``None`` per move), which is what
-the resignation analysis reads. :func:`read_json_lines` reads such files back, strictly,
-for the scripts that count them.
+Two shapes of a game. :func:`play_numbered_game` gives what ``scripts/strength`` writes:
+the referee's ``results.jsonl`` line (:meth:`~margo_gtp.game.record.GameRecord.results_entry`,
+the same fields, so the referee's reader and summary read a self-play folder as a match)
+and its SGF, plus one field the referee cannot know, ``self_play``: the seeds, the final
+score and the evals. :func:`play_game` gives the in-memory record the resignation check
+and the tuner use: the specs and seeds, the winner (``"W"``, ``"B"`` or ``None``), how
+the game ended (``result``: e.g. ``W+12``, ``B+R`` for a resignation, or ``capped``), the
+final score, the moves as GTP text. Both hold, for searching players, the win rate and
+root visits behind each of their moves (``evals``: ``[colour letter, win rate, visits]``
+or ``None`` per move), which is what the resignation analysis reads.
+:func:`read_json_lines` reads a JSON-lines file back, strictly, for the scripts that
+count its lines (``scripts/tune``, ``scripts/resign-check``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from __future__ import annotations
 import errno
 import json
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +37,17 @@ from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.engine.rules import RulePairError, merge_option_flags, parse_rule_pairs
 from margo_gtp.game.bots import PlayerBot
 from margo_gtp.game.faults import MAX_MOVES, RESIGNATION
+from margo_gtp.game.loop import GameEnd, relay
 from margo_gtp.game.loop import play_game as loop_game
-from margo_gtp.game.loop import relay
+from margo_gtp.game.record import GameRecord
 from margo_gtp.players import Player, make_player
 
+from margo_gtp.match.game_runner import colours_of_game
 from margo_gtp.match.stats import elo_interval, wilson_interval
 
 __all__ = [
-    "RulePairError", "RunFileError", "format_summary", "moves_of", "no_resign", "play_game", "read_json_lines",
+    "RulePairError", "RunFileError", "format_summary", "moves_of", "no_resign", "play_game", "play_numbered_game",
+    "read_json_lines",
     "rule_options", "summary",
 ]
 
@@ -67,20 +78,69 @@ def play_game(spec_white: str, spec_black: str, rules: Rules, seeds: tuple[int, 
     to continue a resigned game from the position where it was resigned. ``max_moves``
     counts them too.
     """
+    played = _play({Colour.WHITE: (spec_white, "W", seeds[0]), Colour.BLACK: (spec_black, "B", seeds[1])},
+                   rules, max_moves, opening or [])
+    board, end, log = played.board, played.end, played.log
+    moves = list(opening or []) + [entry["move"] for entry in end.moves] + (["resign"] if end.reason == RESIGNATION else [])
+    white, black = board.score()
+    plies = len(board.history)
+    return {
+        "white": spec_white, "black": spec_black, "seeds": list(seeds),
+        "winner": None if end.winner is None else end.winner.letter,
+        "result": "capped" if end.reason == MAX_MOVES else end.result, "moves": plies, "score": [white, black],
+        "seconds": round(played.seconds, 2),
+        "longest_move": {"W": round(log.longest[Colour.WHITE], 3), "B": round(log.longest[Colour.BLACK], 3)},
+        "mean_move": {c.letter: round(log.thinking[c] / max(1, moves_of(plies, c.letter)), 4)
+                      for c in (Colour.WHITE, Colour.BLACK)},
+        "record": moves, "evals": log.evals,
+    }
+
+
+def play_numbered_game(spec_a: str, spec_b: str, rules: Rules, game: int, seeds: Mapping[str, int],
+                       max_moves: int) -> tuple[dict[str, Any], str | None]:
+    """Game number ``game`` (from 1) between ``spec_a`` and ``spec_b`` as the referee plays
+    it: A holds White in odd games (:func:`~margo_gtp.match.game_runner.colours_of_game`).
+    Returns the referee's ``results.jsonl`` line and SGF text, from one
+    :class:`~margo_gtp.game.record.GameRecord`, with one more field, ``self_play``: the
+    seeds (``[White's, Black's]``, the colours at the start), the final score
+    ``[White, Black]`` and the evals (module docstring), which the referee cannot know.
+    seeds maps ``"A"`` and ``"B"`` to each player's seed."""
+    colours = colours_of_game(game)
+    specs = {"A": spec_a, "B": spec_b}
+    started = datetime.now(timezone.utc)
+    played = _play({colour: (specs[label], label, seeds[label]) for label, colour in colours.items()}, rules, max_moves, [])
+    record = GameRecord(rules, specs, colours, played.board, game=game, started=started)
+    record.finish(played.end, played.seconds)
+    entry, sgf_text = record.results_entry()
+    by_colour = {colour: label for label, colour in colours.items()}
+    white, black = played.board.score()
+    entry["self_play"] = {"seeds": [seeds[by_colour[Colour.WHITE]], seeds[by_colour[Colour.BLACK]]],
+                          "score": [white, black], "evals": played.log.evals}
+    return entry, sgf_text
+
+
+@dataclass
+class _Played:
+    board: Board
+    end: GameEnd
+    log: _MoveLog
+    seconds: float
+
+
+def _play(players: Mapping[Colour, tuple[str, str, int]], rules: Rules, max_moves: int, opening: list[str]) -> _Played:
+    """One game of the players (``colour -> (spec, label, seed)``, colours at the start)."""
     log = _MoveLog()
-    bots = {Colour.WHITE: _MeasuredBot(make_player(spec_white, seeds[0]), "W", log),
-            Colour.BLACK: _MeasuredBot(make_player(spec_black, seeds[1]), "B", log)}
+    bots = {colour: _MeasuredBot(make_player(spec, seed), label, log) for colour, (spec, label, seed) in players.items()}
     board = Board(rules)
     started = time.perf_counter()
     try:
         for bot in bots.values():
             bot.new_game(board)
         # Lazy: each move's colour is the side to move once the one before is on the board.
-        book = ((board.to_move, Move.from_gtp(text, rules.size)) for text in opening or [])
+        book = ((board.to_move, Move.from_gtp(text, rules.size)) for text in opening)
         relay(board, bots, book)
-        moves: list[str] = list(opening or [])
-        log.evals.extend(None for _ in moves)
-        end = loop_game(board, bots, max(0, max_moves - len(moves)))
+        log.evals.extend(None for _ in opening)
+        end = loop_game(board, bots, max(0, max_moves - len(opening)))
     finally:
         for bot in bots.values():
             bot.close()
@@ -88,19 +148,7 @@ def play_game(spec_white: str, spec_black: str, rules: Rules, seeds: tuple[int, 
         colour, fault = end.forfeit
         started_as = colour.opponent if board.swapped else colour  # bots are keyed by the colour at the start
         raise RuntimeError(f"{bots[started_as].player.name} broke the rules: {fault.detail}")
-    moves += [entry["move"] for entry in end.moves] + (["resign"] if end.reason == RESIGNATION else [])
-    white, black = board.score()
-    played = len(board.history)
-    return {
-        "white": spec_white, "black": spec_black, "seeds": list(seeds),
-        "winner": None if end.winner is None else end.winner.letter,
-        "result": "capped" if end.reason == MAX_MOVES else end.result, "moves": played, "score": [white, black],
-        "seconds": round(time.perf_counter() - started, 2),
-        "longest_move": {"W": round(log.longest[Colour.WHITE], 3), "B": round(log.longest[Colour.BLACK], 3)},
-        "mean_move": {c.letter: round(log.thinking[c] / max(1, moves_of(played, c.letter)), 4)
-                      for c in (Colour.WHITE, Colour.BLACK)},
-        "record": moves, "evals": log.evals,
-    }
+    return _Played(board, end, log, time.perf_counter() - started)
 
 
 class _MoveLog:

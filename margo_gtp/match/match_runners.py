@@ -2,7 +2,8 @@
 
 :func:`run_serial` plays the games one after the other with one
 :class:`~margo_gtp.match.game_runner.GameRunner`; :func:`run_parallel` hands them to
-``config.parallel`` worker processes (fork), each with its own runner and engines, and
+``config.parallel`` worker processes (fork; the pool's
+:class:`~margo_gtp.workers.WorkerProcesses`), each with its own runner and engines, and
 commits what they send back. Either way only the referee's process writes results: each
 finished game goes to the ``commit(record, sgf_text)`` step of
 :func:`margo_gtp.match.referee.run_match`, which may raise :class:`MatchDecided` to stop the
@@ -12,15 +13,13 @@ match. A backend elsewhere (Ray: :mod:`margo_gtp.match.cluster`) has the same sh
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import queue
-import signal
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from margo_gtp.game.faults import EngineStartError
+from margo_gtp.workers import WorkerProcesses, WorkersEnded, WorkerStartError, next_job, worker_setup
 
 from margo_gtp.match.game_runner import GameRunner
 from margo_gtp.match.match_config import MatchConfig
@@ -57,79 +56,43 @@ def run_serial(config: MatchConfig, directory: Path, games: Sequence[int], commi
 
 def run_parallel(config: MatchConfig, directory: Path, games: Sequence[int], commit: Commit) -> None:
     """Worker processes play; only this (parent) process writes results."""
-    # fork: a worker needs no re-import (spawn costs a Python start per worker); the
-    # children touch neither the console nor any lock a parent thread may hold.
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    tasks: Any = context.Queue()
-    results: Any = context.Queue()
-    for game in games:
-        tasks.put(game)
+    # fork where there is fork (the pool's FORK_IF_POSSIBLE): a worker needs no re-import
+    # (spawn costs a Python start per worker); the children touch neither the console nor
+    # any lock a parent thread may hold.
     count = min(config.parallel, len(games))
-    for _ in range(count):
-        tasks.put(None)
-    workers = [
-        context.Process(target=_worker_main, args=(config, str(directory), index, tasks, results, os.getpid()), daemon=True)
-        for index in range(1, count + 1)
-    ]
     remaining = len(games)
     try:
-        for number, worker in enumerate(workers, 1):
+        with WorkerProcesses(_worker_main, games, count, args=(config, str(directory), os.getpid())) as workers:
             try:
-                worker.start()
-            except OSError as error:  # the process limit: one line, not a traceback per worker
-                raise RuntimeError(f"cannot start worker process {number} of {count}: {error.strerror or error}; "
-                                   "lower --parallel") from None
-        while remaining:
-            try:
-                kind, payload = results.get(timeout=0.5)
-            except queue.Empty:
-                if not any(worker.is_alive() for worker in workers):
-                    raise RuntimeError("every worker process ended before the match was finished") from None
-                continue
-            if kind == "start-error":
-                raise EngineStartError(payload)
-            if kind == "error":
-                raise RuntimeError(f"a worker process failed: {payload}")
-            commit(*payload)
-            remaining -= 1
-    except KeyboardInterrupt:
-        # Keep the games the workers already finished and handed over.
-        while True:
-            try:
-                kind, payload = results.get(timeout=0.1)
-            except (queue.Empty, OSError, ValueError):
-                break
-            if kind == "game":
-                try:
+                while remaining:
+                    kind, payload = workers.receive()
+                    if kind == "start-error":
+                        raise EngineStartError(payload)
+                    if kind == "error":
+                        raise RuntimeError(f"a worker process failed: {payload}")
                     commit(*payload)
-                except MatchDecided:
-                    break
-        raise
-    finally:
-        for worker in workers:
-            if worker.is_alive():
-                worker.terminate()
-        for worker in workers:
-            if worker.pid is not None:  # started
-                worker.join(timeout=10)
+                    remaining -= 1
+            except KeyboardInterrupt:
+                # Keep the games the workers already finished and handed over.
+                for kind, payload in workers.leftovers():
+                    if kind == "game":
+                        try:
+                            commit(*payload)
+                        except MatchDecided:
+                            break
+                raise
+    except WorkerStartError as error:
+        raise RuntimeError(f"{error}; lower --parallel") from None
+    except WorkersEnded:
+        raise RuntimeError("every worker process ended before the match was finished") from None
 
 
-def _worker_main(config: MatchConfig, directory: str, index: int, tasks: Any, results: Any, parent: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    signal.signal(signal.SIGTERM, _exit_worker)
+def _worker_main(index: int, tasks: Any, results: Any, config: MatchConfig, directory: str, parent: int) -> None:
+    worker_setup()  # Ctrl-C is the parent's; SIGTERM runs the finally below
     wire = wire_stream(config, Path(directory), index)
     runner = GameRunner(config, wire, live_directory=Path(directory))
     try:
-        while True:
-            if os.getppid() != parent:  # orphaned: the referee was killed, nobody reads results
-                results.cancel_join_thread()  # do not block at exit on a pipe nobody drains
-                return
-            try:
-                game = tasks.get(timeout=1.0)
-            except queue.Empty:
-                continue
-            if game is None:
-                return
+        while (game := next_job(tasks, results, parent)) is not None:
             try:
                 results.put(("game", runner.play(game)))
             except EngineStartError as error:
@@ -142,8 +105,3 @@ def _worker_main(config: MatchConfig, directory: str, index: int, tasks: Any, re
         runner.close()
         if wire is not None:
             wire.close()
-
-
-def _exit_worker(signum: int, frame: object) -> None:
-    raise SystemExit(0)
-

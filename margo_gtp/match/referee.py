@@ -60,7 +60,6 @@ from pathlib import Path
 from typing import Any
 
 from margo_gtp.engine import Rules
-from margo_gtp.files import write_atomically
 
 from margo_gtp.match.live_feed import LIVE_DIRECTORY, live_path
 from margo_gtp.match.match_config import EngineSpec, MatchConfig, default_names
@@ -117,17 +116,12 @@ def run_match(
     if on_start is not None:
         on_start(finished, pending)
     log = ResultsLog(directory)
-    committed = {int(record["game"]) for record in finished}
+    log.written = {int(record["game"]) for record in finished}
 
     def commit(record: dict[str, Any], sgf_text: str | None) -> None:
-        game = int(record["game"])
-        if game in committed:  # a replayed game whose first play also came back: keep the first
+        if not log.write_game(record, sgf_text):  # a replayed game whose first play also came back: keep the first
             return
-        if sgf_text is not None:
-            write_atomically(directory / record["sgf"], sgf_text)
-        log.append(record)
-        committed.add(game)
-        live_path(directory, game).unlink(missing_ok=True)
+        live_path(directory, int(record["game"])).unlink(missing_ok=True)
         records.append(record)
         if on_game is not None:
             on_game(record)

@@ -28,11 +28,16 @@ SUMMARY_FILE = "summary.json"
 
 
 class ResultsLog:
-    """``results.jsonl``: one JSON object per finished game, appended with fsync."""
+    """``results.jsonl``: one JSON object per finished game, appended with fsync.
+
+    The one writer of game results: the referee's, and self-play's (``scripts/strength``,
+    ``scripts/net-selfplay``), whose folders the same reader and summary read.
+    ``written`` holds the game numbers already in the file (:meth:`load` fills it)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.path = directory / RESULTS_FILE
+        self.written: set[int] = set()
 
     def load(self, repair: bool = True) -> list[dict[str, Any]]:
         """Every intact record, first one per game number, in game order. A torn last line
@@ -43,20 +48,43 @@ class ResultsLog:
         data = self.path.read_bytes()
         if repair and files.whole_length(data) < len(data):
             files.cut_torn_line(self.path)
-        records: dict[int, dict[str, Any]] = {}
-        for _, line in files.complete_lines(data):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                game = int(record["game"])
-            except (ValueError, KeyError, TypeError, RecursionError):
-                continue  # an unreadable line is not a finished game; it will be replayed
-            records.setdefault(game, record)
-        return [records[game] for game in sorted(records)]
+        records = parse_records(data)
+        self.written.update(int(record["game"]) for record in records)
+        return records
 
     def append(self, record: Mapping[str, Any]) -> None:
         files.append_durably(self.path, files.json_line(record))
+
+    def write_game(self, record: Mapping[str, Any], sgf_text: str | None) -> bool:
+        """Write one finished game: its SGF atomically (``record["sgf"]`` names it), then
+        its line, durably. False, and nothing written, for a game number already written
+        (a game played again after a lost worker, or by a resumed run): the first stays."""
+        game = int(record["game"])
+        if game in self.written:
+            return False
+        if sgf_text is not None:
+            files.write_atomically(self.directory / record["sgf"], sgf_text)
+        self.append(record)
+        self.written.add(game)
+        return True
+
+
+def parse_records(data: bytes) -> list[dict[str, Any]]:
+    """The records of a ``results.jsonl``'s contents: every intact one, the first per game
+    number, in game order. A torn last line is no record (:mod:`margo_gtp.files`' rule);
+    neither is a whole line that is not a JSON object with a game number (it will be played
+    again)."""
+    records: dict[int, dict[str, Any]] = {}
+    for _, line in files.complete_lines(data):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            game = int(record["game"])
+        except (ValueError, KeyError, TypeError, RecursionError):
+            continue  # an unreadable line is not a finished game; it will be replayed
+        records.setdefault(game, record)
+    return [records[game] for game in sorted(records)]
 
 
 class MatchMismatch(ValueError):
