@@ -265,3 +265,181 @@ def test_a_page_of_another_site_can_neither_try_nor_play_from_here(client: TestC
     assert client.post(f"/api/replay/{rid}/variation", json={"ply": PLY, "moves": SIDE}, headers=same).status_code == 200
     assert client.post(f"/api/replay/{rid}/play", json={"ply": PLY, "white": "human", "black": "human"},
                        headers=same).status_code == 200
+
+
+# ---------------------------------------------------------------- the page
+
+from needs import need_module  # noqa: E402
+from web_helpers import PLAYWRIGHT, screenshot  # noqa: E402
+
+playwright = need_module("playwright.sync_api", PLAYWRIGHT)
+expect = playwright.expect
+
+STATUS = "[data-role=status]"
+BAR = "[data-role=variation-text]"
+SIZES = [pytest.param(390, 844, True, id="390x844-touch"), pytest.param(1280, 800, False, id="1280x800")]
+
+
+def balls_on_page(page) -> dict[str, str]:  # noqa: ANN001
+    return page.eval_on_selector_all("[data-ball]", "els => Object.fromEntries(els.map(e => [e.dataset.vertex, e.dataset.ball]))")
+
+
+def balls_of(board: Board) -> dict[str, str]:
+    return {point.gtp(): colour.letter for point, colour in board.balls().items()}
+
+
+def tried_on_page(page) -> list[list[str]]:  # noqa: ANN001
+    return page.eval_on_selector_all("[data-tried]", "els => els.map(e => [e.closest('[data-vertex]').dataset.vertex, "
+                                     "e.dataset.tried]).sort((a, b) => a[1] - b[1])")
+
+
+def on_screen(page, selector: str) -> dict:  # noqa: ANN001
+    """The element's box, asserted whole inside the viewport."""
+    rect = page.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect();"
+                                 " return {top: r.top, left: r.left, bottom: r.bottom, right: r.right}; }")
+    size = page.viewport_size
+    assert rect["top"] >= 0 and rect["left"] >= 0, (selector, rect)
+    assert rect["bottom"] <= size["height"] + 0.5 and rect["right"] <= size["width"] + 0.5, (selector, rect, size)
+    return rect
+
+
+@pytest.fixture
+def sized_page(browser):  # noqa: ANN001, ANN201
+    """``sized_page(width, height, touch)``: a page of a fresh context (a phone: touch and
+    mobile emulation), failing the test on any JavaScript error."""
+    contexts, errors = [], []
+
+    def opener(width: int, height: int, touch: bool):  # noqa: ANN202
+        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.set_default_timeout(20_000)
+        return page
+
+    yield opener
+    for context in contexts:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def open_replay_at(page, url: str, folder: Path, ply: int) -> None:  # noqa: ANN001
+    """Load GAME in Replay, show move ``ply``, and wait for its points to try."""
+    path = folder / "game.sgf"
+    path.write_text(GAME, encoding="utf-8")
+    page.goto(f"{url}/?tab=replay")
+    page.set_input_files("[data-role=sgf-file]", str(path))
+    expect(page.locator(STATUS)).to_have_text("game.sgf: move 0 of 10")
+    page.locator("[data-role=slider]").fill(str(ply))
+    expect(page.locator(STATUS)).to_have_text(f"game.sgf: move {ply} of 10 (B B3:1)")
+    expect(page.locator("g[data-vertex='B2:2'] [data-target][data-legal=true]")).to_have_count(1)
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("width, height, touch", SIZES)
+def test_a_side_line_is_tried_undone_left_and_played_from(sized_page, live_server, tmp_path: Path,  # noqa: ANN001
+                                                          width: int, height: int, touch: bool) -> None:
+    page = sized_page(width, height, touch)
+    open_replay_at(page, live_server.url, tmp_path, PLY)
+    expect(page.locator(BAR)).to_have_text("Try a move on the board")
+    expect(page.locator("[data-action=variation-undo]")).to_be_disabled()
+    hit = (lambda v: page.locator(f"g[data-vertex='{v}']").tap()) if touch else (lambda v: page.click(f"g[data-vertex='{v}']"))
+    before = on_screen(page, "[data-role=board]")
+    # Three moves on a side line: White stacks on B2:2, then Black, then White; each drawn ringed and numbered.
+    for k, vertex in enumerate(SIDE, 1):
+        hit(vertex)
+        expect(page.locator(BAR)).to_have_text(f"Variation: {k} move{'s' if k > 1 else ''}")
+    board = board_at(GAME, PLY, SIDE)
+    expect(page.locator(STATUS)).to_have_text("Variation: W A1:1 — Black to move")
+    assert balls_on_page(page) == balls_of(board)
+    assert tried_on_page(page) == [["B2:2", "1"], ["E5:1", "2"], ["A1:1", "3"]]
+    expect(page.locator("g[data-vertex='B2:2']")).to_have_attribute("aria-label", "B2, level 2, white, variation move 1")
+    expect(page.locator("g[data-vertex='D4:1']")).to_have_attribute("aria-label", "D4, level 1, empty, legal")
+    expect(page.locator("[data-role=slider]")).to_have_value(str(PLY))    # the main line stays where it was
+    expect(page.locator("[data-role=moves] li")).to_have_count(10)
+    # All in view, nothing wider than the window, the board as large as before, every button a finger's size.
+    assert on_screen(page, "[data-role=board]") == before
+    for selector in (STATUS, "[data-role=try-bar]", "[data-action=variation-undo]", "[data-action=play-from-here]"):
+        on_screen(page, selector)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    if touch:
+        sizes = page.eval_on_selector_all("[data-role=try-bar] button", "els => els.map(e => e.getBoundingClientRect().height)")
+        assert len(sizes) == 3 and min(sizes) >= 44, sizes
+    screenshot(page, f"variation-{width}x{height}")
+    # A refused point says why in one plain sentence, and changes nothing.
+    hit("C3:1")
+    expect(page.locator(STATUS)).to_have_text("Not at C3:1: a ball is already there")
+    assert page.locator(STATUS).get_attribute("title") == "illegal move: C3:1 for BLACK: point is occupied"
+    expect(page.locator(BAR)).to_have_text("Variation: 3 moves")
+    assert balls_on_page(page) == balls_of(board)
+    # Undo takes back the last move of the side line.
+    page.locator("[data-action=variation-undo]").click()
+    expect(page.locator(BAR)).to_have_text("Variation: 2 moves")
+    expect(page.locator(STATUS)).to_have_text("Variation: B E5:1 — White to move")
+    assert balls_on_page(page) == balls_of(board_at(GAME, PLY, SIDE[:2]))
+    assert tried_on_page(page) == [["B2:2", "1"], ["E5:1", "2"]]
+    # Back to game: the main line as it was.
+    page.locator("[data-action=variation-back]").click()
+    expect(page.locator(BAR)).to_have_text("Try a move on the board")
+    expect(page.locator(STATUS)).to_have_text("game.sgf: move 4 of 10 (B B3:1)")
+    assert balls_on_page(page) == balls_of(board_at(GAME, PLY))
+    assert tried_on_page(page) == []
+    expect(page.locator("[data-action=variation-back]")).to_be_disabled()
+    # Play from here, at a side-line position: a new game with exactly that board, the human to move.
+    for vertex in SIDE[:2]:
+        hit(vertex)
+    expect(page.locator(BAR)).to_have_text("Variation: 2 moves")
+    page.locator("[data-action=play-from-here]").click()
+    expect(page.locator("[data-role=play-here-what]")).to_have_text("From move 4 and 2 variation moves: White to move.")
+    assert page.locator("[data-role=play-here-form] [name=human]").input_value() == "W"
+    page.locator("[data-role=play-here-form] [name=engine]").select_option("random")
+    page.locator("[data-action=play-here-start]").click()
+    expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    expect(page.locator("[data-tab=play]")).to_have_class("tab active")
+    played = board_at(GAME, PLY, SIDE[:2])
+    assert balls_on_page(page) == balls_of(played)
+    expect(page.locator("[data-role=moves] li")).to_have_text([f"{c.letter} {m.gtp()}" for c, m in played.history])
+    expect(page.locator("[data-seat=B]")).to_have_text("Black: random")
+    expect(page.locator("[data-role=try-bar]")).to_be_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    # The game goes on from there: the human's move, then the engine's.
+    hit("A1:1")
+    expect(page.locator("[data-role=moves] li")).to_have_count(PLY + 4)
+    expect(page.locator(STATUS)).to_have_text("White to move (you)")
+
+
+@pytest.mark.process
+def test_a_side_line_by_keyboard_in_review_and_play_from_the_main_line(sized_page, live_server, tmp_path: Path) -> None:  # noqa: ANN001
+    page = sized_page(1280, 800, False)
+    open_replay_at(page, live_server.url, tmp_path, PLY)
+    expect(page.locator("[data-role=review-box]")).to_be_visible()
+    page.focus("[data-role=board]")
+    expect(page.locator("[data-cursor]")).to_have_attribute("data-cursor", "C3:1")
+    for key in ("PageUp", "ArrowLeft", "ArrowDown"):
+        page.keyboard.press(key)
+    expect(page.locator("[data-cursor]")).to_have_attribute("data-cursor", "B2:2")
+    expect(page.locator("[data-role=hover]")).to_have_text("B2, level 2, empty, legal")
+    page.keyboard.press("Enter")
+    expect(page.locator(BAR)).to_have_text("Variation: 1 move")
+    expect(page.locator("g[data-vertex='B2:2'] [data-ball=W]")).to_have_count(1)
+    page.keyboard.press("Tab")   # off the board: ← takes back the side line's move, Esc leaves it
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(BAR)).to_have_text("Try a move on the board")
+    expect(page.locator(STATUS)).to_have_text("game.sgf: move 4 of 10 (B B3:1)")
+    page.locator("g[data-vertex='A1:1']").click()
+    expect(page.locator(BAR)).to_have_text("Variation: 1 move")
+    page.keyboard.press("Escape")
+    expect(page.locator(BAR)).to_have_text("Try a move on the board")
+    page.keyboard.press("ArrowLeft")   # with no side line, ← steps the game back as before
+    expect(page.locator(STATUS)).to_have_text("game.sgf: move 3 of 10 (W C2:1)")
+    # Play from the main line: Black to move, the human takes White, so the engine moves first.
+    expect(page.locator("g[data-vertex='A1:1'] [data-target]")).to_have_count(1)
+    page.locator("[data-action=play-from-here]").click()
+    expect(page.locator("[data-role=play-here-what]")).to_have_text("From move 3: Black to move.")
+    page.locator("[data-role=play-here-form] [name=human]").select_option("W")
+    page.locator("[data-role=play-here-form] [name=engine]").select_option("random")
+    page.locator("[data-action=play-here-start]").click()
+    expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    moves = page.locator("[data-role=moves] li")
+    expect(moves).to_have_count(4)
+    assert moves.all_text_contents()[:3] == ["W C3:1", "B B2:1", "W C2:1"] and moves.nth(3).text_content().startswith("B ")
