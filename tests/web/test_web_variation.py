@@ -323,10 +323,10 @@ def sized_page(browser):  # noqa: ANN001, ANN201
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def open_replay_at(page, url: str, folder: Path, ply: int) -> None:  # noqa: ANN001
-    """Load GAME in Replay, show move ``ply``, and wait for its points to try."""
+def open_replay_at(page, url: str, folder: Path, ply: int, text: str = GAME) -> None:  # noqa: ANN001
+    """Load ``text`` (GAME, or GAME reviewed) in Replay, show move ``ply``, and wait for its points to try."""
     path = folder / "game.sgf"
-    path.write_text(GAME, encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     page.goto(f"{url}/?tab=replay")
     page.set_input_files("[data-role=sgf-file]", str(path))
     expect(page.locator(STATUS)).to_have_text("game.sgf: move 0 of 10")
@@ -410,9 +410,15 @@ def test_a_side_line_is_tried_undone_left_and_played_from(sized_page, live_serve
 
 @pytest.mark.process
 def test_a_side_line_by_keyboard_in_review_and_play_from_the_main_line(sized_page, live_server, tmp_path: Path) -> None:  # noqa: ANN001
+    from margo_gtp.analysis.game_review import review_game, reviewed_sgf
+
     page = sized_page(1280, 800, False)
-    open_replay_at(page, live_server.url, tmp_path, PLY)
-    expect(page.locator("[data-role=review-box]")).to_be_visible()
+    game = sgf.loads(GAME)
+    text = reviewed_sgf(game, list(review_game(game, 20, seed=0, seconds=5.0)))
+    open_replay_at(page, live_server.url, tmp_path, PLY, text)
+    expect(page.locator("[data-role=review-progress]")).to_have_text("Review read from the SGF (10 of 10 moves)")
+    best_line = page.eval_on_selector_all("[data-pv]", "els => els.map(e => e.dataset.pv).sort()")
+    assert best_line[:1] == ["1"]   # the review's best line from here, drawn on the board
     page.focus("[data-role=board]")
     expect(page.locator("[data-cursor]")).to_have_attribute("data-cursor", "C3:1")
     for key in ("PageUp", "ArrowLeft", "ArrowDown"):
@@ -422,10 +428,12 @@ def test_a_side_line_by_keyboard_in_review_and_play_from_the_main_line(sized_pag
     page.keyboard.press("Enter")
     expect(page.locator(BAR)).to_have_text("Variation: 1 move")
     expect(page.locator("g[data-vertex='B2:2'] [data-ball=W]")).to_have_count(1)
+    expect(page.locator("[data-pv]")).to_have_count(0)   # the best line is the game's, not the side line's
     page.keyboard.press("Tab")   # off the board: ← takes back the side line's move, Esc leaves it
     page.keyboard.press("ArrowLeft")
     expect(page.locator(BAR)).to_have_text("Try a move on the board")
     expect(page.locator(STATUS)).to_have_text("game.sgf: move 4 of 10 (B B3:1)")
+    expect(page.locator("[data-pv]")).to_have_count(len(best_line))
     page.locator("g[data-vertex='A1:1']").click()
     expect(page.locator(BAR)).to_have_text("Variation: 1 move")
     page.keyboard.press("Escape")
