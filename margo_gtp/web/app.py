@@ -30,6 +30,8 @@ see :mod:`~margo_gtp.web.rules_diagrams`); ``/static/*`` its files; ``/api/games
 text -> a replay (its info, moves and first frames), ``/api/replay/<id>/frames?from=N&count=K``
 more of its frames (see :mod:`~margo_gtp.web.replay`), ``/api/replay/<id>/reviewed.sgf``
 the record with the review run on it (:func:`~margo_gtp.analysis.game_review.reviewed_sgf`);
+``POST /api/replay/<id>/variation`` a side line tried from one of its positions and
+``POST /api/replay/<id>/play`` a new game from one (see :mod:`~margo_gtp.web.variation`);
 ``/api/watch...`` the watched referee folder (see :mod:`~margo_gtp.web.watch`).
 
 No request blocks the event loop: reading a record and building frames run in worker
@@ -59,13 +61,14 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from margo_gtp import __version__
-from margo_gtp.engine import Colour, Rules, RulesError
+from margo_gtp.engine import Colour, Move, Rules, RulesError
 from margo_gtp.analysis.game_review import reviewed_sgf
 from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, Seat, WebGame
 from margo_gtp.web.store import GameStore, is_game_id, new_game_id
 from margo_gtp.web.replay import ReplayBook
 from margo_gtp.web.review_mode import ReviewRunner, review_visits
 from margo_gtp.web.rules_diagrams import diagram_frames
+from margo_gtp.web.variation import MAX_REQUEST_BYTES, playable_line, variation_view
 from margo_gtp.web.watch import WatchFolder
 
 log = logging.getLogger(__name__)
@@ -105,8 +108,11 @@ class Server:
         game = self.find(game_id)
         return game.sgf() if game is not None else self.store.read(game_id)
 
-    def new_game(self, message: dict[str, Any]) -> WebGame:
-        rules = parse_rules(message)
+    def new_game(self, message: dict[str, Any], line: list[tuple[Colour, Move]] = (), rules: Rules | None = None) -> WebGame:
+        """A game of a ``new`` message (its players, seconds and rules), or with ``rules``
+        given, one that goes on from ``line``, the moves that led to a replayed position
+        (:mod:`~margo_gtp.web.variation`); its journal holds them all before any page sees it."""
+        rules = parse_rules(message) if rules is None else rules
         seats = {}
         for colour in (Colour.WHITE, Colour.BLACK):
             player = message.get(colour.name.lower(), HUMAN)
@@ -118,7 +124,12 @@ class Server:
         seconds = message.get("seconds", 1.0)
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
             raise GameError(f"invalid seconds per move: {seconds!r} (allowed {MIN_SECONDS}..{MAX_SECONDS:g})")
-        game = WebGame(new_game_id(), rules, {c: Seat(p) for c, p in seats.items()}, float(seconds), self.registry, self.store)
+        game = WebGame(new_game_id(), rules, {c: Seat(p) for c, p in seats.items()}, float(seconds), self.registry, None)
+        for colour, move in line:   # checked already: played again as the game's own moves
+            game._push(move, colour)
+        # The seats are those asked for now, at this position (a swap in the line moved them).
+        game.seats = {c: Seat(p) for c, p in seats.items()}
+        game.store = self.store
         self.store.write_journal(game)
         self.games[game.game_id] = game
         self._forget_old_games()
@@ -397,6 +408,62 @@ async def replay_reviewed_sgf(request: Request) -> Response:
                     headers={"Content-Disposition": 'attachment; filename="margo-reviewed.sgf"'})
 
 
+async def json_body(request: Request) -> dict[str, Any] | Response:
+    """The request's JSON object, or the one-line refusal to send instead (too large, not
+    JSON, not an object, nested deeper than the parser goes)."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_REQUEST_BYTES:
+            return _error(413, f"request too large (over {MAX_REQUEST_BYTES} bytes)")
+    try:
+        data = json.loads(body.decode("utf-8", errors="replace"))
+    except RecursionError:
+        return _error(400, "bad request: JSON nested too deeply")
+    except ValueError as error:
+        return _error(400, f"bad request: not JSON ({error})")
+    if not isinstance(data, dict):
+        return _error(400, "bad request: expected a JSON object")
+    return data
+
+
+async def replay_variation(request: Request) -> Response:
+    """A side line tried from a replay's position (:mod:`~margo_gtp.web.variation`): the
+    position it reaches, every move checked by the rules core. Nothing is kept here."""
+    server: Server = request.app.state.server
+    try:
+        replay = server.replays.get(request.path_params["replay"])
+    except GameError as error:
+        return _error(404, str(error))
+    data = await json_body(request)
+    if isinstance(data, Response):
+        return data
+    try:
+        return JSONResponse(await server.in_worker(variation_view, replay, data.get("ply"), data.get("moves", [])))
+    except GameError as error:
+        return _error(400, str(error))
+
+
+async def replay_play_from_here(request: Request) -> Response:
+    """Play from here: a new game (saved like any other) from a replay's position, main
+    line or side line, with the players of the request (``white``, ``black``, ``seconds``
+    as in a ``new`` message). The page attaches to it by its id."""
+    server: Server = request.app.state.server
+    try:
+        replay = server.replays.get(request.path_params["replay"])
+    except GameError as error:
+        return _error(404, str(error))
+    data = await json_body(request)
+    if isinstance(data, Response):
+        return data
+    try:
+        rules, line = await server.in_worker(playable_line, replay, data.get("ply"), data.get("moves", []))
+        game = server.new_game(data, line, rules)
+    except GameError as error:
+        return _error(400, str(error))
+    return JSONResponse({"game": game.game_id})
+
+
 async def saved_list(request: Request) -> Response:
     return JSONResponse({"games": await asyncio.to_thread(request.app.state.server.store.list)})
 
@@ -474,6 +541,8 @@ def create_app(registry: EngineRegistry, store: GameStore, watch: WatchFolder | 
             Route("/api/replay", replay_upload, methods=["POST"]),
             Route("/api/replay/{replay}/frames", replay_frames),
             Route("/api/replay/{replay}/reviewed.sgf", replay_reviewed_sgf),
+            Route("/api/replay/{replay}/variation", replay_variation, methods=["POST"]),
+            Route("/api/replay/{replay}/play", replay_play_from_here, methods=["POST"]),
             Route("/api/saved", saved_list),
             Route("/api/saved/{game}", saved_game),
             Route("/api/saved/{game}", saved_delete, methods=["DELETE"]),

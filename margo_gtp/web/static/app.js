@@ -7,6 +7,7 @@ import { drawCursor } from "./keyboard.js";
 import { escapeHtml, fetchJson, setStatus, shortName, ui } from "./page.js";
 import { receiveReview, renderReview, reviewFrom, reviewOptions, startReview, stopReview } from "./review.js";
 import { wireRulesDialog } from "./rules.js";
+import { sideLine } from "./variation.js";
 import { followLive, openWatchGame, receiveWatched, refreshWatch } from "./watch.js";
 import { plainRefusal, resultWords } from "./words.js";
 
@@ -452,6 +453,7 @@ ui.board.addEventListener("click", (event) => {
 // Hover: name the point a click would take (the point under the cursor that the server
 // marked as a target: the lowest free supported one) and say whether the server calls it legal.
 ui.board.addEventListener("mouseover", (event) => {
+  if (mode === "replay") return;   // variation.js says what a click would try there
   const point = event.target.closest("g[data-vertex]");
   const target = point && point.querySelector("[data-target]");
   let text = "\u00a0";
@@ -583,8 +585,9 @@ async function renderReplay() {
     if (replay !== shown || replay.index !== i) return;   // the viewer moved on meanwhile
   }
   fillLevelView(frame.size);
-  renderBoard(ui.board, frame, { ...viewOptions(frame, replay.moves), ...reviewOptions(i) });
-  ui.board.classList.add("idle");
+  const tried = sideLine(replay, i);   // variation.js: a side line tried from here, or the points to try one on
+  renderBoard(ui.board, tried ? tried.frame : frame, { ...viewOptions(frame, replay.moves), ...reviewOptions(i), ...(tried && tried.options) });
+  ui.board.classList.toggle("idle", !tried || !tried.options.mover);
   ui.replayBar.hidden = false;
   ui.slider.max = n;
   ui.slider.value = i;
@@ -594,8 +597,8 @@ async function renderReplay() {
   if (replay.live) text += " — live";
   if (i === n && replay.result) text += ` — result ${replay.result}`;
   if (replay.error) text += ` — ${replay.error}`;
-  setStatus(text, i === n && replay.result ? "over" : "");
-  renderInfo(frame, replay.moves, i);
+  setStatus(tried?.status || text, i === n && replay.result && !tried?.status ? "over" : "");
+  renderInfo(tried ? tried.frame : frame, replay.moves, i);
   renderReview();
   fitBoard();
 }
@@ -777,8 +780,8 @@ window.addEventListener("hashchange", () => {
 // For tests and the curious: the live socket (closing it shows the reconnect).
 window.margo = { get socket() { return socket; }, get game() { return game; }, fitBoard };
 
-// For keyboard.js, review.js, watch.js and guide.js: the state they read (only app.js assigns
-// it) and what they call back.
-export { game, keepCurrentInSight, lookBack, mode, offline, pliesOf, renderReplay, replay, send, setMode, showReplay, startGame, step };
+// For keyboard.js, review.js, variation.js, watch.js and guide.js: the state they read (only app.js
+// assigns it) and what they call back.
+export { game, keepCurrentInSight, lookBack, mode, offline, pliesOf, renderReplay, replay, send, setMode, showReplay, startGame, step, viewOptions };
 
 initialise();

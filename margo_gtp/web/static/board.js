@@ -63,6 +63,8 @@ function escapeText(text) {
 //   level:    a level counted from 1: the balls of other levels are drawn faint (one-level view)
 //   flash:    vertices whose balls were just captured: a ring that fades out
 //   pv:       [{v, c, n}] a review's best line from here: numbered balls of its colours (n = 1: the best move)
+//   tried:    Map vertex -> n, the balls of a side line tried in Replay (variation.js): a ring and
+//             their number in the side line, instead of the move-number view's number
 //   ownership: {vertex: lean} a review's ownership map, -1 White's .. 1 Black's: a shaded square per point
 //             (on a ball only when it leans to the other colour)
 export function renderBoard(svg, frame, options = {}) {
@@ -98,6 +100,7 @@ export function renderBoard(svg, frame, options = {}) {
         const [cx, cy] = centre(size, x, y, l);
         const ball = balls.get(v);
         const target = targets.get(v);
+        const tried = ball && options.tried ? options.tried.get(v) : undefined;
         let inner = "";
         if (flash.has(v)) inner += `<circle class="capture-flash" cx="${cx}" cy="${cy}" r="${radius(l)}"/>`;
         if (ball) {
@@ -121,14 +124,17 @@ export function renderBoard(svg, frame, options = {}) {
             inner += `<circle class="buried-halo buried-halo-${under}" cx="${cx}" cy="${cy}" r="${r * 0.62}"/>` +
               `<circle class="buried-mark buried-${under}" data-buried-mark="${under}" cx="${cx}" cy="${cy}" r="${r * 0.62}"/>`;
           }
-          if (numbers && numbers.has(v)) {
+          if (tried) {
+            inner += `<circle class="tried-ring" data-tried="${tried}" cx="${cx}" cy="${cy}" r="${r - 2}"/>` +
+              `<text class="tried-number tried-number-${ball.c}" x="${cx}" y="${cy + 8}">${tried}</text>`;
+          } else if (numbers && numbers.has(v)) {
             inner += `<text class="move-number move-number-${ball.c}" data-move-number x="${cx}" y="${cy + 5}">${numbers.get(v)}</text>`;
           }
           if (ball.zombie) {
             inner += `<path class="zombie-mark" d="M${cx - r * 0.35} ${cy - r * 0.35}L${cx + r * 0.35} ${cy + r * 0.35}` +
               `M${cx + r * 0.35} ${cy - r * 0.35}L${cx - r * 0.35} ${cy + r * 0.35}"/>`;
           }
-          if (frame.last === v) {
+          if (frame.last === v && !tried) {   // a side line's balls are numbered: its last is the highest
             inner += `<rect class="last-mark" data-last x="${cx - r * 0.2}" y="${cy - r * 0.2}" width="${r * 0.4}" height="${r * 0.4}"/>`;
           }
           if (faint) inner += "</g>";
@@ -173,7 +179,7 @@ export function renderBoard(svg, frame, options = {}) {
           inner += `<g class="pv pv-${step.c}${step.n === 1 ? " pv-best" : ""}" data-pv="${step.n}">` +
             `<circle cx="${cx}" cy="${cy}" r="${radius(l) * 0.78}"/><text x="${cx}" y="${cy + 6}">${step.n}</text></g>`;
         }
-        inners.push([v, inner, pointName(v, ball, target)]);
+        inners.push([v, inner, pointName(v, ball, target, tried)]);
       }
     }
   }
@@ -201,12 +207,14 @@ export function renderBoard(svg, frame, options = {}) {
 }
 
 // What a screen reader says of a point: "D4, level 2, black, zombie", "C3, level 1, empty,
-// legal", "A1, level 1, empty, not allowed: suicide" (colour is never the only sign).
-export function pointName(v, ball, target) {
+// legal", "A1, level 1, empty, not allowed: suicide" (colour is never the only sign); a ball of
+// a side line tried in Replay says its number there ("C3, level 1, black, variation move 2").
+export function pointName(v, ball, target, tried) {
   const [name, level] = v.split(":");
   let what = "empty";
   if (ball) {
-    what = (ball.c === "W" ? "white" : "black") + (ball.zombie ? ", zombie" : "") + (ball.buried ? ", buried" : "");
+    what = (ball.c === "W" ? "white" : "black") + (ball.zombie ? ", zombie" : "") + (ball.buried ? ", buried" : "") +
+      (tried ? `, variation move ${tried}` : "");
   } else if (target) {
     what = target.legal ? "empty, legal" : `empty, not allowed: ${target.why || "illegal"}`;
   }

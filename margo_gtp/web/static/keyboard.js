@@ -3,6 +3,7 @@
 import { centre, radius, vertex } from "./board.js";
 import { game, lookBack, mode, offline, send } from "./app.js";
 import { ui } from "./page.js";
+import { tryMove } from "./variation.js";
 
 // ---------------------------------------------------------------- the board by keyboard
 
@@ -55,7 +56,9 @@ ui.board.addEventListener("keydown", (event) => {
     cursor = { x: clamp(cursor.x + dx), y: clamp(cursor.y + dy), l };
     drawCursor();
   } else if (event.key === "Enter" || event.key === " ") {
-    if (mode === "play" && game && !offline && !lookBack) send({ type: "play", move: vertex(cursor.x, cursor.y, cursor.l) });
+    const point = vertex(cursor.x, cursor.y, cursor.l);
+    if (mode === "play" && game && !offline && !lookBack) send({ type: "play", move: point });
+    else if (mode === "replay") tryMove(point);   // a move on a side line (variation.js)
   } else {
     return;   // u, p, Home, End... as anywhere on the page
   }

@@ -52,6 +52,15 @@ export const ui = {
   resign: $("[data-action=resign]"),
   resignConfirm: $("[data-role=resign-confirm]"),
   rules: $("[data-role=rules]"),
+  tryBar: $("[data-role=try-bar]"),
+  variationText: $("[data-role=variation-text]"),
+  variationUndo: $("[data-action=variation-undo]"),
+  variationBack: $("[data-action=variation-back]"),
+  playFromHere: $("[data-action=play-from-here]"),
+  playHere: $("[data-role=play-here]"),
+  playHereForm: $("[data-role=play-here-form]"),
+  playHereWhat: $("[data-role=play-here-what]"),
+  playHereError: $("[data-role=play-here-error]"),
 };
 
 export function escapeHtml(text) {
