@@ -118,8 +118,8 @@ def test_every_api_route_refuses_a_page_of_another_site(client: TestClient) -> N
             response = client.request(method, url, headers=evil)
             assert (method, url, response.status_code) == (method, url, 403)
             checked.append(url)
-    assert len(set(checked)) == 11  # the API's eleven routes (with the review's reviewed.sgf and the two of
-    # variations), none missed by the walk
+    assert len(set(checked)) == 12  # the API's twelve routes (with the review's reviewed.sgf, the two of
+    # variations and the rules' diagrams), none missed by the walk
 
 
 GO_9X9 = "(;GM[1]FF[4]SZ[9]PB[Kim]PW[Lee];B[ee];W[ec];B[ce];W[gc])"   # every move on even lines
