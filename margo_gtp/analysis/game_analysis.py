@@ -49,8 +49,9 @@ Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's
 
 Every search is a fresh :class:`MctsPlayer` (no tree reuse, no early stop) seeded from
 ``(seed, turn)``, with a playout budget and no clock: the same query gives the same
-answer, whatever the number of processes. ``allowed`` (moves) leaves the root only the
-legal moves among them (KataGo's ``avoidMoves``/``allowMoves`` at depth 1).
+answer, whatever the number of processes. ``restriction`` (a
+:class:`~margo_gtp.players.restriction.MoveRestriction`) keeps moves out of the search to
+the depth it names (KataGo's ``avoidMoves``/``allowMoves``).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from typing import Any
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players.mcts import PROGRESS_SECONDS, MctsPlayer
 from margo_gtp.players.ownership import Ownership
+from margo_gtp.players.restriction import MoveRestriction
 from margo_gtp.sgf import SgfRecord, SgfError, positions, replay
 from margo_gtp.vertex import Point, format_vertex, gtp_order
 
@@ -236,7 +238,7 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
                      progress_interval: float | None = None, layout: str = "map", policy: bool = False,
                      stop: Callable[[], bool] | None = None,
                      on_root: Callable[[Any, Any], None] | None = None,
-                     allowed: Iterable[Move] | None = None) -> dict[str, Any]:
+                     restriction: MoveRestriction | None = None) -> dict[str, Any]:
     """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations,
     or ``seconds`` of search (then the answer depends on the machine's speed), whichever
     ends first (see the module docstring for the fields, and for ``on_progress``, which
@@ -246,8 +248,9 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     instead of the map by vertex; ``policy`` adds KataGo's ``policy`` array
     (:func:`katago_policy`); ``stop()`` true ends the search early (its answer is what
     was found); ``on_root(player, root)`` sees the growing root every
-    ``progress_interval`` seconds (the JSON engine's partial answers); ``allowed`` (moves;
-    None: all) leaves the search's root only the legal moves among them."""
+    ``progress_interval`` seconds (the JSON engine's partial answers); ``restriction`` (None:
+    none) leaves each node the search expands within its depth only the moves it allows
+    the node's mover."""
     mover = board.to_move
     size = board.rules.size
 
@@ -277,7 +280,7 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
 
     interval = PROGRESS_SECONDS if progress_interval is None else progress_interval
     root = player.search(board, mover, playouts=visits, deadline=deadline, stop=stop, on_progress=watch,
-                         interval=interval, allowed=None if allowed is None else frozenset(allowed))
+                         interval=interval, restriction=restriction)
     info = root_info(player, root, mover)
     info["visits"] = player.last_simulations
     result = {"moveInfos": move_infos(player, root, max_moves), "rootInfo": info}
