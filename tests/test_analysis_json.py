@@ -133,8 +133,17 @@ def test_what_margo_cannot_honour_is_accepted_with_a_warning(fields, warning):
     ({"rules": "go-please"}, "unknown rules: 'go-please' (KataGo's Go rules names are accepted with a warning; "
                              "MarGo's options go in an object, e.g. {\"ko_rule\": \"simple\"})"),
     ({"rules": 7}, "rules must be a rules name or an object of rule options, got 7"),
-    ({"avoidMoves": [{"player": "B", "moves": ["C3"], "untilDepth": 2}]},
-     "avoidMoves[0].untilDepth 2 is not supported: MarGo leaves moves out at the root only (untilDepth 1)"),
+    ({"avoidMoves": [{"player": "B", "moves": ["C3"], "untilDepth": 0}]},
+     "avoidMoves[0].untilDepth must be a whole number 1..1000000000, got 0"),
+    ({"allowMoves": [{"player": "W", "moves": ["C3"], "untilDepth": 10**9 + 1}]},
+     "allowMoves[0].untilDepth must be a whole number 1..1000000000, got 1000000001"),
+    ({"avoidMoves": [{"player": "B", "moves": ["C3"], "untilDepth": True}]},
+     "avoidMoves[0].untilDepth must be a whole number 1..1000000000, got True"),
+    ({"allowMoves": [{"player": "B", "moves": ["A1", "B1"], "untilDepth": 1}],
+      "avoidMoves": [{"player": "W", "moves": ["B1"], "untilDepth": 3}]},
+     "allowMoves: cannot give both allowMoves and avoidMoves (KataGo refuses them together)"),
+    ({"allowMoves": [], "avoidMoves": []},
+     "allowMoves: cannot give both allowMoves and avoidMoves (KataGo refuses them together)"),
     ({"avoidMoves": [{"player": "B", "moves": ["C3"]}]},
      "avoidMoves[0] must be an object with player, moves and untilDepth, got {'player': 'B', 'moves': ['C3']}"),
     ({"avoidMoves": [{"player": "B", "moves": ["Z9"], "untilDepth": 1}]},
@@ -172,9 +181,10 @@ EIGHT = {"A1:1", "B1:1", "C1:1", "A2:1", "C2:1", "A3:1", "B3:1", "C3:1"}
                      {"player": "B", "moves": ["B1"], "untilDepth": 1}]}, EIGHT - {"A1:1", "B1:1"}),
     ({"avoidMoves": [{"player": "W", "moves": ["A1"], "untilDepth": 1}]}, EIGHT),  # not White's turn
     ({"allowMoves": [{"player": "B", "moves": ["A1", "B1:1", "B2"], "untilDepth": 1}]}, {"A1:1", "B1:1"}),
-    ({"allowMoves": [{"player": "B", "moves": ["A1", "B1"], "untilDepth": 1}],
-      "avoidMoves": [{"player": "B", "moves": ["B1"], "untilDepth": 1}]}, {"A1:1"}),
+    ({"allowMoves": [{"player": "B", "moves": ["A1", "B1"], "untilDepth": 1}], "avoidMoves": None}, {"A1:1", "B1:1"}),
     ({"avoidMoves": None}, EIGHT),
+    ({"avoidMoves": [{"player": "B", "moves": ["A1"], "untilDepth": 3}]}, EIGHT - {"A1:1"}),
+    ({"avoidMoves": [{"player": "W", "moves": ["A1", "B1", "C1"], "untilDepth": 4}]}, EIGHT),  # White's plies only
 ])
 def test_avoid_and_allow_moves_leave_moves_out_at_the_root(fields, moves):
     assert move_set(fields) == moves
@@ -184,12 +194,48 @@ def test_moves_left_with_no_legal_move_answer_the_turn_with_an_error():
     query = {"id": "e", "moves": [["W", "B2:1"]], "boardSize": 3, "maxVisits": 20, "analyzeTurns": [0, 1],
              "allowMoves": [{"player": "B", "moves": ["B2"], "untilDepth": 1}]}
     responses = answers([json.dumps(query)])
-    assert responses[1] == {"id": "e", "turnNumber": 1, "error": "avoidMoves and allowMoves leave B no legal move"}
+    assert responses[1] == {"id": "e", "turnNumber": 1, "error": "allowMoves leaves B no legal move"}
     assert responses[0]["turnNumber"] == 0 and responses[0]["moveInfos"]  # White's turn: searched
     query["allowMoves"][0]["player"] = "W"  # White's turn 0 may play B2 alone; Black's turn 1 is free
     first, second = answers([json.dumps(query)])
     assert [info["move"] for info in first["moveInfos"]] == ["B2:1"] and first["moveInfos"][0]["visits"] == 20
     assert len(second["moveInfos"]) > 1
+
+
+def pv_moves(fields: dict) -> list[list[str]]:
+    """The ``pv`` of every move of the one answer to a 4x4 query after W B2:1 (Black to move)."""
+    query = {"id": "p", "moves": [["W", "B2:1"]], "boardSize": 4, "maxVisits": 400, **fields}
+    [response] = answers([json.dumps(query)])
+    return [info["pv"] for info in response["moveInfos"]]
+
+
+def test_avoid_moves_to_depth_three_keep_them_out_of_every_pv_for_that_player():
+    """untilDepth 3: the first three plies from the root (Black's 1st and 3rd, White's 2nd
+    here). The moves forbidden are those the free search's lines play there, so the test
+    bites: with the rules, no line plays them at those plies for that player."""
+    free = pv_moves({})
+    black = {pv[k] for pv in free for k in (0, 2) if k < len(pv)}
+    white = {pv[1] for pv in free if len(pv) > 1}
+    black_forbidden, white_forbidden = sorted(black)[:4], sorted(white)[:4]
+    assert sum(len(pv) >= 3 for pv in free) > 3 and black_forbidden and white_forbidden
+    fields = {"avoidMoves": [{"player": "B", "moves": black_forbidden, "untilDepth": 3},
+                             {"player": "W", "moves": white_forbidden, "untilDepth": 3}]}
+    lines = pv_moves(fields)
+    assert sum(len(pv) >= 3 for pv in lines) > 3
+    for pv in lines:
+        assert not {pv[k] for k in (0, 2) if k < len(pv)} & set(black_forbidden), pv
+        assert len(pv) < 2 or pv[1] not in white_forbidden, pv
+    # White's rule alone leaves Black's plies free: Black's lines play its moves again
+    only_white = pv_moves({"avoidMoves": fields["avoidMoves"][1:]})
+    assert any({pv[k] for k in (0, 2) if k < len(pv)} & set(black_forbidden) for pv in only_white)
+    assert all(len(pv) < 2 or pv[1] not in white_forbidden for pv in only_white)
+
+
+def test_allow_moves_to_depth_two_for_white_hold_on_whites_ply_only():
+    allowed = ["A1:1", "D4:1", "A4:1", "D1:1"]
+    lines = pv_moves({"allowMoves": [{"player": "W", "moves": allowed, "untilDepth": 2}]})
+    assert len(lines) > 4 and sum(len(pv) >= 2 for pv in lines) > 2  # Black's root: every move
+    assert all(pv[1] in allowed for pv in lines if len(pv) >= 2)
 
 
 def test_the_root_score_lead_is_the_moves_scores_weighted_by_their_visits():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from array import array
 import types
 
 import pytest
@@ -22,6 +23,7 @@ from margo_gtp.engine import Board, Colour, Rules, core
 from margo_gtp.engine.positions import midgame_positions
 from margo_gtp.players import native_search
 from margo_gtp.players.mcts import MctsPlayer, Node
+from margo_gtp.players.restriction import MoveRestriction
 from margo_gtp.players.search_config import SearchConfig
 from search_rules import search_rules
 
@@ -150,6 +152,11 @@ def test_bad_arguments_to_the_tree_search_raise():
                             dataclasses.replace(priors, weights=dataclasses.replace(priors.weights, centre_moves=1.5)))
     done, _, nodes, full = _search.tree_search(state, 0, mt, *params, 10, 1, None)
     assert (done, len(nodes), full) == (10, 1, True)  # room for the root only: ten playouts from it
+    with pytest.raises(ValueError, match=r"^move_limits must be None or bytes of 2 \* \(points \+ 2\) int32$"):
+        _search.tree_search(state, 0, mt, *params, 10, 100, None, move_limits=bytes(8))
+    negative = array("i", [0, -1] * (board.geometry.count + 2)).tobytes()
+    with pytest.raises(ValueError, match="^move_limits must not be negative$"):
+        _search.tree_search(state, 0, mt, *params, 10, 100, None, move_limits=negative)
 
 
 @pytest.mark.parametrize("position", range(5))
@@ -176,22 +183,23 @@ def root_stats(root: Node) -> list[tuple]:
 
 @pytest.mark.parametrize("position", range(3))
 def test_the_c_tree_leaves_out_the_root_moves_the_python_tree_leaves_out(position):
-    """``allowed`` (avoidMoves/allowMoves at the root): both trees give the root only the
+    """A restriction at the root (allowMoves to depth 1): both trees give the root only the
     legal moves allowed, filtered before the shuffle, so the trees stay the same node for
     node (score sums included); the player's view on the C tree has them too."""
     board = core.board_on_core(midgame_positions()[position], "native")
     colour = board.to_move
     allowed = frozenset(board.legal_moves(colour)[::3])
+    restriction = MoveRestriction.only_at_root(colour, allowed)
     python_player = MctsPlayer(random.Random(position), c_tree=False)
-    root = python_player.search(board, colour, playouts=150, allowed=allowed)
+    root = python_player.search(board, colour, playouts=150, restriction=restriction)
     native_player = MctsPlayer(random.Random(position), reuse=False)
     done, nodes, full = native_search.tree_search(board, colour, native_player.rng, native_player._c_tree_params(board),
-                                                  150, native_player._c_tree_priors(), allowed=allowed)
+                                                  150, native_player._c_tree_priors(), restriction=restriction)
     assert (done, nodes, native_player.rng.getstate()) == (
         python_player.last_simulations, python_nodes(root, board), python_player.rng.getstate())
     assert {child.move for child in root.children} == allowed and len(allowed) > 1
     viewer = MctsPlayer(random.Random(position))
-    view = viewer.search(board, colour, playouts=150, allowed=allowed)
+    view = viewer.search(board, colour, playouts=150, restriction=restriction)
     assert viewer.last_tree_nodes > 0  # the C tree ran
     assert root_stats(view) == root_stats(root)
     assert (view.score_sum, view.score_sq, view.scored) == (root.score_sum, root.score_sq, root.scored)

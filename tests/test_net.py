@@ -27,6 +27,7 @@ from margo_gtp.players.base import Budget
 from margo_gtp.players.net import NetError, NetEvaluator, NetPlayer, NetSearch, board_points, load_net, node_view
 from margo_gtp.players.net_features import (FEATURE_NAMES, FEATURES, encoding_for, global_features, move_index,
                                             point_features, symmetries)
+from margo_gtp.players.restriction import MoveRestriction, MoveRule
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "margo_gtp" / "players" / "data"
@@ -439,11 +440,61 @@ def test_the_net_search_leaves_out_the_root_moves_not_allowed():
     search = NetSearch(WhiteLeadsBy(0.0), batch=4)
     board = board_after(5, "c3 b2")
     allowed = {Move.from_gtp("a1", 5), Move.from_gtp("e5", 5), Move.from_gtp("c3", 5)}  # c3 is taken
-    tree = search.search(board, board.to_move, playouts=30, allowed=allowed)
+    restriction = MoveRestriction.only_at_root(board.to_move, allowed)
+    tree = search.search(board, board.to_move, playouts=30, restriction=restriction)
     assert tree.moves == [Move.from_gtp("a1", 5), Move.from_gtp("e5", 5)]
     assert tree.prior.tolist() == [0.5, 0.5] and int(tree.child_n.sum()) == 30
     tree = search.search(board, board.to_move, playouts=10)  # the next search without: every move, a fresh tree
     assert tree.moves == board.legal_moves(board.to_move) and tree.n == 11
+
+
+def net_expansions(tree, board: Board):
+    """Each expanded node of a net search's tree as (depth, mover, legal moves, its moves,
+    its priors), its position replayed from ``board``."""
+    out, stack = [], [(tree, board, 0)]
+    while stack:
+        node, position, depth = stack.pop()
+        if node.prior is None:
+            continue
+        mover = Colour(node.to_move)
+        out.append((depth, mover, position.legal_moves(mover), node.moves, node.prior))
+        for move, child in zip(node.moves, node.children):
+            if child is not None:
+                after = position.copy()
+                after.push(move, mover)
+                stack.append((child, after, depth + 1))
+    return out
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_net_search_leaves_moves_out_to_the_depth_asked_for_that_player_only(threads):
+    """Black (to move) may not play the left half for three plies, White the top row for
+    two: each node expanded within those depths has exactly the legal moves left to its
+    mover, their policy renormalised; the mover's plies keep the other's moves."""
+    board = board_after(5, "c3 b2")
+    me, you = board.to_move, board.to_move.opponent
+    left = frozenset(Move.from_gtp(f"{c}{r}", 5) for c in "ab" for r in range(1, 6))
+    top = frozenset(Move.from_gtp(f"{c}5", 5) for c in "abcde")
+    restriction = MoveRestriction((MoveRule(me, left, 3), MoveRule(you, top, 2)))
+    search = NetSearch(WhiteLeadsBy(0.0), batch=4, threads=threads)
+    tree = search.search(board, me, playouts=400, restriction=restriction)
+    assert int(tree.child_n.sum()) == 400
+    seen = set()
+    for depth, mover, legal, moves, prior in net_expansions(tree, board):
+        assert moves == restriction.moves_at(legal, mover, depth)
+        assert prior.sum() == pytest.approx(1.0) and len(set(prior.round(9))) == 1  # uniform policy, renormalised
+        if depth < (3 if mover == me else 2):
+            assert not set(moves) & (left if mover == me else top) and len(moves) < len(legal)
+        else:
+            assert len(moves) == len(legal)
+        seen.add((depth, mover == me))
+    assert {(0, True), (1, False), (2, True), (3, False)} <= seen
+    # a node where the restriction leaves no move is a leaf scored by its value: allow only a1
+    only = MoveRestriction((MoveRule(me, frozenset({Move.from_gtp("a1", 5)}), 3, allow=True),))
+    tree = search.search(board, me, playouts=60, restriction=only)
+    assert tree.moves == [Move.from_gtp("a1", 5)] and int(tree.child_n.sum()) == 60
+    replies = [child for child in tree.children[0].children if child is not None]
+    assert replies and all(child.terminal == 0.5 and child.prior is None for child in replies)
 
 
 def test_a_size_without_a_net_plays_mcts_and_says_so_once(net5, capsys):

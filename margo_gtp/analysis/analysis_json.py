@@ -41,6 +41,7 @@ from margo_gtp.analysis.game_analysis import (
     fresh_player,
     root_info,
 )
+from margo_gtp.players.restriction import MAX_UNTIL_DEPTH, MoveRestriction, MoveRule
 from margo_gtp.sgf import SgfRecord
 from margo_gtp.vertex import InvalidVertexError, Point
 
@@ -99,9 +100,7 @@ class Query:
     policy: bool = False
     report_every: float | None = None
     warnings: tuple[tuple[str, str], ...] = ()
-    # avoidMoves / allowMoves: (player, moves) pairs, at the root (untilDepth 1)
-    avoid: tuple[tuple[Colour, frozenset[Move]], ...] = ()
-    allow: tuple[tuple[Colour, frozenset[Move]], ...] = ()
+    restriction: MoveRestriction | None = None  # avoidMoves or allowMoves (None: neither)
 
     def record(self) -> SgfRecord:
         return SgfRecord(rules=self.rules, setup=dict(self.setup), setup_to_move=self.setup_to_move,
@@ -195,26 +194,23 @@ def _rules(query: dict[str, Any], warnings: _Warnings) -> Rules:
         raise AnalysisQueryError(str(error)) from None
 
 
-def _move_filter(data: dict[str, Any], key: str, size: int) -> tuple[tuple[Colour, frozenset[Move]], ...]:
-    """KataGo's ``avoidMoves``/``allowMoves``: a list of ``{"player", "moves",
-    "untilDepth"}`` objects, as (player, moves) pairs. MarGo leaves moves out at the root
-    only, so an ``untilDepth`` above 1 is refused (and ``allowMoves`` holds one object at
+def _move_rules(data: dict[str, Any], key: str, size: int) -> list[MoveRule]:
+    """KataGo's ``avoidMoves``/``allowMoves`` (``key``): a list of ``{"player", "moves",
+    "untilDepth"}`` objects, each a :class:`MoveRule` (``allowMoves`` holds one object at
     most, as KataGo's)."""
     given = data.get(key)
     given = [] if given is None else given
     _need(isinstance(given, list), f"{key} must be a list of {{\"player\", \"moves\", \"untilDepth\"}} objects")
     _need(key != "allowMoves" or len(given) <= 1, f"allowMoves must hold one object at most, got {len(given)}")
-    pairs = []
+    rules = []
     for i, entry in enumerate(given):
         where = f"{key}[{i}]"
         _need(isinstance(entry, dict) and {"player", "moves", "untilDepth"} <= entry.keys(),
               f"{where} must be an object with player, moves and untilDepth, got {entry!r}")
         colour = _colour(entry["player"], where)
         depth = entry["untilDepth"]
-        _need(isinstance(depth, int) and not isinstance(depth, bool) and depth >= 1,
-              f"{where}.untilDepth must be a whole number >= 1, got {depth!r}")
-        _need(depth == 1, f"{where}.untilDepth {depth} is not supported: MarGo leaves moves out at the root only "
-                          "(untilDepth 1)")
+        _need(isinstance(depth, int) and not isinstance(depth, bool) and 1 <= depth <= MAX_UNTIL_DEPTH,
+              f"{where}.untilDepth must be a whole number 1..{MAX_UNTIL_DEPTH}, got {depth!r}")
         moves = entry["moves"]
         _need(isinstance(moves, list) and all(isinstance(move, str) for move in moves),
               f"{where}.moves must be a list of vertices, got {moves!r}")
@@ -224,25 +220,28 @@ def _move_filter(data: dict[str, Any], key: str, size: int) -> tuple[tuple[Colou
                 chosen.add(Move.from_gtp(text, size))
             except InvalidVertexError as error:
                 raise AnalysisQueryError(f"{where}.moves[{k}]: {error}") from None
-        pairs.append((colour, frozenset(chosen)))
-    return tuple(pairs)
+        rules.append(MoveRule(colour, frozenset(chosen), depth, allow=key == "allowMoves"))
+    return rules
 
 
-def root_moves(board: Any, avoid: tuple, allow: tuple) -> frozenset[Move] | None:
-    """The moves the search may try at ``board``'s root under ``avoid`` and ``allow`` (the
-    pairs of :func:`_move_filter`): the legal moves less those avoided for the colour to
-    move, and only those allowed when it has an ``allowMoves``; None when neither names it."""
-    mover = board.to_move
-    avoided = [moves for colour, moves in avoid if colour == mover]
-    allowed = [moves for colour, moves in allow if colour == mover]
-    if not avoided and not allowed:
+def _restriction(data: dict[str, Any], size: int) -> MoveRestriction | None:
+    """The query's ``avoidMoves`` or ``allowMoves``; KataGo refuses the two together."""
+    _need(data.get("avoidMoves") is None or data.get("allowMoves") is None,
+          "allowMoves: cannot give both allowMoves and avoidMoves (KataGo refuses them together)")
+    return MoveRestriction.of([*_move_rules(data, "avoidMoves", size), *_move_rules(data, "allowMoves", size)])
+
+
+def _root_error(board: Board, restriction: MoveRestriction | None) -> str | None:
+    """Why ``restriction`` leaves the search of ``board`` nothing to search (the mover has
+    legal moves, and none allowed at the root), else None."""
+    if restriction is None:
         return None
-    legal = set(board.legal_moves(mover))
-    for moves in avoided:
-        legal -= moves
-    for moves in allowed:
-        legal &= moves
-    return frozenset(legal)
+    mover = board.to_move
+    legal = board.legal_moves(mover)
+    if not legal or restriction.moves_at(legal, mover, 0):
+        return None
+    field = "allowMoves" if any(rule.allow for rule in restriction.rules) else "avoidMoves"
+    return f"{field} leaves {mover.letter} no legal move"
 
 
 def _report_every(data: dict[str, Any]) -> float | None:
@@ -284,10 +283,9 @@ def parse_query(line: str) -> Query:
     _need(isinstance(turns_given, list) and len(turns_given) >= 1,
           "analyzeTurns must be a non-empty list of turn numbers")
     turns = tuple(_count(turn, "analyzeTurns[]", 0, len(moves)) for turn in turns_given)
-    avoid = _move_filter(data, "avoidMoves", rules.size)
-    allow = _move_filter(data, "allowMoves", rules.size)
+    restriction = _restriction(data, rules.size)
     query = Query(data["id"], rules, tuple((c, m) for c, _, m in moves), tuple(setup), first, turns,
-                  visits, ownership, seed, policy, report_every, tuple(warnings), avoid, allow)
+                  visits, ownership, seed, policy, report_every, tuple(warnings), restriction)
     check_moves(query.record())
     return query
 
@@ -351,8 +349,7 @@ class _Task:
     policy: bool
     report_every: float | None
     slot: int
-    avoid: tuple = ()
-    allow: tuple = ()
+    restriction: MoveRestriction | None = None
     player: str | None = None  # margo-analysis --player's spec; None: a fresh seeded mcts per turn
 
 
@@ -378,9 +375,9 @@ def _search(task: _Task, flags: Any, send: Callable[[str], None]) -> None:
         return
     board = task.board
     mover = board.to_move
-    allowed = root_moves(board, task.avoid, task.allow)
-    if allowed is not None and not allowed and board.legal_moves(mover):
-        send(json.dumps({**head, "error": f"avoidMoves and allowMoves leave {mover.letter} no legal move"}))
+    refused = _root_error(board, task.restriction)
+    if refused is not None:
+        send(json.dumps({**head, "error": refused}))
         return
 
     def partial(player: Any, root: Any) -> None:
@@ -391,7 +388,7 @@ def _search(task: _Task, flags: Any, send: Callable[[str], None]) -> None:
     result = analyse_position(board, task.visits, seed=f"{task.seed}/{task.turn}", ownership=task.ownership,
                               layout="katago", policy=task.policy, stop=lambda: bool(flags[task.slot]),
                               on_root=None if task.report_every is None else partial,
-                              progress_interval=task.report_every, allowed=allowed,
+                              progress_interval=task.report_every, restriction=task.restriction,
                               player=fresh_player(task.player, board))
     send(json.dumps({**head, "isDuringSearch": False, **result}))
 
@@ -564,7 +561,7 @@ def serve(lines: Iterable[str], write: Callable[[str], None], parallel: int = 1,
                 server.answer(json.dumps({"id": query.id, "warning": message, "field": field}))
             for turn, board in _positions(query.record(), query.turns):  # one pass over the record
                 task = _Task(query.id, board, turn, query.visits, query.seed, query.ownership, query.policy,
-                             query.report_every, server.take_slot(), query.avoid, query.allow, player)
+                             query.report_every, server.take_slot(), query.restriction, player)
                 server.register(task)
                 server.submit(task)
     except _Gone:

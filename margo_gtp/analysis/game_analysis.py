@@ -53,8 +53,9 @@ Every search is a fresh :class:`MctsPlayer` (no tree reuse, no early stop) seede
 ``(seed, turn)``, with a playout budget and no clock: the same query gives the same
 answer, whatever the number of processes. A caller may hand :func:`analyse_position` a
 searching ``player`` of its own instead (``margo-analysis --player``, ``margo-ownership``
-with a ``net`` session player). ``allowed`` (moves) leaves the root only the
-legal moves among them (KataGo's ``avoidMoves``/``allowMoves`` at depth 1).
+with a ``net`` session player). ``restriction`` (a
+:class:`~margo_gtp.players.restriction.MoveRestriction`) keeps moves out of the search to
+the depth it names (KataGo's ``avoidMoves``/``allowMoves``).
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ from margo_gtp import workers
 from margo_gtp.engine import Board, Colour, Move, Rules
 from margo_gtp.players.mcts import PROGRESS_SECONDS, MctsPlayer
 from margo_gtp.players.ownership import Ownership
+from margo_gtp.players.restriction import MoveRestriction
 from margo_gtp.sgf import SgfRecord, SgfError, positions, replay
 from margo_gtp.vertex import Point, format_vertex, gtp_order
 
@@ -258,7 +260,7 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
                      progress_interval: float | None = None, layout: str = "map", policy: bool = False,
                      stop: Callable[[], bool] | None = None,
                      on_root: Callable[[Any, Any], None] | None = None,
-                     allowed: Iterable[Move] | None = None, player: Any = None) -> dict[str, Any]:
+                     restriction: MoveRestriction | None = None, player: Any = None) -> dict[str, Any]:
     """The MCTS analysis of ``board`` for its colour to move after ``visits`` simulations,
     or ``seconds`` of search (then the answer depends on the machine's speed), whichever
     ends first (see the module docstring for the fields, and for ``on_progress``, which
@@ -268,11 +270,11 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     instead of the map by vertex; ``policy`` adds KataGo's ``policy`` array
     (:func:`katago_policy`); ``stop()`` true ends the search early (its answer is what
     was found); ``on_root(player, root)`` sees the growing root every
-    ``progress_interval`` seconds (the JSON engine's partial answers); ``allowed`` (moves;
-    None: all) leaves the search's root only the legal moves among them. ``player`` (an
-    ``mcts`` or ``net`` player; None: a fresh one seeded by ``seed``) searches with its
-    tree as it is (reset it for a fresh search); its ``ownership`` is set for this search
-    only."""
+    ``progress_interval`` seconds (the JSON engine's partial answers); ``restriction`` (None:
+    none) leaves each node the search expands within its depth only the moves it allows
+    the node's mover. ``player`` (an ``mcts`` or ``net`` player; None: a fresh one seeded
+    by ``seed``) searches with its tree as it is (reset it for a fresh search); its
+    ``ownership`` is set for this search only."""
     mover = board.to_move
     size = board.rules.size
 
@@ -302,7 +304,7 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     interval = PROGRESS_SECONDS if progress_interval is None else progress_interval
     try:
         root = player.search(board, mover, playouts=visits, deadline=deadline, stop=stop, on_progress=watch,
-                             interval=interval, allowed=None if allowed is None else frozenset(allowed))
+                             interval=interval, restriction=restriction)
     finally:
         player.ownership = before
     info = root_info(player, root, mover)

@@ -406,7 +406,7 @@ static PyTypeObject TreeType = {
 /* tree_search(state, colour, mt_state, config, komi, territory_scoring, playouts, max_nodes,
  *             priors, deadline=None,
  *             whole=True, tree=None, helpers=(), stop=None, progress=None, interval=0.5,
- *             ownership=False, root_moves=None)
+ *             ownership=False, move_limits=None)
  *   -> (simulations, new mt_state, nodes, pool full), nodes being every node in preorder
  *      when `whole`, else (root n, root w, the root's children with their pv, tree size,
  *      (root score_sum, score_sq, scored));
@@ -425,9 +425,11 @@ static PyTypeObject TreeType = {
  * about every `interval` seconds by the first thread with (simulations, root n, root w, the
  * root's children with their pv, tree size, the root's score sums, and with `ownership` the
  * first thread's ownership counts so far as (white, black, playouts), else None), a true answer stopping
- * the search; root_moves: None, or count + 2 bytes of flags, the flag of move code c at
- * index c + 2 (swap at 0, pass at 1, point i at i + 2): when the root is expanded by this search, its children are only the legal moves flagged
- * (avoidMoves/allowMoves; a root already expanded is not changed) */
+ * the search; move_limits: None, or for each colour (White, Black) and move code c (swap -2,
+ * pass -1, point i) the depth from which it may be played, as 2 * (count + 2) native int32
+ * at colour * (count + 2) + c + 2 (read_move_limits): a node expanded by this search
+ * shallower than the largest gets only the legal moves allowed at its depth
+ * (avoidMoves/allowMoves, native_search.limit_table; nodes already expanded are not changed) */
 #define MAX_SEARCH_THREADS 1024
 
 /* The threads' ownership counts summed: (white, black, playouts), the two lists indexed by
@@ -459,10 +461,10 @@ static PyObject *ownership_counts(const SearchRun *runs, Py_ssize_t threads, int
 static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *kwds) {
     static char *keywords[] = {"state", "colour", "mt_state", "config", "komi", "territory_scoring", "playouts",
                                "max_nodes", "priors", "deadline",
-                               "whole", "tree", "helpers", "stop", "progress", "interval", "ownership", "root_moves",
+                               "whole", "tree", "helpers", "stop", "progress", "interval", "ownership", "move_limits",
                                NULL};
     PyObject *so, *mt_state, *config, *priors_obj, *deadline_obj = Py_None, *tree_obj = Py_None, *helpers = NULL;
-    PyObject *stop = Py_None, *progress = Py_None, *root_moves = Py_None;
+    PyObject *stop = Py_None, *progress = Py_None, *limits_obj = Py_None;
     double interval = 0.5;
     int colour, territory_scoring, whole = 1, ownership = 0;
     double komi;
@@ -472,7 +474,7 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiO!OdpllO|OpOO!OOdpO", keywords, &so, &colour, &PyTuple_Type,
                                      &mt_state, &config, &komi, &territory_scoring, &playouts, &max_nodes, &priors_obj,
                                      &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers, &stop, &progress,
-                                     &interval, &ownership, &root_moves))
+                                     &interval, &ownership, &limits_obj))
         return NULL;
     double deadline = 0.0;
     if (deadline_obj != Py_None) {
@@ -489,8 +491,6 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
     if (max_nodes < 1 || max_nodes > INT32_MAX) return PyErr_Format(PyExc_ValueError, "max_nodes must be 1..2**31-1");
     if (tree_obj != Py_None && !PyObject_TypeCheck(tree_obj, &TreeType))
         return PyErr_Format(PyExc_TypeError, "tree must be a Tree or None");
-    if (root_moves != Py_None && (!PyBytes_Check(root_moves) || PyBytes_GET_SIZE(root_moves) != s->count + 2))
-        return PyErr_Format(PyExc_ValueError, "root_moves must be None or bytes of a flag per move code (points + 2)");
     PriorParams priors;
     if (priors_obj != Py_None && read_priors(priors_obj, prm.komi, &priors) < 0) return NULL;
     if (stop != Py_None && !PyCallable_Check(stop)) return PyErr_Format(PyExc_TypeError, "stop must be a StopFlag, callable or None");
@@ -500,17 +500,19 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
     if (threads > MAX_SEARCH_THREADS) return PyErr_Format(PyExc_ValueError, "at most %d search threads", MAX_SEARCH_THREADS);
     TreeObject *kept = tree_obj == Py_None ? NULL : (TreeObject *)tree_obj;
     if (kept && !tree_idle(kept)) return NULL;
+    int32_t *move_limits, limits_depth;
+    if (read_move_limits(limits_obj, s->count, &move_limits, &limits_depth) < 0) return NULL;
     MT *mts = PyMem_RawCalloc((size_t)threads, sizeof(MT));
     SearchRun *runs = PyMem_RawCalloc((size_t)threads, sizeof(SearchRun));
     if (!mts || !runs) {
         PyMem_RawFree(mts);
         PyMem_RawFree(runs);
+        PyMem_RawFree(move_limits);
         return PyErr_NoMemory();
     }
     Tree local = {NULL, 0, 0, (int32_t)max_nodes};
     Tree *tree = kept ? &kept->tree : &local;
-    SearchShared sh = {tree, &prm, priors_obj == Py_None ? NULL : &priors,
-                       root_moves == Py_None ? NULL : (const unsigned char *)PyBytes_AS_STRING(root_moves), -1,
+    SearchShared sh = {tree, &prm, priors_obj == Py_None ? NULL : &priors, move_limits, limits_depth, -1,
                        colour, playouts, deadline_obj != Py_None, deadline, 0.0};
     pthread_mutex_init(&sh.lock, NULL);
     int is_flag = stop != Py_None && PyObject_TypeCheck(stop, &StopFlagType);
@@ -607,6 +609,7 @@ done:
     pthread_mutex_destroy(&sh.lock);
     PyMem_RawFree(runs);
     PyMem_RawFree(mts);
+    PyMem_RawFree(move_limits);
     tree_free(&local);
     return result;
 }
@@ -723,7 +726,7 @@ static PyMethodDef search_functions[] = {
     {"tree_search", (PyCFunction)(void (*)(void))search_tree_search, METH_VARARGS | METH_KEYWORDS,
      "tree_search(state, colour, mt_state, config, komi, territory_scoring, playouts, max_nodes, priors, "
      "deadline=None, whole=True, tree=None, "
-     "helpers=(), stop=None, progress=None, interval=0.5, ownership=False, root_moves=None) -> (simulations, mt_state, nodes, full"
+     "helpers=(), stop=None, progress=None, interval=0.5, ownership=False, move_limits=None) -> (simulations, mt_state, nodes, full"
      "[, (white, black, playouts)])"},
     {NULL, NULL, 0, NULL},
 };

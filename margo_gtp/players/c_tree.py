@@ -86,7 +86,7 @@ class CTree:
         self.tree: Any = None  # the C tree kept between moves (reuse on): a _search.Tree
         self.root: Node | None = None  # the view of the tree
         self._root_key: tuple[int, int, int] | None = None
-        self._filtered = False  # the kept root lacks moves (allowed): no later search goes on from it
+        self._filtered = False  # the kept tree lacks moves (a restriction): no later search goes on from it
         self.last_simulations = 0
         self.last_tree_nodes = 0  # nodes of the last search's C tree
 
@@ -112,7 +112,6 @@ class CTree:
                 and self.tree.advance(native_search.code_of(board, move), int(colour))):
             self.root = next((child for child in root.children or [] if child.move == move), None)
             self._root_key = position_key(board, board.to_move)
-            self._filtered = False  # only the root's moves were filtered
         else:
             self.reset()
 
@@ -121,19 +120,19 @@ class CTree:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = PROGRESS_SECONDS, ownership: Any = None, allowed: Any = None) -> Node:
+               interval: float = PROGRESS_SECONDS, ownership: Any = None, restriction: Any = None) -> Node:
         """The search by the C tree, returning a view of the tree as :class:`Node` objects:
         the root and all its children exact, below each child only its principal variation
         (the most visited child, then its most visited child, ...). With ``reuse`` the C tree
         is kept for the next move (:meth:`advance` keeps the subtree of the move played),
         else freed. A stoppable search (``stop`` or ``on_progress``) refreshes the view every
-        ``interval`` seconds. :meth:`can_search` must hold. ``allowed``: see
-        :meth:`.Searcher.search` (the C tree filters the root's moves as the Python tree does)."""
+        ``interval`` seconds. :meth:`can_search` must hold. ``restriction``: see
+        :meth:`.Searcher.search` (the C tree filters the moves as the Python tree does)."""
         config = self.config
         key = position_key(board, colour)
-        if allowed is not None or self._filtered:
-            self.reset()  # a kept root has every move, or lacks some: start afresh
-        self._filtered = allowed is not None
+        if restriction is not None or self._filtered:
+            self.reset()  # a kept tree has every move, or lacks some: start afresh
+        self._filtered = restriction is not None
         tree = None
         if config.reuse:
             if self.tree is None or self._root_key != key:
@@ -153,7 +152,7 @@ class CTree:
         done, n, w, children, size, root_score = native_search.search(
             board, colour, self.rng, config, playouts, deadline, self.priors(board),
             max_nodes=config.max_nodes, tree=tree, threads=config.threads, stop=stop, progress=progress,
-            interval=max(interval, C_TREE_SHORTEST_INTERVAL), ownership=ownership, allowed=allowed)
+            interval=max(interval, C_TREE_SHORTEST_INTERVAL), ownership=ownership, restriction=restriction)
         self.last_simulations, self.last_tree_nodes = done, size
         return self._refresh_view(board, colour, n, w, children, root_score)
 

@@ -251,7 +251,7 @@ class MctsPlayer:
         stop: Callable[[], bool] | None = None,
         on_progress: Callable[[Node], object] | None = None,
         interval: float = PROGRESS_SECONDS,
-        allowed: Any = None,
+        restriction: Any = None,
     ) -> Node:
         """Run simulations for ``colour`` to move in ``board`` until ``playouts`` were run,
         ``deadline`` (on :attr:`clock`) passed or ``stop()`` is true; return the root.
@@ -269,8 +269,9 @@ class MctsPlayer:
         :attr:`root` (the same :class:`Node` objects, updated) every ``interval`` seconds,
         so another thread sees it grow as it sees the Python tree grow.
 
-        ``allowed`` (moves; None: all) leaves the root only the legal moves among them
-        (KataGo's avoidMoves/allowMoves at depth 1; a fresh tree, :meth:`.Searcher.search`).
+        ``restriction`` (a :class:`~.restriction.MoveRestriction`; None: none) leaves each
+        node within its depth only the moves it allows the node's mover (KataGo's
+        avoidMoves/allowMoves; a fresh tree, :meth:`.Searcher.search`).
         """
         if playouts is None and deadline is None and stop is None:
             deadline = self.clock() + self.config.default_seconds
@@ -283,7 +284,7 @@ class MctsPlayer:
         searcher.last_tree_nodes = 0
         return searcher.search(board, colour, playouts=playouts, deadline=deadline, stop=stop,
                                on_progress=on_progress, interval=interval, ownership=self.ownership,
-                               allowed=allowed)
+                               restriction=restriction)
 
     # -- the searchers' pieces, for tests and tools
 

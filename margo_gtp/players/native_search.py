@@ -20,6 +20,7 @@ import importlib
 import os
 import random
 import threading
+from array import array
 from collections.abc import Callable
 from typing import Any
 
@@ -186,15 +187,21 @@ def code_of(board: Board, move: Move) -> int:
     return board.geometry.index[move.point]
 
 
-def root_mask(board: Board, allowed: Any) -> bytes | None:
-    """The C tree's ``root_moves`` for the moves ``allowed`` at the root (None: all): a flag
-    per move code, the code ``c`` at ``c + 2`` (swap, pass, then the points by index)."""
-    if allowed is None:
+def limit_table(board: Board, restriction: Any) -> bytes | None:
+    """The C tree's ``move_limits`` for a :class:`~.restriction.MoveRestriction` (None:
+    none): for each colour (White, then Black) and each move code ``c`` (swap -2, pass
+    -1, then the point indices), at ``colour * (points + 2) + c + 2``, the depth from
+    which the move may be played (0: from the root), as native 32-bit integers."""
+    if restriction is None:
         return None
-    flags = bytearray(board.geometry.count + 2)
-    for move in allowed:
-        flags[code_of(board, move) + 2] = 1
-    return bytes(flags)
+    codes = board.geometry.count + 2
+    limits = array("i", bytes(4 * 2 * codes))
+    for rule in restriction.rules:
+        base = int(rule.player) * codes
+        for code in range(-2, codes - 2):
+            if rule.refuses(move_of(board, code)) and limits[base + code + 2] < rule.until_depth:
+                limits[base + code + 2] = rule.until_depth
+    return limits.tobytes()
 
 
 def search(board: Board, colour: Colour, rng: random.Random, config: Any, playouts: int | None,
@@ -203,7 +210,7 @@ def search(board: Board, colour: Colour, rng: random.Random, config: Any, playou
            threads: int = 1, stop: Callable[[], bool] | None = None,
            progress: Callable[..., object] | None = None,
            interval: float = 0.5, ownership: Any = None,
-           allowed: Any = None) -> tuple[int, int, float, list[tuple], int, tuple[float, float, int]]:
+           restriction: Any = None) -> tuple[int, int, float, list[tuple], int, tuple[float, float, int]]:
     """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
     ``rng`` as ``PythonTree.search`` does (its state goes in and comes back): until
     ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
@@ -235,8 +242,9 @@ def search(board: Board, colour: Colour, rng: random.Random, config: Any, playou
     ``running`` holds the first thread's counts so far, set before each ``progress`` call
     (:meth:`~margo_gtp.players.ownership.Ownership.so_far` reads both).
 
-    ``allowed`` (moves, or None for all): when this search expands the root, its children
-    are only the legal moves among them (avoidMoves/allowMoves)."""
+    ``restriction`` (a :class:`~.restriction.MoveRestriction`, or None): a node this search
+    expands within its depth gets only the legal moves it leaves the node's mover
+    (avoidMoves/allowMoves, :func:`limit_table`)."""
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
     relay = None
@@ -250,7 +258,7 @@ def search(board: Board, colour: Colour, rng: random.Random, config: Any, playou
             native_state(board), int(colour), internal, config, board.rules.komi, board.rules.scoring == "territory",
             -1 if playouts is None else playouts,
             max_nodes or default_max_nodes(), priors, deadline, False, tree, helpers, stop=stop, progress=relay,
-            interval=interval, ownership=ownership is not None, root_moves=root_mask(board, allowed))
+            interval=interval, ownership=ownership is not None, move_limits=limit_table(board, restriction))
     finally:
         if ownership is not None:
             ownership.running = None
@@ -270,17 +278,17 @@ def helper_states(rng: random.Random, threads: int) -> tuple:
 def tree_search(board: Board, colour: Colour, rng: random.Random, config: Any, playouts: int,
                 priors: Any,
                 max_nodes: int = 1 << 24, threads: int = 1, tree: Any = None,
-                ownership: Any = None, allowed: Any = None) -> tuple[int, list[tuple], bool]:
+                ownership: Any = None, restriction: Any = None) -> tuple[int, list[tuple], bool]:
     """As :func:`search` with a playout budget, returning every node in preorder as (depth,
     move code, n, w, rave_n, rave_w, prior, score_sum, score_sq, scored) and whether the
     pool reached ``max_nodes``: what the tests compare with the Python tree. ``ownership``
-    and ``allowed`` as in :func:`search`."""
+    and ``restriction`` as in :func:`search`."""
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
     done, internal, nodes, full, *owned = _search.tree_search(
         native_state(board), int(colour), internal, config, board.rules.komi, board.rules.scoring == "territory",
         playouts, max_nodes, priors, None, True, tree, helpers,
-        ownership=ownership is not None, root_moves=root_mask(board, allowed))
+        ownership=ownership is not None, move_limits=limit_table(board, restriction))
     rng.setstate((version, internal, gauss))
     if ownership is not None:
         ownership.add_counts(*owned[0])

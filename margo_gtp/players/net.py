@@ -173,9 +173,11 @@ class NetNode:
     ``children`` (a :class:`NetNode` per move once reached), ``n`` / ``w`` / ``s`` /
     ``s2`` (visits, wins and score sums of the move that led here, for its mover),
     ``value`` (the net's value of this position for the colour to move), ``terminal``
-    (the exact value when the game is over here, else None) and ``terminal_score`` (then
-    its exact final score for the colour to move) and ``owner`` (the ownership of this
-    position once evaluated, White's view, one value a point in the geometry's order)."""
+    (the exact value when the game is over here; the net's value where a move
+    restriction leaves the mover no move, so that each visit scores this leaf again;
+    else None), ``terminal_score`` (then its final score for the colour to move) and
+    ``owner`` (the ownership of this position once evaluated, White's view, one value a
+    point in the geometry's order)."""
 
     __slots__ = ("moves", "prior", "child_n", "child_w", "child_s", "child_s2", "children", "n", "w", "s", "s2",
                  "value", "terminal", "terminal_score", "to_move", "owner")
@@ -220,7 +222,8 @@ class NetSearch:
         self.clock = clock
         self.root: NetNode | None = None
         self.root_key: tuple | None = None
-        self.filtered = False  # the kept root lacks moves (allowed): no later search goes on from it
+        self.filtered = False  # the kept tree lacks moves (a restriction): no later search goes on from it
+        self._restriction = None  # the MoveRestriction of the search running (None: none)
         self.last_simulations = 0
         # (root, the sum of its simulations' ownership): kept up to date by _backup once
         # ownership() has been asked for this root; None: nobody asked, nothing is summed
@@ -244,7 +247,6 @@ class NetSearch:
             return
         for i, candidate in enumerate(root.moves):
             if candidate == move and root.children[i] is not None:
-                self.filtered = False  # only the root's moves were filtered
                 self.root = root.children[i]
                 self.root_key = position_key(board, board.to_move)
                 if self.root.to_move != int(board.to_move):
@@ -255,7 +257,7 @@ class NetSearch:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[NetNode], object] | None = None,
-               interval: float = 0.1, allowed=None) -> NetNode:
+               interval: float = 0.1, restriction=None) -> NetNode:
         """Run simulations until ``playouts`` were run, ``deadline`` passed or ``stop()``;
         ``on_progress(root)`` is called (under the tree's lock) about every ``interval``
         seconds, and a true answer stops the search.
@@ -264,17 +266,17 @@ class NetSearch:
         without the lock (ONNX Runtime releases the GIL, so one thread's network call runs
         while another walks the tree), and applies it under the lock again.
 
-        ``allowed`` (moves; None: all) leaves the root only the legal moves among them, their
-        policy renormalised (KataGo's avoidMoves/allowMoves at depth 1); the tree starts afresh."""
-        if allowed is not None or self.filtered:
-            self.root = None  # a kept root has every move, or lacks some
-        self.filtered = allowed is not None
+        ``restriction`` (a :class:`~.restriction.MoveRestriction`; None: none) leaves each
+        node expanded within its depth only the legal moves it allows the node's mover,
+        their policy renormalised (KataGo's avoidMoves/allowMoves); the tree starts afresh,
+        and is never searched on."""
+        if restriction is not None or self.filtered:
+            self.root = None  # a kept tree has every move, or lacks some
+        self.filtered = restriction is not None
+        self._restriction = restriction
         root = self.root_for(board, colour)
         if not root.expanded:
-            results = self._compute([(root, board.copy(), [])])
-            if allowed is not None:
-                results = [self._only(result, allowed) for result in results]
-            self._apply(results)
+            self._apply(self._compute([(root, board.copy(), [])]))
         self._done, self._in_flight, self._stopped = 0, 0, False
         limits = (playouts, deadline, stop)
         self._progress = (on_progress, interval, self.clock() + interval)
@@ -289,18 +291,26 @@ class NetSearch:
             for worker in workers:
                 worker.join()
         self.last_simulations = self._done
+        self._restriction = None
         return root
 
-    def _only(self, result: tuple, allowed) -> tuple:
-        """A root's evaluation with only the ``allowed`` moves, their priors renormalised."""
+    def _restricted(self, result: tuple) -> tuple:
+        """A leaf's evaluation with only the moves :attr:`_restriction` allows its mover at
+        its depth (the length of its path), their priors renormalised; with none left, the
+        leaf is scored by its value at every visit (``terminal``, :class:`NetNode`)."""
         node, path, value, moves, prior, score, owner = result
-        if moves is None:
+        restriction = self._restriction
+        if moves is None or len(path) >= restriction.depth:
             return result
-        allowed = set(allowed)
+        allowed = set(restriction.moves_at(moves, node.to_move, len(path)))
+        if len(allowed) == len(moves):
+            return result
+        if not allowed:
+            return node, path, value, None, None, score, owner
         keep = [i for i, move in enumerate(moves) if move in allowed]
         kept = prior[keep]
         total = float(kept.sum())
-        kept = kept / total if total > 0 else self.np.full(len(keep), 1.0 / max(1, len(keep)))
+        kept = kept / total if total > 0 else self.np.full(len(keep), 1.0 / len(keep))
         return node, path, value, [moves[i] for i in keep], kept, score, owner
 
     def _finished(self, root: NetNode, limits: tuple) -> bool:
@@ -410,6 +420,8 @@ class NetSearch:
             owner = ownership[k] if node.to_move == int(Colour.WHITE) else -ownership[k]
             results.append((node, path, float(value[k, 0] + 0.5 * value[k, 1]), moves, prior / prior.sum(),
                             float(score[k]) * points, owner))
+        if self._restriction is not None:  # avoidMoves/allowMoves: no cost without them
+            results = [self._restricted(result) for result in results]
         return results
 
     def _apply(self, results: list) -> None:
@@ -579,12 +591,12 @@ class NetPlayer:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = 0.1, ownership: object = None, allowed=None) -> Node:
+               interval: float = 0.1, ownership: object = None, restriction=None) -> Node:
         """The search in the searchers' shape (:class:`~.searcher.Searcher`): a root of
         :class:`~.searcher.Node` objects whose children are exact, each with its ``prior``
         the policy's probability, and the principal variation below the visited ones.
         Self-play, ``margo-analyze`` and pondering read it. On a size without a net, the
-        ``mcts`` fallback searches. ``allowed``: see :meth:`NetSearch.search`. When
+        ``mcts`` fallback searches. ``restriction``: see :meth:`NetSearch.search`. When
         ``ownership`` (else :attr:`ownership`) is an :class:`~.ownership.Ownership`, its
         counts become the root's ownership (:meth:`fill_ownership`) before each progress
         report and at the end; the fallback counts its simulations into it instead."""
@@ -594,7 +606,7 @@ class NetPlayer:
             before, fallback.ownership = fallback.ownership, target
             try:
                 return fallback.search(board, colour, playouts=playouts, deadline=deadline, stop=stop,
-                                       on_progress=on_progress, interval=interval, allowed=allowed)
+                                       on_progress=on_progress, interval=interval, restriction=restriction)
             finally:
                 fallback.ownership = before
         tree = self.searches[board.size]
@@ -606,7 +618,7 @@ class NetPlayer:
                     self.fill_ownership(target, tree, root)
                 return on_progress(node_view(root, colour))
         root = tree.search(board, colour, playouts=playouts, deadline=deadline, stop=stop, on_progress=report,
-                           interval=interval, allowed=allowed)
+                           interval=interval, restriction=restriction)
         self.last_simulations = tree.last_simulations
         if target is not None:
             self.fill_ownership(target, tree, root)

@@ -25,6 +25,7 @@ from typing import Any
 from margo_gtp.engine import Board, Colour, Move
 from margo_gtp.players import evaluate, native_search
 from margo_gtp.players.playout_policy import HeavyPolicy, PlayoutPolicy
+from margo_gtp.players.restriction import MoveRestriction
 from margo_gtp.players.search_config import PROGRESS_SECONDS, SearchConfig
 from margo_gtp.players.searcher import Node, PatternChoice, position_key
 
@@ -57,8 +58,8 @@ class PythonTree:
         self.last_simulations = 0
         self.last_tree_nodes = 0  # the Python tree is counted in Nodes, not in a pool
         self._ownership: Any = None  # the Ownership of the search running
-        self._allowed: Any = None  # the moves the root may have (None: all), for the search running
-        self._filtered = False  # the kept root lacks moves (allowed): no later search goes on from it
+        self._restriction: MoveRestriction | None = None  # avoidMoves/allowMoves of the search running
+        self._filtered = False  # the kept tree lacks moves (a restriction): no later search goes on from it
 
     # -- the Searcher shape
 
@@ -78,7 +79,6 @@ class PythonTree:
             return
         child.parent = None
         self.root = child
-        self._filtered = False  # only the root's moves were filtered
         self._root_key = position_key(board, board.to_move)
 
     def reset(self) -> None:
@@ -94,16 +94,17 @@ class PythonTree:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = PROGRESS_SECONDS, ownership: Any = None, allowed: Any = None) -> Node:
+               interval: float = PROGRESS_SECONDS, ownership: Any = None,
+               restriction: MoveRestriction | None = None) -> Node:
         """Simulations until ``playouts``, ``deadline`` (on :attr:`clock`) or ``stop()``
         (read before every simulation); the early-stop check and ``on_progress`` every
         ``decided_check_every`` simulations (``on_progress`` at most every ``interval``
-        seconds; 0: at every check). ``allowed``: see :meth:`.Searcher.search`."""
+        seconds; 0: at every check). ``restriction``: see :meth:`.Searcher.search`."""
         self._ownership = ownership
-        self._allowed = None if allowed is None else frozenset(allowed)
-        if allowed is not None or self._filtered:
-            self.reset()  # a kept root has every move, or lacks some: start afresh
-        self._filtered = allowed is not None
+        self._restriction = restriction
+        if restriction is not None or self._filtered:
+            self.reset()  # a kept tree has every move, or lacks some: start afresh
+        self._filtered = restriction is not None
         every, early_stop = self.config.decided_check_every, self.config.early_stop
         root = self._root_for(board, colour)
         if root.children is None:
@@ -131,7 +132,7 @@ class PythonTree:
             self._simulate(root, board, int(colour))
             done += 1
         self.last_simulations = done
-        self._ownership = self._allowed = None
+        self._ownership = self._restriction = None
         return root
 
     def _decided(self, root: Node, done: int, start: float, now: float, deadline: float | None,
@@ -222,8 +223,9 @@ class PythonTree:
         and saving moves are tried first, self-atari last)."""
         index = board.geometry.index  # flat point index for AMAF keys
         moves = board.legal_moves(Colour(to_move))
-        if depth == 0 and self._allowed is not None:  # avoidMoves/allowMoves: before the shuffle
-            moves = [move for move in moves if move in self._allowed]
+        restriction = self._restriction
+        if restriction is not None and depth < restriction.depth:  # avoidMoves/allowMoves: before the shuffle
+            moves = restriction.moves_at(moves, to_move, depth)
         self.rng.shuffle(moves)  # seeded: ties between unvisited children break at random
         children = [Node(m, to_move, index[m.point] if m.point is not None else -1, node) for m in moves]
         if depth <= self.config.prior_depth:

@@ -130,9 +130,12 @@ struct SearchShared {
     Tree *tree;
     const SearchParams *prm;
     const PriorParams *priors; /* NULL: no priors */
-    /* NULL: every legal move at the root; else the root's children are only the legal moves
-     * whose root_allowed[code + 2] is set (avoidMoves/allowMoves; count + 2 entries) */
-    const unsigned char *root_allowed;
+    /* NULL: every legal move everywhere; else move_limits[colour * (count + 2) + code + 2]
+     * is the depth (the root 0) from which colour may play code (avoidMoves/allowMoves,
+     * native_search.limit_table): a node shallower than limits_depth, where some limit
+     * holds, gets only the legal moves whose limit is at most its depth */
+    const int32_t *move_limits;
+    int32_t limits_depth;
     int32_t root;
     int colour;
     long playouts;            /* < 0: no limit */
@@ -198,6 +201,10 @@ int pattern_log_strengths(State *s, int colour, const int32_t *codes, int n, con
 int read_eval_params(PyObject *config, double prm[6]);
 int read_search_params(PyObject *config, double komi, int territory_scoring, SearchParams *prm);
 int read_priors(PyObject *priors, double komi, PriorParams *pp);
+/* search_glue.c: the move limits (SearchShared.move_limits) from None or bytes of
+ * 2 * (count + 2) native int32 (each >= 0), copied into *limits (PyMem_RawMalloc; NULL for
+ * None) with their largest in *depth; 0, or -1 with a ValueError set. */
+int read_move_limits(PyObject *obj, int count, int32_t **limits, int32_t *depth);
 /* search_glue.c: the tree below root as Python lists; NULL with an exception set. tree_nodes:
  * every node in preorder as (depth, code, n, w, rave_n, rave_w, prior, score_sum, score_sq,
  * scored); root_children: the root's children with their principal variations. */

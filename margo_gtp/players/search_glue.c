@@ -255,3 +255,32 @@ fail:
     Py_DECREF(out);
     return NULL;
 }
+
+/* -- the move limits (read_move_limits, search_core.h): copied, so that the search reads
+ * aligned int32 whatever the bytes object's layout, and checked once here, not per node */
+int read_move_limits(PyObject *obj, int count, int32_t **limits, int32_t *depth) {
+    *limits = NULL;
+    *depth = 0;
+    if (obj == Py_None) return 0;
+    Py_ssize_t entries = 2 * ((Py_ssize_t)count + 2);
+    if (!PyBytes_Check(obj) || PyBytes_GET_SIZE(obj) != entries * (Py_ssize_t)sizeof(int32_t)) {
+        PyErr_SetString(PyExc_ValueError, "move_limits must be None or bytes of 2 * (points + 2) int32");
+        return -1;
+    }
+    int32_t *copy = PyMem_RawMalloc((size_t)entries * sizeof(int32_t));
+    if (!copy) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(copy, PyBytes_AS_STRING(obj), (size_t)entries * sizeof(int32_t));
+    for (Py_ssize_t k = 0; k < entries; k++) {
+        if (copy[k] < 0) {
+            PyMem_RawFree(copy);
+            PyErr_SetString(PyExc_ValueError, "move_limits must not be negative");
+            return -1;
+        }
+        if (copy[k] > *depth) *depth = copy[k];
+    }
+    *limits = copy;
+    return 0;
+}

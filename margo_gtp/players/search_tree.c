@@ -180,10 +180,11 @@ static int children_for(SearchRun *run, int to_move, int depth, int64_t seen, in
     SearchShared *sh = run->sh;
     const SearchParams *p = sh->prm;
     int n = legal_codes(run->work, to_move, run->codes);
-    if (depth == 0 && sh->root_allowed) { /* as PythonTree._expand: filtered before the shuffle */
+    if (sh->move_limits && depth < sh->limits_depth) { /* as PythonTree._expand: filtered before the shuffle */
+        const int32_t *limit = sh->move_limits + (size_t)to_move * (size_t)(run->work->count + 2) + 2;
         int kept = 0;
         for (int k = 0; k < n; k++)
-            if (sh->root_allowed[run->codes[k] + 2]) run->codes[kept++] = run->codes[k];
+            if (limit[run->codes[k]] <= depth) run->codes[kept++] = run->codes[k];
         n = kept;
     }
     *with_priors = sh->priors && depth <= p->prior_depth && p->prior_visits > 0 && n > 1 &&

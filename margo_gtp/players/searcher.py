@@ -224,14 +224,16 @@ class Searcher(Protocol):
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = PROGRESS_SECONDS, ownership: Any = None, allowed: Any = None) -> Node:
+               interval: float = PROGRESS_SECONDS, ownership: Any = None, restriction: Any = None) -> Node:
         """Search ``board`` for ``colour`` to move until ``playouts`` simulations, the
         ``deadline`` (on the player's clock) or ``stop()``; report ``on_progress(root)``
         about every ``interval`` seconds (a true answer stops); count every simulation's
         final position in ``ownership`` when given. Returns :attr:`root`. The tree of the
-        same position is searched on (reuse); another position's is dropped. ``allowed``
-        (moves; None: all) leaves the root only the legal moves among them (KataGo's
-        avoidMoves/allowMoves at depth 1): the search then starts a fresh tree."""
+        same position is searched on (reuse); another position's is dropped.
+        ``restriction`` (a :class:`~.restriction.MoveRestriction`; None: none) gives each
+        node it expands within its depth only the legal moves it leaves the node's mover
+        (KataGo's avoidMoves/allowMoves): such a search starts a fresh tree, and its tree
+        is never searched on."""
         ...
 
     def advance(self, board: Board, move: Move, colour: Colour) -> None:
