@@ -22,6 +22,13 @@ off (:func:`cut_torn_line`), so its first line starts on a line of its own. What
 does with a *whole* line that does not parse (skip it, or refuse the file) is its own
 choice, and its docstring says which.
 
+**Logs.** A log's length is decided by whoever talks: an engine that writes endless stderr,
+a controller that sends endless lines. So every log file the tools write (the wire logs of
+``margo-gtp --log``, ``margo-match --wire-log`` and ``SimpleEngine(wire_log=PATH)``) is a
+:class:`CappedLog`: at most :data:`LOG_CAP_BYTES` bytes, the last line
+``[log capped at N bytes]``, and everything after it dropped (not rotated: the start of a
+session, where a fault usually shows first, is kept).
+
 Imports nothing from the package: it sits on the ground floor beside ``textfile``.
 """
 
@@ -30,9 +37,10 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 _TEMPORARY_NUMBERS = itertools.count()
 
@@ -198,3 +206,75 @@ def _cut_back(descriptor: int, length: int) -> None:
         os.fsync(descriptor)
     except OSError:
         pass
+
+
+# ---------------------------------------------------------------------------------------
+# Logs
+
+#: The most bytes one log file holds, its cap line included (see the module docstring).
+LOG_CAP_BYTES = 8 << 20
+
+
+def log_cap_line(cap: int) -> str:
+    """The line that ends a capped log (newline included)."""
+    return f"[log capped at {cap} bytes]\n"
+
+
+class CappedLog:
+    """A text log over ``stream`` that never holds more than ``cap`` bytes (default
+    :data:`LOG_CAP_BYTES`, read when the log is made), counting what the file already held.
+
+    Writers give whole lines, one or more per ``write``. A write that would leave no room for
+    the cap line is dropped whole, and the cap line is written in its place, once; every
+    later write is dropped. A dropped write costs only a lock and a test, so a thread that
+    drains an engine's stderr into the log keeps draining at full speed and the engine
+    never blocks on a full pipe. A file already at the cap (a resumed match, a second
+    session on the same ``--log``) takes nothing more. Thread-safe: the two engines of a
+    referee's worker share one wire log. OSError as the stream raises it.
+    """
+
+    def __init__(self, stream: IO[str], cap: int | None = None) -> None:
+        self.stream = stream
+        self.cap = LOG_CAP_BYTES if cap is None else cap
+        self._cap_line = log_cap_line(self.cap)
+        self._lock = threading.Lock()
+        self.written = _size_of(stream)
+        self.capped = self.written + len(self._cap_line) > self.cap
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], cap: int | None = None) -> "CappedLog":
+        """The capped log appending to the file at ``path``; OSError as ``open`` raises it."""
+        return cls(open(path, "a", encoding="utf-8"), cap)
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            if self.capped:
+                return len(text)
+            size = len(text.encode("utf-8", errors="surrogateescape"))
+            if self.written + size + len(self._cap_line) > self.cap:
+                self.capped = True
+                self.stream.write(self._cap_line)
+                self.written += len(self._cap_line)
+            else:
+                self.stream.write(text)
+                self.written += size
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.close()
+
+    @property
+    def closed(self) -> bool:
+        return self.stream.closed
+
+
+def _size_of(stream: IO[str]) -> int:
+    """How many bytes the file under ``stream`` holds (0 for a pipe, a device, or a stream
+    with no file)."""
+    try:
+        return os.fstat(stream.fileno()).st_size
+    except (OSError, ValueError, AttributeError):
+        return 0

@@ -167,6 +167,58 @@ def test_ctrl_c_after_the_whole_line_keeps_it_and_a_full_disk_cuts_it(tmp_path: 
     assert path.read_bytes() == b'{"game":1}\n{"game":2}\n'
 
 
+def test_a_capped_log_stops_at_its_cap_with_one_cap_line(tmp_path: Path) -> None:
+    path = tmp_path / "wire.log"
+    log = files.CappedLog.open(path, cap=100)
+    for number in range(10):
+        log.write(f"line {number} {'é' * 5}\n")  # 18 bytes: é is two bytes in UTF-8
+        log.flush()
+    log.close()
+    # 4 lines (72 bytes) + the cap line (26) fit in 100; a fifth would leave no room for it
+    assert path.read_bytes() == ("".join(f"line {n} {'é' * 5}\n" for n in range(4))
+                                 + "[log capped at 100 bytes]\n").encode()
+    assert path.stat().st_size <= 100
+    again = files.CappedLog.open(path, cap=100)  # a resumed match, a second --log session: nothing more
+    assert again.capped
+    again.write("more\n")
+    again.close()
+    assert path.read_bytes().count(b"[log capped at 100 bytes]\n") == 1 and path.stat().st_size == 98
+
+
+def test_a_capped_log_counts_what_the_file_held_and_one_line_too_long_for_it(tmp_path: Path) -> None:
+    path = tmp_path / "wire.log"
+    path.write_text("x" * 50 + "\n")
+    log = files.CappedLog.open(path, cap=100)
+    log.write("short\n")
+    log.write("y" * 500 + "\n")  # dropped whole, never cut: a log's lines stay whole
+    log.write("after\n")
+    log.close()
+    assert path.read_text() == "x" * 50 + "\nshort\n[log capped at 100 bytes]\n"
+    assert files.LOG_CAP_BYTES == 8 << 20  # the figure docs/referee.md and the --help texts give
+
+
+def test_threads_sharing_a_capped_log_never_pass_its_cap(tmp_path: Path) -> None:
+    """The two engines of a referee's worker write their stderr into one wire log at once."""
+    import threading
+    path = tmp_path / "wire.log"
+    log = files.CappedLog.open(path, cap=10_000)
+
+    def chatter(name: str) -> None:
+        for number in range(2_000):
+            log.write(f"{name} !! line {number}\n")
+            log.flush()
+
+    threads = [threading.Thread(target=chatter, args=(name,)) for name in "AB"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    log.close()
+    data = path.read_bytes()
+    assert len(data) <= 10_000 and data.endswith(b"\n[log capped at 10000 bytes]\n")
+    assert data.count(b"[log capped") == 1 and all(line[:5] in (b"A !! ", b"B !! ") for line in data.splitlines()[:-1])
+
+
 @pytest.mark.parametrize("reader", ["results_log", "journal", "watch", "run_file"])
 def test_every_reader_leaves_out_a_torn_last_line_that_parses(tmp_path: Path, reader: str) -> None:
     """The rule is the same in every reader: a last line without its newline is no
@@ -274,6 +326,7 @@ ONE_HOME = {
     "def top_view": "margo_gtp/vertex.py",
     "def write_atomically": "margo_gtp/files.py",
     "def cut_torn_line": "margo_gtp/files.py",
+    "class CappedLog": "margo_gtp/files.py",
     "def progress_bar": "margo_gtp/progress.py",
 }
 

@@ -261,6 +261,19 @@ def test_cli_wire_log(tmp_path: Path) -> None:
     )
 
 
+def test_a_wire_log_stops_at_its_cap_and_the_session_goes_on(tmp_path: Path) -> None:
+    """The controller decides how much is logged: nine lines of almost 1 MiB pass the 8 MiB
+    cap, so the log ends with one cap line and every command is still answered."""
+    log = tmp_path / "wire.log"
+    word = "x" * ((1 << 20) - 100)
+    result = run_pipe("".join(f"{n} known_command {word}\n" for n in range(1, 10)) + "10 name\n", "--log", str(log))
+    assert result.returncode == 0 and result.stderr == b""
+    assert result.stdout == b"".join(b"=%d false\n\n" % n for n in range(1, 10)) + b"=10 margo-gtp\n\n"
+    data = log.read_bytes()
+    assert len(data) <= 8 << 20 and data.count(b"\n") == 17
+    assert data.endswith(b"\n<< =8 false\n[log capped at 8388608 bytes]\n") and data.count(b"[log capped") == 1
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a device that is always full)")
 def test_a_log_that_cannot_be_written_stops_logging_not_the_session() -> None:
     result = run_pipe("1 name\n2 version\n", "--log", "/dev/full")

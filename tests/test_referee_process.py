@@ -170,3 +170,24 @@ def test_wire_log_records_both_engines_conversations(tmp_path):
     assert "A >> =1" in lines
     assert any(line.startswith("A << ") and " genmove W" in line for line in lines)
     assert any(line.startswith("B << ") and " play W " in line for line in lines)
+
+
+@pytest.mark.parametrize("wire_log", [True, False], ids=["wire-log", "no-log"])
+def test_an_engine_flooding_its_stderr_is_drained_capped_and_its_game_recorded_once(tmp_path, monkeypatch, wire_log):
+    """An engine that writes stderr without end: its pipe is drained (the game finishes, no
+    timeout), the wire log it goes into stops at the cap with one cap line, and the game is
+    recorded exactly once."""
+    monkeypatch.setattr("margo_gtp.files.LOG_CAP_BYTES", 64 * 1024)
+    run = run_match(match_config(engine("--seed", "7", "--flood"), games=1, wire_log=wire_log,
+                                 move_timeout=10.0, command_timeout=10.0), tmp_path)
+    assert [(record["game"], record["forfeit"]) for record in run.records] == [(1, None)]
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert [json.loads(line)["game"] for line in lines] == [1]
+    assert sorted(p.name for p in tmp_path.glob("game-*.sgf")) == ["game-0001.sgf"]
+    if wire_log:
+        log = (tmp_path / "wire-0.log").read_bytes()
+        assert len(log) <= 64 * 1024
+        assert log.endswith(b"\n[log capped at 65536 bytes]\n") and log.count(b"[log capped") == 1
+        assert b"B !! faulty: flooding stderr xxx" in log
+    else:
+        assert not list(tmp_path.glob("wire-*.log"))

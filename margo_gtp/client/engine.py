@@ -39,7 +39,9 @@ engine's strength or honesty beyond legality (an engine may ignore a :class:`Lim
 
 The wire log: every line sent (``<<``), received (``>>``) and written to stderr (``!!``)
 is logged at DEBUG on the ``margo_gtp.client`` logger and, when ``wire_log`` is given,
-appended to that text stream or file as ``<name> <direction> <line>``.
+appended to that text stream or file as ``<name> <direction> <line>``. A file named by path
+is a :class:`~margo_gtp.files.CappedLog` (at most ``LOG_CAP_BYTES``, then one cap line): an
+engine that floods its stderr cannot fill the disk, and its stderr is still drained.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from margo_gtp.client.results import AnalysisInfo, AnalysisResult, parse_candida
 from margo_gtp.client.wire import InvalidCommandError as WireInvalidCommandError
 from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout, check_timeout
 from margo_gtp.engine import Board, Colour, Move, Point, Rules
+from margo_gtp.files import CappedLog
 from margo_gtp.vertex import InvalidVertexError
 
 if TYPE_CHECKING:
@@ -187,7 +190,7 @@ class SimpleEngine:
         self._log_lock = threading.Lock()
         self._owns_wire_log = isinstance(wire_log, (str, os.PathLike))
         self._wire_log: IO[str] | None = (
-            open(wire_log, "a", encoding="utf-8") if isinstance(wire_log, (str, os.PathLike)) else wire_log
+            CappedLog.open(wire_log) if isinstance(wire_log, (str, os.PathLike)) else wire_log
         )
         self._transport: EngineTransport | None = None
         self._wire: GtpWire | None = None

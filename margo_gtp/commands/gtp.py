@@ -13,11 +13,12 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import IO, Annotated, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from margo_gtp.console import USAGE_ERROR, pointed_to_players, run_app, version_callback
+from margo_gtp.files import LOG_CAP_BYTES, CappedLog
 from margo_gtp.players.levels import MAX_LEVEL, MIN_LEVEL
 
 app = typer.Typer(add_completion=False, help=__doc__)
@@ -109,7 +110,8 @@ def gtp(
         typer.Option(
             "--log",
             metavar="FILE",
-            help="Append a wire log: every line in ('>> ') and every response line out ('<< '). Example: --log wire.log",
+            help="Append a wire log: every line in ('>> ') and every response line out ('<< '), "
+            f"up to {LOG_CAP_BYTES} bytes, then one line '[log capped at {LOG_CAP_BYTES} bytes]'. Example: --log wire.log",
             show_default=False,
         ),
     ] = None,
@@ -154,10 +156,11 @@ def gtp(
     install_analysis(engine, engine.session)
     src = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     dst = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="replace", newline="\n")
-    log_file: IO[str] | None = None
+    log_file: CappedLog | None = None
     if log is not None:
         try:
-            log_file = textfile.open_for_writing(log, append=True)  # a FIFO without a reader: an error, not a hang
+            # a FIFO without a reader: an error, not a hang; capped: the controller decides how much is logged
+            log_file = CappedLog(textfile.open_for_writing(log, append=True))
         except OSError as error:
             raise typer.BadParameter(f"cannot open {str(log)!r} for appending: {error.strerror or error}", param_hint="--log") from None
     exit_code = None
@@ -186,7 +189,7 @@ def gtp(
         os._exit(exit_code)
 
 
-def _wire_logger(log_file: IO[str], path: Path):  # noqa: ANN202
+def _wire_logger(log_file: CappedLog, path: Path):  # noqa: ANN202
     def log(direction: str, text: str) -> None:
         if log_file.closed:
             return

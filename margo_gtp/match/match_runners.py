@@ -16,8 +16,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from margo_gtp.files import CappedLog
 from margo_gtp.game.faults import EngineStartError
 from margo_gtp.workers import WorkerProcesses, WorkersEnded, WorkerStartError, next_job, worker_setup
 
@@ -36,10 +37,12 @@ class MatchDecided(Exception):
     """Raised by the commit step when ``stop_when`` says the match needs no more games"""
 
 
-def wire_stream(config: MatchConfig, directory: Path, worker: int) -> IO[str] | None:
+def wire_stream(config: MatchConfig, directory: Path, worker: int) -> CappedLog | None:
+    """Worker ``worker``'s wire log (``--wire-log``), shared by its two engines: capped, as
+    their stderr goes into it and an engine decides how much it writes."""
     if not config.wire_log:
         return None
-    return open(directory / f"wire-{worker}.log", "a", encoding="utf-8")
+    return CappedLog.open(directory / f"wire-{worker}.log")
 
 
 def run_serial(config: MatchConfig, directory: Path, games: Sequence[int], commit: Commit) -> None:

@@ -35,7 +35,7 @@ from margo_gtp.console import version_callback
 from margo_gtp.client import program_missing
 from margo_gtp.engine import Rules, RulesError
 from margo_gtp.engine.rules import merge_option_flags, parse_rule_pairs
-from margo_gtp.files import write_atomically
+from margo_gtp.files import LOG_CAP_BYTES, write_atomically
 from margo_gtp.game.faults import EngineStartError
 from margo_gtp.progress import progress_bar
 
@@ -104,7 +104,8 @@ def match(
     name_a: Annotated[Optional[str], typer.Option(help="display name of engine A")] = None,
     name_b: Annotated[Optional[str], typer.Option(help="display name of engine B")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON on stdout")] = False,
-    wire_log: Annotated[bool, typer.Option(help="log every GTP line to OUT/wire-K.log")] = False,
+    wire_log: Annotated[bool, typer.Option(help="log every GTP line and the engines' stderr to OUT/wire-K.log "
+                                           f"(at most {LOG_CAP_BYTES} bytes a file)")] = False,
     progress: Annotated[bool, typer.Option(help="show the live progress bar (stderr)")] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no line per finished game")] = False,
     version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True, callback=version_callback("margo-match"))] = False,

@@ -24,6 +24,8 @@ exist (the engine creates it), so a restarted engine behaves. Kinds:
     nolist     answers "? unknown command" to list_commands (always)
 
 ``--move-delay S`` sleeps S seconds before every genmove answer (slow but healthy).
+``--flood`` writes lines to stderr without end, from a thread, while it plays normally
+(the referee must drain them, and cap any log they go to).
 ``--swap`` answers ``swap`` whenever swapping is legal. ``--log FILE`` appends every
 command line received (for tests that check what the referee sends).
 """
@@ -34,6 +36,7 @@ import argparse
 import os
 import random
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -165,6 +168,16 @@ FAULT_ANSWERS = {"malformed": (True, "Z99:9"), "resign": (True, "resign"), "pass
                  "fail": (False, "I give up")}
 
 
+def flood_stderr() -> None:
+    """Stderr without end; only a full pipe (a reader that stopped draining) slows it."""
+    line = b"faulty: flooding stderr " + b"x" * 1000 + b"\n"
+    try:
+        while True:
+            os.write(2, line)
+    except OSError:
+        pass  # the referee closed the pipe: it is done with this engine
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fault", default=None)
@@ -175,7 +188,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--swap", action="store_true")
     parser.add_argument("--log", default=None)
+    parser.add_argument("--flood", action="store_true")
     engine = FaultyEngine(parser.parse_args())
+    if engine.options.flood:
+        threading.Thread(target=flood_stderr, daemon=True).start()
     for raw in sys.stdin:
         words = raw.split("#", 1)[0].split()
         if not words:
