@@ -261,10 +261,14 @@ class CappedLog:
         return len(text)
 
     def flush(self) -> None:
-        self.stream.flush()
+        # Under the lock too: a text stream is not thread-safe, and a flush racing another
+        # thread's write could put that write's bytes after the cap line.
+        with self._lock:
+            self.stream.flush()
 
     def close(self) -> None:
-        self.stream.close()
+        with self._lock:
+            self.stream.close()
 
     @property
     def closed(self) -> bool:
