@@ -427,17 +427,26 @@ async def json_body(request: Request) -> dict[str, Any] | Response:
     return data
 
 
-async def replay_variation(request: Request) -> Response:
-    """A side line tried from a replay's position (:mod:`~margo_gtp.web.variation`): the
-    position it reaches, every move checked by the rules core. Nothing is kept here."""
-    server: Server = request.app.state.server
+async def _replay_and_body(request: Request):
+    """The replay a side-line request names and its JSON object, or the error answer."""
     try:
-        replay = server.replays.get(request.path_params["replay"])
+        replay = request.app.state.server.replays.get(request.path_params["replay"])
     except GameError as error:
         return _error(404, str(error))
     data = await json_body(request)
     if isinstance(data, Response):
         return data
+    return replay, data
+
+
+async def replay_variation(request: Request) -> Response:
+    """A side line tried from a replay's position (:mod:`~margo_gtp.web.variation`): the
+    position it reaches, every move checked by the rules core. Nothing is kept here."""
+    server: Server = request.app.state.server
+    asked = await _replay_and_body(request)
+    if isinstance(asked, Response):
+        return asked
+    replay, data = asked
     try:
         return JSONResponse(await server.in_worker(variation_view, replay, data.get("ply"), data.get("moves", [])))
     except GameError as error:
@@ -449,13 +458,10 @@ async def replay_play_from_here(request: Request) -> Response:
     line or side line, with the players of the request (``white``, ``black``, ``seconds``
     as in a ``new`` message). The page attaches to it by its id."""
     server: Server = request.app.state.server
-    try:
-        replay = server.replays.get(request.path_params["replay"])
-    except GameError as error:
-        return _error(404, str(error))
-    data = await json_body(request)
-    if isinstance(data, Response):
-        return data
+    asked = await _replay_and_body(request)
+    if isinstance(asked, Response):
+        return asked
+    replay, data = asked
     try:
         rules, line = await server.in_worker(playable_line, replay, data.get("ply"), data.get("moves", []))
         game = server.new_game(data, line, rules)
