@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import io
 import random
+import sys
+from pathlib import Path
 
-from margo_gtp.engine import Rules
+from margo_gtp.client import AnalysisResult, Limit, SimpleEngine
+from margo_gtp.engine import Board, Colour, Rules
 from margo_gtp.players import RandomPlayer
 from margo_gtp.players.mcts import MctsPlayer
 from margo_gtp.protocol.analysis import install, parse_info
@@ -70,3 +73,33 @@ def test_bad_arguments_are_syntax_errors_and_change_nothing() -> None:
                         ["margo-genmove_analyze", "margo-genmove_analyze x", "margo-genmove_analyze b -5",
                          "margo-genmove_analyze b soon", "margo-to_move"])
     assert output == "? syntax error\n\n" * 4 + "= W\n\n"
+
+
+# -- the client: SimpleEngine.play_analysed ------------------------------------------------
+
+MARGO_GTP = str(Path(sys.executable).parent / "margo-gtp")
+
+
+def test_the_client_hands_over_growing_reports_and_plays_the_move() -> None:
+    board = Board(Rules(size=5))
+    seen: list[AnalysisResult] = []
+    with SimpleEngine.popen([MARGO_GTP, "--player", "mcts", "--seed", "1"], timeout=30) as engine:
+        result = engine.play_analysed(board, Limit(seconds=0.8), interval=0.1, on_report=seen.append)
+        assert board.is_legal(result.move, Colour.WHITE)
+        board.push(result.move)
+        engine.play(board, Limit(seconds=0.05))  # the wire is in step and the engine knows the move
+        assert engine.do_command("margo-board").count('"W"') >= 1
+    assert len(seen) >= 3
+    totals = [sum(info.visits for info in report.candidates) for report in seen]
+    assert totals == sorted(totals) and totals[0] < totals[-1]
+    assert all(report.colour is Colour.WHITE and report.candidates for report in seen)
+
+
+def test_the_client_plays_as_play_without_reports_where_nothing_searches() -> None:
+    board = Board(Rules(size=5))
+    seen: list[AnalysisResult] = []
+    with SimpleEngine.popen([MARGO_GTP, "--player", "random", "--seed", "3"], timeout=30) as engine:
+        streamed = engine.play_analysed(board, interval=0.05, on_report=seen.append)
+    with SimpleEngine.popen([MARGO_GTP, "--player", "random", "--seed", "3"], timeout=30) as engine:
+        plain = engine.play(board)
+    assert (streamed, seen) == (plain, [])
