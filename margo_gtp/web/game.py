@@ -52,6 +52,7 @@ from margo_gtp.game.faults import EngineFault
 from margo_gtp.game.loop import end_of, judge
 from margo_gtp.game.record import GameRecord
 from margo_gtp.machine import available_cores
+from margo_gtp.web.thinking import REPORT_INTERVAL, Think, push_reports
 from margo_gtp.web.view import SUICIDE_OR_REPETITION, frame, which_illegal
 
 log = logging.getLogger(__name__)
@@ -153,6 +154,7 @@ class WebGame:
     _wakeup: asyncio.Event = field(default_factory=asyncio.Event, init=False)
     _task: asyncio.Task | None = field(default=None, init=False)
     _thinking: Colour | None = field(default=None, init=False)
+    _think: Think | None = field(default=None, init=False)   # the thinking engine's turn, for the pages
     _analyst: Any = field(default=None, init=False)    # engine process for the analysis (streams or snapshots)
     _analyst_name: str | None = field(default=None, init=False)
     _stream: Any = field(default=None, init=False)     # the analysis stream running now, if any
@@ -188,6 +190,7 @@ class WebGame:
             "can": {"pass": "pass" in legal_words, "swap": "swap" in legal_words,
                     "resign": self._resigner() is not None, "undo": self._can_undo()},
             "thinking": self._thinking.letter if self._thinking is not None else None,
+            "think": self._think.view() if self._think is not None and self._thinking is not None else None,
             "analysis_on": self.analysis_on,
             "analysis": self.analysis,
             "winrates": self.winrates,
@@ -235,8 +238,9 @@ class WebGame:
         if not self.listeners:
             self.stop_engines_now()
 
-    async def broadcast(self) -> None:
-        message = self.state()
+    async def broadcast(self, message: dict[str, Any] | None = None) -> None:
+        """Send every page ``message`` (default: the whole state)."""
+        message = self.state() if message is None else message
         for listener in list(self.listeners):
             try:
                 await listener(message)
@@ -413,11 +417,20 @@ class WebGame:
 
     async def _engine_turn(self, colour: Colour, seat: Seat) -> None:
         generation = self._generation
-        self._thinking = colour
+        think = Think(colour, seat.player, self.seconds, len(self.board.move_stack))
+        self._thinking, self._think = colour, think
         await self.broadcast()
         started = time.monotonic()
-        engine, result, error = await self._call_engine(seat.engine, seat.player, generation, "play", self.board.copy(),
-                                                        self.seconds)
+        pusher = asyncio.get_running_loop().create_task(
+            push_reports(think, lambda: generation == self._generation and self._think is think, self.broadcast,
+                         self.game_id))
+        try:
+            engine, result, error = await self._call_engine(seat.engine, seat.player, generation, _play_reporting(think),
+                                                            self.board.copy(), self.seconds)
+        finally:
+            pusher.cancel()
+            if self._think is think:
+                self._think = None
         if generation != self._generation:
             return
         seat.engine = engine
@@ -670,6 +683,14 @@ def _start_analysis(engine: Any, board: Board, limit: Any) -> Any:
     if engine.known_command("margo-analyze"):
         return engine.analysis(board, interval=STREAM_INTERVAL)
     return engine.analyse(board, limit)
+
+
+def _play_reporting(think: Think) -> Callable[[Any, Board, Any], Any]:
+    """The engine's move, its search handed to ``think`` as it grows (margo-genmove_analyze)."""
+    def play(engine: Any, board: Board, limit: Any) -> Any:
+        think.begin()
+        return engine.play_analysed(board, limit, interval=REPORT_INTERVAL, on_report=think.take)
+    return play
 
 
 def _padded(values: list[Any], length: int) -> list[Any]:
