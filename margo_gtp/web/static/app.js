@@ -9,6 +9,7 @@ import { receiveReview, renderReview, reviewFrom, reviewOptions, startReview, st
 import { wireRulesDialog } from "./rules.js";
 import { sideLine } from "./variation.js";
 import { followLive, openWatchGame, receiveWatched, refreshWatch } from "./watch.js";
+import { followThinking, receiveThinking, stopThinking, thinkingLine, thinkingStatus } from "./thinking.js";
 import { plainRefusal, resultWords } from "./words.js";
 
 let socket = null;
@@ -26,8 +27,6 @@ let lookBack = null;      // in play: a replay of this game shown at an earlier 
 let foldedFor = null;     // the running game the new-game form was folded for
 let lastFrame = null;     // the frame drawn last in play (captures flash against it)
 let offline = false;      // the socket is down: the board takes no move until it is back
-let thinking = null;      // {colour, since} while an engine thinks (the status shows a clock)
-let thinkingTimer = null;
 
 const COLOUR_NAME = { W: "White", B: "Black" };
 const LOST = "Connection to the server lost: reconnecting…";
@@ -124,7 +123,7 @@ function connect() {
     if (!offline) {
       offline = true;
       ui.board.classList.add("offline");
-      stopThinkingClock();
+      stopThinking();
       if (mode === "play") setStatus(LOST, "error");
     }
     const delay = Math.min(5000, 250 * 2 ** retries++);
@@ -152,8 +151,12 @@ function receive(message) {
       // into view (on a phone Start is far down the page).
       requestAnimationFrame(() => window.scrollTo(0, 0));
     }
-    followThinking();
+    followThinking(game, () => {
+      if (mode === "play" && game && !lookBack && !offline) setStatus(playStatus());
+    });
     if (mode === "play") renderPlay();
+  } else if (message.type === "thinking") {
+    receiveThinking(message, game);
   } else if (message.type === "watch") {
     receiveWatched(message);
   } else if (message.type === "review") {
@@ -246,7 +249,7 @@ function renderPlay() {
     const toMove = !game.over && frame.to_move === c ? " to-move" : "";
     const won = game.over && game.result && game.result.startsWith(`${c}+`) ? ' <span class="winner-badge" data-role="winner-badge">winner</span>' : "";
     return `<div class="player${toMove}" data-seat="${c}"><span class="dot dot-${c}"></span>` +
-      `${COLOUR_NAME[c]}: ${escapeHtml(game.seats[c])}${won}</div>`;
+      `${COLOUR_NAME[c]}: ${escapeHtml(game.seats[c])}${won}</div>${thinkingLine(c)}`;
   }).join("");
   for (const action of ["pass", "swap", "resign", "undo"]) {
     document.querySelector(`[data-action=${action}]`).disabled = !game.can[action];
@@ -277,31 +280,9 @@ function renderPlay() {
 }
 
 // The status line of the running game: the server's words, and while an engine thinks the
-// seconds it has taken against its budget (a slow engine shows it is alive).
+// seconds it has taken against its budget (a slow engine shows it is alive; thinking.js).
 function playStatus() {
-  if (!thinking || game.over) return game.status;
-  const seconds = Math.floor((performance.now() - thinking.since) / 1000);
-  return `${game.status} · ${seconds} s / ${game.seconds} s`;
-}
-
-// Start or stop the thinking clock as the state says who thinks (a new think restarts it).
-function followThinking() {
-  const colour = game && !game.over ? game.thinking : null;
-  if (!colour) {
-    stopThinkingClock();
-    return;
-  }
-  if (thinking && thinking.colour === colour && thinking.plies === game.moves.length) return;
-  stopThinkingClock();
-  thinking = { colour, plies: game.moves.length, since: performance.now() };
-  thinkingTimer = setInterval(() => {
-    if (mode === "play" && game && !lookBack && !offline) setStatus(playStatus());
-  }, 250);
-}
-
-function stopThinkingClock() {
-  clearInterval(thinkingTimer);
-  thinking = null;
+  return game.over ? game.status : thinkingStatus(game.status);
 }
 
 // The end of a game: a panel under the board names the winner and why, and offers what next.
