@@ -6,7 +6,8 @@ Websocket ``/ws`` (JSON messages; the page sends intents, the server sends whole
     {"type": "new", "size": 3, "white": "human",             {"type": "hello", "engines": [...], "labels": {...}, ...}
      "black": "random", "seconds": 1, "rules": {...}}        {"type": "state", "game": "...", "frame": {...}, ...}
     {"type": "attach", "game": "<id>"}   (reconnect)         {"type": "error", "message": "illegal move: ..."}
-    {"type": "play", "move": "C3:1" | "pass" | "swap" | "resign"}
+    {"type": "play", "move": "C3:1" | "pass" | "swap" | "resign"}   {"type": "thinking", "game": "...", "visits": 1200, ...}
+                                                      (an engine's search as it grows, at most every 0.25 s)
     {"type": "undo"}
     {"type": "seat", "colour": "B", "player": "heuristic" | "human"}
     {"type": "analysis", "on": true}
