@@ -2,6 +2,7 @@
 // here (style.md item 24): legality, results and positions all come from the server.
 
 import { graphPly, renderBoard, renderSlices, renderWinrates, vertex } from "./board.js";
+import { clockHtml, followClocks, stopClocks } from "./clocks.js";
 import { followGuide } from "./guide.js";
 import { drawCursor } from "./keyboard.js";
 import { escapeHtml, fetchJson, setStatus, shortName, ui } from "./page.js";
@@ -124,6 +125,7 @@ function connect() {
       offline = true;
       ui.board.classList.add("offline");
       stopThinking();
+      stopClocks();
       if (mode === "play") setStatus(LOST, "error");
     }
     const delay = Math.min(5000, 250 * 2 ** retries++);
@@ -151,6 +153,7 @@ function receive(message) {
       // into view (on a phone Start is far down the page).
       requestAnimationFrame(() => window.scrollTo(0, 0));
     }
+    followClocks(game);
     followThinking(game, () => {
       if (mode === "play" && game && !lookBack && !offline) setStatus(playStatus());
     });
@@ -249,7 +252,7 @@ function renderPlay() {
     const toMove = !game.over && frame.to_move === c ? " to-move" : "";
     const won = game.over && game.result && game.result.startsWith(`${c}+`) ? ' <span class="winner-badge" data-role="winner-badge">winner</span>' : "";
     return `<div class="player${toMove}" data-seat="${c}"><span class="dot dot-${c}"></span>` +
-      `${COLOUR_NAME[c]}: ${escapeHtml(game.seats[c])}${won}</div>${thinkingLine(c)}`;
+      `${COLOUR_NAME[c]}: ${escapeHtml(game.seats[c])}${won}${clockHtml(c)}</div>${thinkingLine(c)}`;
   }).join("");
   for (const action of ["pass", "swap", "resign", "undo"]) {
     document.querySelector(`[data-action=${action}]`).disabled = !game.can[action];
@@ -413,8 +416,10 @@ ui.form.addEventListener("submit", (event) => {
   };
   // The form counts levels from 1 as GTP does; the rules option is 0-based. Empty: no limit.
   if (f.max_level.value) rules.max_level = String(Number(f.max_level.value) - 1);
+  const minutes = Number(f.clock_minutes.value);   // 0: no game clock
   startGame({ type: "new", size: Number(f.size.value), white: f.white.value, black: f.black.value,
-    seconds: Number(f.seconds.value), rules });
+    seconds: Number(f.seconds.value), rules,
+    ...(minutes > 0 ? { clock: { main: minutes * 60, increment: Number(f.clock_increment.value) || 0 } } : {}) });
 });
 
 ui.board.addEventListener("click", (event) => {
@@ -469,6 +474,7 @@ document.querySelector("[data-action=resign-yes]").addEventListener("click", () 
 document.querySelector("[data-action=rematch]").addEventListener("click", () => {
   if (!game) return;
   startGame({ type: "new", size: game.frame.size, white: game.seats.W, black: game.seats.B, seconds: game.seconds,
+    ...(game.clock ? { clock: { main: game.clock.main, increment: game.clock.increment } } : {}),
     rules: Object.fromEntries(Object.entries(game.rules).map(([k, v]) => [k, String(v)])) });
 });
 document.querySelector("[data-action=result-review]").addEventListener("click", () => ui.reviewGame.click());
@@ -735,6 +741,7 @@ function initialise() {
     const seats = { white: human === "white" ? "human" : engine, black: human === "black" ? "human" : engine };
     if (human === "both") seats.white = seats.black = "human";
     pendingNew = { type: "new", size: Number(params.get("size") || 7), ...seats, seconds: Number(params.get("seconds") || 1) };
+    if (params.has("clock")) pendingNew.clock = { main: Number(params.get("clock")), increment: Number(params.get("increment") || 0) };
     history.replaceState(null, "", "/");
     setStatus("Starting…");
   } else {
