@@ -25,6 +25,9 @@ one). Every refused message answers one ``error`` and changes nothing. Players a
 *names* of the :class:`~margo_gtp.web.game.EngineRegistry` the server was started with; no
 message can name a command line or a path.
 
+A ``new`` may carry ``"clock": {"main": S, "increment": S}``: game clocks
+(:mod:`~margo_gtp.web.clocks`); a state then has ``"clock"``.
+
 HTTP: ``/`` the page; ``/rules`` the rules page (its diagrams from ``/api/rules/diagrams``,
 see :mod:`~margo_gtp.web.rules_diagrams`); ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's SGF
 (``/api/games/<id>/replay`` the same as a replay, to look back through a running game);
