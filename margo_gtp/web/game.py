@@ -266,10 +266,10 @@ class WebGame:
         if isinstance(text, str) and text.strip().lower() == "resign" and self._resigner() is not None:
             colour = self._resigner()
             thinking = self._thinking
-            if thinking is not None:   # the engine's answer is dropped, its process stopped
+            if thinking is not None:   # the engine's answer is dropped, its search stopped now
                 self._generation += 1
-                self._thinking = None
-                await self._retire(self.seats[thinking].engine)
+                self._thinking = None   # its process: the seat holds it only once it has answered
+                await self._retire(self._think.engine if self._think is not None else self.seats[thinking].engine)
                 self.seats[thinking].engine = None
             self._finish(self.board.outcome_by_resignation(colour))
             await self.broadcast()
@@ -732,7 +732,7 @@ def _start_analysis(engine: Any, board: Board, limit: Any) -> Any:
 def _play_reporting(think: Think) -> Callable[[Any, Board, Any], Any]:
     """The engine's move, its search handed to ``think`` as it grows (margo-genmove_analyze)."""
     def play(engine: Any, board: Board, limit: Any) -> Any:
-        think.begin()
+        think.begin(engine)
         return engine.play_analysed(board, limit, interval=REPORT_INTERVAL, on_report=think.take)
     return play
 

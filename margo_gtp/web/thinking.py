@@ -40,9 +40,11 @@ class Think:
     started: float | None = None   # time.monotonic() when the engine was asked; None: starting
     latest: Any = None    # the newest margo_gtp.client.AnalysisResult, or None
     changes: int = 0      # begun or reported (the pusher sends only when this grew)
+    engine: Any = None    # the engine process asked (a resignation stops it at once)
 
-    def begin(self) -> None:
-        """The engine runs and is asked for its move now (called in the engine's thread)."""
+    def begin(self, engine: Any) -> None:
+        """``engine`` runs and is asked for its move now (called in the engine's thread)."""
+        self.engine = engine
         self.started = time.monotonic()
         self.changes += 1
 

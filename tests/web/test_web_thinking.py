@@ -132,6 +132,26 @@ def test_thinking_messages_carry_the_engines_own_search(client: TestClient) -> N
     assert len(received) <= (received[-1]["elapsed"] - received[0]["elapsed"]) / 0.25 + 2, received
 
 
+def test_resign_while_the_engine_thinks_stops_its_search_at_once(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "new", "size": 7, "white": "mcts", "black": "human", "seconds": 60})
+        receive_until(ws, lambda m: m["type"] == "thinking" and m["visits"])
+        server = client.app.state.server
+        engine = thinking_engine(server, next(iter(server.games)))
+        ws.send_json({"type": "play", "move": "resign"})
+        state = receive_until(ws, lambda m: m["type"] == "state")
+        assert (state["result"], state["thinking"], state["think"], state["moves"]) == ("W+R", None, None, [])
+        deadline = time.monotonic() + 5
+        while engine.returncode is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert engine.returncode is not None   # the process is gone, not searching on for 60 s
+        time.sleep(0.6)   # no late thinking message or move follows the end
+        ws.send_json({"type": "undo"})
+        later = ws.receive_json()
+        assert later["type"] == "state" and later["moves"] == [] and not later["over"]
+
+
 def test_an_engine_that_dies_mid_think_ends_the_turn_with_the_lost_engine_state(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
         ws.receive_json()
