@@ -8,7 +8,7 @@ adds ``increment`` (``increment`` 0 is sudden death). The rule is the project's 
 to the colours (a swap exchanges the players, not the clocks).
 
 When it runs: while the game is not over and a page has it open (with no page watching,
-the clocks stop, as the engines do). A human's clock that reaches zero ends the game at
+the clocks stop, as the engines do; so they do while a lost engine stalls the game). A human's clock that reaches zero ends the game at
 once (``W+T``, :class:`~margo_gtp.engine.Termination` ``TIME``); an engine is given at
 most its share of what is left (:func:`margo_gtp.players.timecontrol.budget`, and never more
 than the game's seconds per move), counted from when it was asked for its move (an engine

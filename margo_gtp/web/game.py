@@ -480,6 +480,8 @@ class WebGame:
             self.message = seat.crashed
             await self._retire(engine)
             seat.engine = None
+            if self.clock is not None:
+                self.clock.pause()   # stalled until a player chooses another engine (set_seat runs it again)
             if self.store is not None:
                 self.store.save(self)
         else:

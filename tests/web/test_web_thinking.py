@@ -167,6 +167,25 @@ def test_an_engine_that_dies_mid_think_ends_the_turn_with_the_lost_engine_state(
                                    "'margo-genmove_analyze' (exit code -9)")
 
 
+
+def test_a_lost_engine_stops_the_clocks_until_another_takes_the_seat(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "new", "size": 7, "white": "mcts", "black": "human", "seconds": 60,
+                      "clock": {"main": 600, "increment": 0}})
+        receive_until(ws, lambda m: m["type"] == "thinking" and m["visits"])
+        server = client.app.state.server
+        os.kill(thinking_engine(server, next(iter(server.games))).pid, signal.SIGKILL)
+        lost = receive_until(ws, lambda m: m["type"] == "state")
+        assert lost["crashed"] and lost["clock"]["running"] is None
+        time.sleep(0.5)
+        ws.send_json({"type": "seat", "colour": "W", "player": "random"})
+        state = receive_until(ws, lambda m: m["type"] == "state" and not m["crashed"])
+        assert abs(state["clock"]["W"] - lost["clock"]["W"]) <= 0.1   # nothing charged while it stood still
+        moved = receive_until(ws, lambda m: m["type"] == "state" and m["moves"])
+        assert moved["clock"]["running"] == "B" and moved["moves"][0]["colour"] == "W"
+
+
 def test_the_page_shows_the_lost_engine_when_it_dies_mid_think(open_page, live_server) -> None:
     page = open_page(390, 844, True)
     page.goto(f"{live_server.url}/?size=7&engine=mcts&human=black&seconds=60")
