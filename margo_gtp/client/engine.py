@@ -53,7 +53,7 @@ import os
 import shlex
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -65,6 +65,7 @@ from margo_gtp.client.errors import (
 )
 from margo_gtp.client.process import EngineTransport, ProcessTransport, find_program
 from margo_gtp.client.results import AnalysisInfo, AnalysisResult, parse_candidate
+from margo_gtp.client.stream import MAX_REPORT_LINES, QUIET_SECONDS
 from margo_gtp.client.wire import InvalidCommandError as WireInvalidCommandError
 from margo_gtp.client.wire import GtpWire, WireClosed, WireProtocolError, WireTimeout, check_timeout
 from margo_gtp.engine import Board, Colour, Move, Point, Rules
@@ -527,6 +528,82 @@ class SimpleEngine:
         wait = self._think_timeout(limit, timeout)
         known, self._position = self._position, None
         answer = self._command("genmove", (colour.letter,), wait)
+        return self._played(board, colour, known, answer)
+
+    def play_analysed(self, board: Board, limit: Limit = Limit(), *, interval: float = 0.25,
+                      on_report: Callable[[AnalysisResult], None] | None = None,
+                      timeout: float | None = _DEFAULT) -> PlayResult:
+        """:meth:`play` through ``margo-genmove_analyze C INTERVAL`` when the engine has it:
+        the same move, and meanwhile ``on_report(result)`` (an :class:`AnalysisResult`,
+        called in this thread; it must not raise) with the engine's own search so far,
+        about every ``interval`` seconds. An engine without the command plays by
+        :meth:`play` and reports nothing; a player without a search reports nothing.
+        Memory is bounded: one report at a time (at most :data:`MAX_REPORT_LINES` lines)."""
+        if "margo-genmove_analyze" not in self.commands:
+            return self.play(board, limit, timeout=timeout)
+        if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0 <= interval <= 600:
+            raise ValueError(f"invalid analysis interval: {interval!r} (seconds, 0..600)")
+        colour = board.to_move
+        self.sync(board)
+        self._set_limit(limit, self.timeout)
+        wait = self._think_timeout(limit, timeout)
+        known, self._position = self._position, None
+        answer = self._genmove_reports(colour, max(1, round(interval * 100)), board.size, wait, on_report)
+        return self._played(board, colour, known, answer)
+
+    def _genmove_reports(self, colour: Colour, centiseconds: int, size: int, wait: float | None,
+                         on_report: Callable[[AnalysisResult], None] | None) -> str:
+        """Send ``margo-genmove_analyze``, hand each complete report to ``on_report`` and
+        return the move of its ``play`` line (the wire is in step again after it)."""
+        name = "margo-genmove_analyze"
+        self._check_running()
+        assert self._wire is not None
+        deadline = None if wait is None else time.monotonic() + wait
+        report: list[tuple[int, Any]] = []
+
+        def publish() -> None:
+            report.sort(key=lambda item: item[0])
+            if on_report is not None:
+                on_report(AnalysisResult(colour, tuple(info for _, info in report)))
+            report.clear()
+
+        move = None
+        with self._wire_errors(name):
+            command_id = self._wire.send(name, (colour.letter, centiseconds))
+            head = self._wire.read_head(name, deadline=deadline, timeout=wait)
+            self._wire.check_id(head, name, command_id)
+            if head.startswith("?"):  # refused: the rest is its message, and the wire is in step
+                answer = self._wire.read_rest(head, name, command_id, deadline=deadline, timeout=wait)
+                raise EngineCommandError(name, [colour.letter, str(centiseconds)], answer.text, stderr=self.stderr)
+            while True:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                line = self._wire.poll_line(name, QUIET_SECONDS if report else left)
+                if line is None:
+                    if not report:
+                        raise WireTimeout(name, wait if wait is not None else 0.0)
+                    publish()  # the engine wrote the report's lines together, then searched on
+                elif not line.strip():
+                    break
+                elif move is None and line.startswith("play "):
+                    move = line.removeprefix("play ").strip()
+                    if report:
+                        publish()
+                else:
+                    try:
+                        order, info = parse_candidate(line, size)
+                    except (ValueError, KeyError) as error:
+                        raise self._fail(EngineProtocolError, f"engine {self.name!r} wrote a bad line in {name!r}: {line!r} ({error})") from None
+                    if order == 0 and report:
+                        publish()
+                    report.append((order, info))
+                    if len(report) > MAX_REPORT_LINES:
+                        raise self._fail(EngineProtocolError, f"engine {self.name!r} wrote a {name!r} report longer than {MAX_REPORT_LINES} lines")
+        if move is None:
+            raise self._fail(EngineProtocolError, f"engine {self.name!r} ended {name!r} without a 'play' line")
+        return move
+
+    def _played(self, board: Board, colour: Colour, known: Any, answer: str) -> PlayResult:
+        """The result of a genmove answer: resign, or a move checked on ``board``."""
         token = answer.strip()
         if token.lower() == "resign":
             return PlayResult(None, resigned=True)  # the engine's state after resigning is its own: forget it

@@ -346,6 +346,11 @@ class Board:
         white, black = self._core.score()
         return Outcome(Termination.RESIGNATION, (BLACK, WHITE)[colour_index(loser)], white, black)
 
+    def outcome_by_time(self, loser: Colour) -> Outcome:
+        """``loser``'s game clock ran out (margo-web's clocks): the other colour wins, ``W+T``."""
+        white, black = self._core.score()
+        return Outcome(Termination.TIME, (BLACK, WHITE)[colour_index(loser)], white, black)
+
     def score(self, scoring: str | None = None) -> tuple[float, float]:
         """``(white, black)`` under ``scoring`` (default: the rules' scoring), komi added to White.
 

@@ -142,6 +142,7 @@ class Termination(enum.Enum):
     TWO_PASSES = "two passes"         # R20
     FIRST_CAPTURE = "first capture"   # R21
     RESIGNATION = "resignation"
+    TIME = "time"                     # a game clock ran out (margo-web's clocks; no rule of the core)
 
 
 @dataclass(frozen=True)
@@ -155,11 +156,13 @@ class Outcome:
     margin: float | None = None  # overrides the score difference in result() (first capture)
 
     def result(self) -> str:
-        """``'W+3'``, ``'B+0.5'``, ``'0'`` (draw) or ``'W+R'`` (resignation)."""
+        """``'W+3'``, ``'B+0.5'``, ``'0'`` (draw), ``'W+R'`` (resignation) or ``'W+T'`` (time)."""
         if self.winner is None:
             return "0"
         if self.termination is Termination.RESIGNATION:
             return f"{self.winner.letter}+R"
+        if self.termination is Termination.TIME:
+            return f"{self.winner.letter}+T"
         margin = self.margin if self.margin is not None else abs(self.white_score - self.black_score)
         return f"{self.winner.letter}+{_format_number(margin)}"
 

@@ -140,6 +140,10 @@ class MctsPlayer:
         # margo_gtp.analysis.game_analysis sets one for the positions it analyses). The
         # Python search adds each position as it goes, the C tree its sums when it returns.
         self.ownership = None
+        # Called with the root about every progress_interval seconds while select_move
+        # searches (margo-genmove_analyze shows a genmove's search as it grows); None: not called.
+        self.progress: Callable[[Node], object] | None = None
+        self.progress_interval = PROGRESS_SECONDS
 
     def __getattr__(self, name: str) -> Any:
         """A setting by its field name (``player.prior_visits``): the config's."""
@@ -194,7 +198,8 @@ class MctsPlayer:
             self.last_simulations = 0
             return moves[0]
         playouts, deadline = self._limits(budget)
-        root = self.search(board, colour, playouts=playouts, deadline=deadline)
+        root = self.search(board, colour, playouts=playouts, deadline=deadline, on_progress=self.progress,
+                           interval=self.progress_interval)
         best = best_child(root)
         move, visits, rate = best.move, root.n, best.win_rate()
         if self.config.temperature > 0:  # a level below the strongest: the search's own liking, drawn

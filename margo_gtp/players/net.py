@@ -549,6 +549,9 @@ class NetPlayer:
         # An Ownership that search() fills with the root's ownership (NetSearch.ownership),
         # before each progress report and at the end; None: not read (as MctsPlayer's)
         self.ownership = None
+        # As MctsPlayer's: called with the root while select_move searches (margo-genmove_analyze).
+        self.progress: Callable[[Node], object] | None = None
+        self.progress_interval = 0.1
 
     def search_for(self, board: Board) -> NetSearch | None:
         return self.searches.get(board.size)
@@ -570,6 +573,7 @@ class NetPlayer:
     def select_move(self, board: Board, colour: Colour, budget: Budget) -> Move | Resign:
         fallback = self._fallback_for(board)
         if fallback is not None:
+            fallback.progress, fallback.progress_interval = self.progress, self.progress_interval
             return fallback.select_move(board, colour, budget)
         moves = board.legal_moves(colour)
         if not moves:
@@ -580,7 +584,12 @@ class NetPlayer:
         if not self.reuse:
             tree.root = None
         playouts, deadline = budget.limits(self.playouts, self.seconds, DEFAULT_SECONDS, self.clock())
-        root = tree.search(board, colour, playouts=playouts, deadline=deadline)
+        report = None
+        if self.progress is not None:
+            def report(root: NetNode, progress: Callable[[Node], object] = self.progress) -> object:
+                return progress(node_view(root, colour))
+        root = tree.search(board, colour, playouts=playouts, deadline=deadline, on_progress=report,
+                           interval=self.progress_interval)
         self.last_simulations = tree.last_simulations
         best = int(tree.np.argmax(root.child_n))
         n = root.child_n[best]

@@ -243,6 +243,39 @@ class SnapshotStream:
             write(format_ownership(self.ownership, self.board.size, self.colour))
 
 
+class GenmoveAnalyzeStream:
+    """The streaming result of ``margo-genmove_analyze C [interval]``: ``genmove C`` as it
+    is (the same budget, clock, choice and move played), writing the player's own search
+    as ``info`` reports every ``interval`` while it runs, then ``play MOVE`` (``play
+    resign``, ``play pass``), as KataGo's ``kata-genmove_analyze``. A player without a
+    search (random, heuristic) writes only the ``play`` line. Like ``genmove`` it ends
+    when the move is chosen, whatever input arrives meanwhile."""
+
+    stop_at_eof = False  # bounded by the move's budget, as genmove
+
+    def __init__(self, session: Any, colour: Colour, interval: float) -> None:
+        self.session = session
+        self.colour = colour
+        self.interval = interval
+
+    def run(self, write: Callable[[str], None], stop_requested: Callable[[], bool]) -> None:
+        player = self.session.player  # read now: margo-level may have changed it
+
+        def report(root: Any) -> None:
+            for item in player.analysis(root):
+                write(format_info(item))
+
+        reporting = searches(player)
+        if reporting:
+            player.progress, player.progress_interval = report, self.interval
+        try:
+            answer = self.session.cmd_genmove(self.colour)
+        finally:
+            if reporting:
+                player.progress = None
+        write(f"play {answer}")
+
+
 @contextlib.contextmanager
 def counting(player: Any, ownership: Ownership | None) -> Iterator[None]:
     """``player`` (``mcts``: its searches' final positions; ``net``: its root's averaged
@@ -282,6 +315,7 @@ class AnalysisGroup(HandlerGroup):
             "margo-analyze": self.cmd_margo_analyze,
             "margo-analyze_snapshot": self.cmd_margo_analyze_snapshot,
             "margo-ownership": self.cmd_margo_ownership,
+            "margo-genmove_analyze": self.cmd_margo_genmove_analyze,
         }
         if self._mcts is not None:
             table["final_score"] = self.cmd_final_score
@@ -302,6 +336,12 @@ class AnalysisGroup(HandlerGroup):
             self._private.reset(self.session.board)
         return AnalysisStream(self.player(), self.session.board, colour, max(centiseconds, 1) / 100,
                               ownership=ownership)
+
+    def cmd_margo_genmove_analyze(self, colour: Colour, interval: int | None = None) -> "GenmoveAnalyzeStream":
+        centiseconds = DEFAULT_INTERVAL_CS if interval is None else interval
+        if centiseconds < 0:
+            raise GtpError("syntax error")
+        return GenmoveAnalyzeStream(self.session, colour, max(centiseconds, 1) / 100)
 
     def _snapshot_budget(self, centiseconds: int | None) -> tuple[float | None, int | None]:
         """``(seconds, playouts)`` of a snapshot: ``centiseconds``, else the

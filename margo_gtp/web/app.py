@@ -4,9 +4,11 @@ Websocket ``/ws`` (JSON messages; the page sends intents, the server sends whole
 
     page -> server                                           server -> page
     {"type": "new", "size": 3, "white": "human",             {"type": "hello", "engines": [...], "labels": {...}, ...}
-     "black": "random", "seconds": 1, "rules": {...}}        {"type": "state", "game": "...", "frame": {...}, ...}
+     "black": "random", "seconds": 1, "rules": {...},        {"type": "state", "game": "...", "frame": {...}, ...}
+     "clock": {"main": 300, "increment": 5}}  (optional)
     {"type": "attach", "game": "<id>"}   (reconnect)         {"type": "error", "message": "illegal move: ..."}
-    {"type": "play", "move": "C3:1" | "pass" | "swap" | "resign"}
+    {"type": "play", "move": "C3:1" | "pass" | "swap" | "resign"}   {"type": "thinking", "game": "...", "visits": 1200, ...}
+                                                      (an engine's search as it grows, at most every 0.25 s)
     {"type": "undo"}
     {"type": "seat", "colour": "B", "player": "heuristic" | "human"}
     {"type": "analysis", "on": true}
@@ -22,6 +24,9 @@ review (of a replay it loaded; see :mod:`~margo_gtp.web.review_mode`: a new one 
 one). Every refused message answers one ``error`` and changes nothing. Players are engine
 *names* of the :class:`~margo_gtp.web.game.EngineRegistry` the server was started with; no
 message can name a command line or a path.
+
+A ``new`` may carry ``"clock": {"main": S, "increment": S}``: game clocks
+(:mod:`~margo_gtp.web.clocks`); a state then has ``"clock"``.
 
 HTTP: ``/`` the page; ``/rules`` the rules page (its diagrams from ``/api/rules/diagrams``,
 see :mod:`~margo_gtp.web.rules_diagrams`); ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's SGF
@@ -63,6 +68,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from margo_gtp import __version__
 from margo_gtp.engine import Colour, Move, Rules, RulesError
 from margo_gtp.analysis.game_review import reviewed_sgf
+from margo_gtp.web.clocks import ClockError, GameClock
 from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, Seat, WebGame
 from margo_gtp.web.store import GameStore, is_game_id, new_game_id
 from margo_gtp.web.replay import ReplayBook
@@ -124,8 +130,13 @@ class Server:
         seconds = message.get("seconds", 1.0)
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
             raise GameError(f"invalid seconds per move: {seconds!r} (allowed {MIN_SECONDS}..{MAX_SECONDS:g})")
-        game = WebGame(new_game_id(), rules, {c: Seat(p) for c, p in seats.items()}, float(seconds), self.registry, None)
-        for colour, move in line:   # checked already: played again as the game's own moves
+        try:
+            clock = GameClock.parse(message.get("clock"))
+        except ClockError as error:
+            raise GameError(str(error)) from None
+        game = WebGame(new_game_id(), rules, {c: Seat(p) for c, p in seats.items()}, float(seconds), self.registry,
+                       None, clock)
+        for colour, move in line:   # checked already: played again as the game's own moves (off the clock)
             game._push(move, colour)
         # The seats are those asked for now, at this position (a swap in the line moved them).
         game.seats = {c: Seat(p) for c, p in seats.items()}

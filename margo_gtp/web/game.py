@@ -52,6 +52,8 @@ from margo_gtp.game.faults import EngineFault
 from margo_gtp.game.loop import end_of, judge
 from margo_gtp.game.record import GameRecord
 from margo_gtp.machine import available_cores
+from margo_gtp.web.clocks import GameClock
+from margo_gtp.web.thinking import REPORT_INTERVAL, Think, push_reports
 from margo_gtp.web.view import SUICIDE_OR_REPETITION, frame, which_illegal
 
 log = logging.getLogger(__name__)
@@ -141,6 +143,7 @@ class WebGame:
     seconds: float
     registry: EngineRegistry
     store: Any = None   # a margo_gtp.web.store.GameStore (which imports this module), or None
+    clock: GameClock | None = None   # the game clocks of a time control (margo_gtp.web.clocks)
     board: Board = field(init=False)
     outcome: Outcome | None = field(default=None, init=False)
     message: str | None = field(default=None, init=False)   # last error (engine crash ...)
@@ -153,6 +156,7 @@ class WebGame:
     _wakeup: asyncio.Event = field(default_factory=asyncio.Event, init=False)
     _task: asyncio.Task | None = field(default=None, init=False)
     _thinking: Colour | None = field(default=None, init=False)
+    _think: Think | None = field(default=None, init=False)   # the thinking engine's turn, for the pages
     _analyst: Any = field(default=None, init=False)    # engine process for the analysis (streams or snapshots)
     _analyst_name: str | None = field(default=None, init=False)
     _stream: Any = field(default=None, init=False)     # the analysis stream running now, if any
@@ -188,9 +192,11 @@ class WebGame:
             "can": {"pass": "pass" in legal_words, "swap": "swap" in legal_words,
                     "resign": self._resigner() is not None, "undo": self._can_undo()},
             "thinking": self._thinking.letter if self._thinking is not None else None,
+            "think": self._think.view() if self._think is not None and self._thinking is not None else None,
             "analysis_on": self.analysis_on,
             "analysis": self.analysis,
             "winrates": self.winrates,
+            "clock": self.clock.view() if self.clock is not None else None,
             "crashed": {colour.letter: seat.crashed for colour, seat in self.seats.items() if seat.crashed},
         }
 
@@ -219,6 +225,8 @@ class WebGame:
         return humans[0] if self._thinking is not None and len(humans) == 1 else None
 
     def _can_undo(self) -> bool:
+        if self.outcome is not None and self.outcome.termination is Termination.TIME:
+            return False   # the flag fell: taking a move back would give the clock nothing to run on
         resigned = self.outcome is not None and self.outcome.termination is Termination.RESIGNATION
         return (bool(self.board.move_stack) or resigned) and any(seat.is_human for seat in self.seats.values())
 
@@ -226,6 +234,7 @@ class WebGame:
 
     def attach(self, listener: Listener) -> None:
         self.listeners.add(listener)
+        self._run_clock()
         self._wake()
 
     def detach(self, listener: Listener) -> None:
@@ -234,9 +243,13 @@ class WebGame:
         self.listeners.discard(listener)
         if not self.listeners:
             self.stop_engines_now()
+            if self.clock is not None:
+                self.clock.pause()   # nobody is at the board: the clocks stop, as the engines do
 
-    async def broadcast(self) -> None:
-        message = self.state()
+    async def broadcast(self, message: dict[str, Any] | None = None) -> None:
+        """Send every page ``message`` (default: the whole state)."""
+        if message is None:
+            message = self.state()
         for listener in list(self.listeners):
             try:
                 await listener(message)
@@ -253,10 +266,10 @@ class WebGame:
         if isinstance(text, str) and text.strip().lower() == "resign" and self._resigner() is not None:
             colour = self._resigner()
             thinking = self._thinking
-            if thinking is not None:   # the engine's answer is dropped, its process stopped
+            if thinking is not None:   # the engine's answer is dropped, its search stopped now
                 self._generation += 1
-                self._thinking = None
-                await self._retire(self.seats[thinking].engine)
+                self._thinking = None   # its process: the seat holds it only once it has answered
+                await self._retire(self._think.engine if self._think is not None else self.seats[thinking].engine)
                 self.seats[thinking].engine = None
             self._finish(self.board.outcome_by_resignation(colour))
             await self.broadcast()
@@ -270,7 +283,12 @@ class WebGame:
             move = Move.from_gtp(text, self.board.size)
         except InvalidVertexError as error:
             raise GameError(f"illegal move: {text!r} is not a vertex") from error
-        self._push(move, colour)
+        seconds = self.clock.turn_seconds(colour) if self.clock is not None else None
+        if self.clock is not None and self.clock.out_of_time(colour, seconds):
+            self._finish(self.board.outcome_by_time(colour))   # the move came after the flag fell
+        else:
+            self._push(move, colour, seconds)
+            self._clock_moved(colour, seconds)
         await self.broadcast()
         self._wake()
 
@@ -283,7 +301,8 @@ class WebGame:
 
     def journal_lines(self) -> list[dict[str, Any]]:
         """The whole game as journal lines (:mod:`margo_gtp.web.journal`)."""
-        start = journal.start_line(self.game_id, self.rules.options(), self.initial_seats(), self.seconds)
+        start = journal.start_line(self.game_id, self.rules.options(), self.initial_seats(), self.seconds,
+                                   self.clock.settings_line() if self.clock is not None else None)
         moves = [journal.move_line(colour.letter, move.gtp(), seconds)
                  for (colour, move), seconds in zip(self.board.history, _padded(self.times, len(self.board.history)))]
         return [start, *moves]
@@ -305,6 +324,9 @@ class WebGame:
             while self.board.move_stack and not self.seats[self.board.to_move].is_human:
                 self._pop()
         self._journal_rewrite()
+        if self.clock is not None:
+            self.clock.pause()
+            self._run_clock()
         await self.broadcast()
         self._wake()
 
@@ -323,6 +345,7 @@ class WebGame:
         self.seats[colour] = Seat(player)
         self.message = None
         self._thinking = None
+        self._run_clock()   # armed for a human, not for an engine
         self._journal_rewrite()
         await self.broadcast()
         self._wake()
@@ -359,6 +382,23 @@ class WebGame:
         if outcome is not None:
             self._finish(outcome)
 
+    def _clock_moved(self, colour: Colour, seconds: float | None) -> None:
+        """``colour`` moved in ``seconds``: charge it, and run the clock of the side to move."""
+        if self.clock is not None and self.outcome is None:   # a game it ended charged it already
+            self.clock.stop(colour, seconds)
+            self._run_clock()
+
+    def _run_clock(self) -> None:
+        """Run the clock of the side to move (a page watches), armed to end a human's turn at zero."""
+        if self.clock is not None and self.outcome is None and self.listeners:
+            self.clock.start(self.board.to_move)
+            self.clock.arm(self.seats[self.board.to_move].is_human, self._lose_on_time)
+
+    def _lose_on_time(self, colour: Colour) -> None:
+        if self.outcome is None:
+            self._finish(self.board.outcome_by_time(colour))
+            asyncio.get_running_loop().create_task(self.broadcast())
+
     def _trim(self) -> None:
         ply = len(self.board.move_stack)
         del self.times[ply:]
@@ -369,6 +409,8 @@ class WebGame:
     def _finish(self, outcome: Outcome) -> None:
         self.outcome = outcome
         self._stop_stream()
+        if self.clock is not None:
+            self.clock.pause()
         if self.store is not None and self.store.save(self):   # unsaved: the journal stays, the game with it
             self.store.end_journal(self)
 
@@ -413,11 +455,22 @@ class WebGame:
 
     async def _engine_turn(self, colour: Colour, seat: Seat) -> None:
         generation = self._generation
-        self._thinking = colour
+        budget = self.seconds if self.clock is None else \
+            self.clock.budget(colour, self.seconds, len(self.board.legal_moves(colour)))
+        think = Think(colour, seat.player, budget, len(self.board.move_stack))
+        self._thinking, self._think = colour, think
         await self.broadcast()
         started = time.monotonic()
-        engine, result, error = await self._call_engine(seat.engine, seat.player, generation, "play", self.board.copy(),
-                                                        self.seconds)
+        pusher = asyncio.get_running_loop().create_task(
+            push_reports(think, lambda: generation == self._generation and self._think is think, self.broadcast,
+                         self.game_id))
+        try:
+            engine, result, error = await self._call_engine(seat.engine, seat.player, generation, _play_reporting(think),
+                                                            self.board.copy(), budget)
+        finally:
+            pusher.cancel()
+            if self._think is think:
+                self._think = None
         if generation != self._generation:
             return
         seat.engine = engine
@@ -427,6 +480,8 @@ class WebGame:
             self.message = seat.crashed
             await self._retire(engine)
             seat.engine = None
+            if self.clock is not None:
+                self.clock.pause()   # stalled until a player chooses another engine (set_seat runs it again)
             if self.store is not None:
                 self.store.save(self)
         else:
@@ -438,10 +493,14 @@ class WebGame:
                 seat.crashed = f"engine {seat.player} played an illegal move ({fault.reason}: {fault.detail})"
                 self.message = seat.crashed
             else:
-                if move is None:
+                seconds = seconds if self.clock is None else self.clock.turn_seconds(colour)
+                if self.clock is not None and self.clock.out_of_time(colour, seconds):
+                    self._finish(self.board.outcome_by_time(colour))
+                elif move is None:
                     self._finish(self.board.outcome_by_resignation(colour))
                 else:
                     self._push(move, colour, seconds)
+                    self._clock_moved(colour, seconds)
         await self.broadcast()
 
     async def _call_engine(self, engine: Any, name: str, generation: int, method: str | Callable[..., Any],
@@ -670,6 +729,14 @@ def _start_analysis(engine: Any, board: Board, limit: Any) -> Any:
     if engine.known_command("margo-analyze"):
         return engine.analysis(board, interval=STREAM_INTERVAL)
     return engine.analyse(board, limit)
+
+
+def _play_reporting(think: Think) -> Callable[[Any, Board, Any], Any]:
+    """The engine's move, its search handed to ``think`` as it grows (margo-genmove_analyze)."""
+    def play(engine: Any, board: Board, limit: Any) -> Any:
+        think.begin(engine)
+        return engine.play_analysed(board, limit, interval=REPORT_INTERVAL, on_report=think.take)
+    return play
 
 
 def _padded(values: list[Any], length: int) -> list[Any]:

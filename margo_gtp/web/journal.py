@@ -8,6 +8,10 @@ before the page hears of it, so nothing acknowledged is lost. The lines::
     {"type": "move", "colour": "W", "move": "C3:1", "seconds": null}
     {"type": "move", "colour": "B", "move": "swap", "seconds": 0.21}
 
+A game with a time control has ``"clock": {"main": 300, "increment": 5}`` in its start line
+and every move's seconds (a human's too), from which the clocks are read back
+(:mod:`margo_gtp.web.clocks`).
+
 ``seats`` are the players of each colour *before* any swap (a ``swap`` line exchanges them
 again when the game is read back). Changes that are not moves (an undo, a new player for a
 colour) rewrite the whole file atomically (:func:`margo_gtp.files.write_atomically`), so
@@ -39,8 +43,11 @@ class JournalError(ValueError):
     """A journal that cannot be read back (message names the file and the line)."""
 
 
-def start_line(game_id: str, rules: dict[str, Any], seats: dict[str, str], seconds: float) -> dict[str, Any]:
-    return {"type": "start", "game": game_id, "rules": rules, "seats": seats, "seconds": seconds}
+def start_line(game_id: str, rules: dict[str, Any], seats: dict[str, str], seconds: float,
+               clock: dict[str, float] | None = None) -> dict[str, Any]:
+    """The first line; ``clock`` (a time control's ``{"main", "increment"}``) only when there is one."""
+    line = {"type": "start", "game": game_id, "rules": rules, "seats": seats, "seconds": seconds}
+    return line if clock is None else {**line, "clock": clock}
 
 
 def move_line(colour: str, move: str, seconds: float | None) -> dict[str, Any]:

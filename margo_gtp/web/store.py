@@ -19,6 +19,7 @@ from typing import Any
 from margo_gtp import files, sgf
 from margo_gtp.engine import Colour, Move, Rules
 from margo_gtp.web import journal
+from margo_gtp.web.clocks import GameClock
 from margo_gtp.web.game import EngineRegistry, GameError, Seat, WebGame
 
 log = logging.getLogger(__name__)
@@ -98,9 +99,12 @@ class GameStore:
         try:
             rules = Rules().with_options({str(k): str(v) for k, v in dict(start["rules"]).items()})
             seats = {Colour.parse(letter): Seat(str(start["seats"][letter])) for letter in ("W", "B")}
-            game = WebGame(game_id, rules, seats, float(start["seconds"]), registry, None)
+            game = WebGame(game_id, rules, seats, float(start["seconds"]), registry, None,
+                           GameClock.parse(start.get("clock")))
             for item in moves:
                 game._push(Move.from_gtp(item["move"], rules.size), Colour.parse(item["colour"]), item.get("seconds"))
+                if game.clock is not None and item.get("seconds") is not None:   # None: played off the clock
+                    game.clock.replay(Colour.parse(item["colour"]), item["seconds"])
         except (GameError, ValueError, KeyError, TypeError) as error:
             raise GameError(f"cannot resume game {game_id}: {error}") from None
         game.store = self

@@ -2,6 +2,7 @@
 // here (style.md item 24): legality, results and positions all come from the server.
 
 import { graphPly, renderBoard, renderSlices, renderWinrates, vertex } from "./board.js";
+import { clockHtml, followClocks, stopClocks } from "./clocks.js";
 import { followGuide } from "./guide.js";
 import { drawCursor } from "./keyboard.js";
 import { escapeHtml, fetchJson, setStatus, shortName, ui } from "./page.js";
@@ -9,6 +10,7 @@ import { receiveReview, renderReview, reviewFrom, reviewOptions, startReview, st
 import { wireRulesDialog } from "./rules.js";
 import { sideLine } from "./variation.js";
 import { followLive, openWatchGame, receiveWatched, refreshWatch } from "./watch.js";
+import { followThinking, receiveThinking, stopThinking, thinkingLine, thinkingStatus } from "./thinking.js";
 import { plainRefusal, resultWords } from "./words.js";
 
 let socket = null;
@@ -26,8 +28,6 @@ let lookBack = null;      // in play: a replay of this game shown at an earlier 
 let foldedFor = null;     // the running game the new-game form was folded for
 let lastFrame = null;     // the frame drawn last in play (captures flash against it)
 let offline = false;      // the socket is down: the board takes no move until it is back
-let thinking = null;      // {colour, since} while an engine thinks (the status shows a clock)
-let thinkingTimer = null;
 
 const COLOUR_NAME = { W: "White", B: "Black" };
 const LOST = "Connection to the server lost: reconnecting…";
@@ -124,7 +124,8 @@ function connect() {
     if (!offline) {
       offline = true;
       ui.board.classList.add("offline");
-      stopThinkingClock();
+      stopThinking();
+      stopClocks();
       if (mode === "play") setStatus(LOST, "error");
     }
     const delay = Math.min(5000, 250 * 2 ** retries++);
@@ -152,8 +153,13 @@ function receive(message) {
       // into view (on a phone Start is far down the page).
       requestAnimationFrame(() => window.scrollTo(0, 0));
     }
-    followThinking();
+    followClocks(game);
+    followThinking(game, () => {
+      if (mode === "play" && game && !lookBack && !offline) setStatus(playStatus());
+    });
     if (mode === "play") renderPlay();
+  } else if (message.type === "thinking") {
+    receiveThinking(message, game);
   } else if (message.type === "watch") {
     receiveWatched(message);
   } else if (message.type === "review") {
@@ -246,7 +252,7 @@ function renderPlay() {
     const toMove = !game.over && frame.to_move === c ? " to-move" : "";
     const won = game.over && game.result && game.result.startsWith(`${c}+`) ? ' <span class="winner-badge" data-role="winner-badge">winner</span>' : "";
     return `<div class="player${toMove}" data-seat="${c}"><span class="dot dot-${c}"></span>` +
-      `${COLOUR_NAME[c]}: ${escapeHtml(game.seats[c])}${won}</div>`;
+      `${COLOUR_NAME[c]}: ${escapeHtml(game.seats[c])}${won}${clockHtml(c)}</div>${thinkingLine(c)}`;
   }).join("");
   for (const action of ["pass", "swap", "resign", "undo"]) {
     document.querySelector(`[data-action=${action}]`).disabled = !game.can[action];
@@ -277,31 +283,9 @@ function renderPlay() {
 }
 
 // The status line of the running game: the server's words, and while an engine thinks the
-// seconds it has taken against its budget (a slow engine shows it is alive).
+// seconds it has taken against its budget (a slow engine shows it is alive; thinking.js).
 function playStatus() {
-  if (!thinking || game.over) return game.status;
-  const seconds = Math.floor((performance.now() - thinking.since) / 1000);
-  return `${game.status} · ${seconds} s / ${game.seconds} s`;
-}
-
-// Start or stop the thinking clock as the state says who thinks (a new think restarts it).
-function followThinking() {
-  const colour = game && !game.over ? game.thinking : null;
-  if (!colour) {
-    stopThinkingClock();
-    return;
-  }
-  if (thinking && thinking.colour === colour && thinking.plies === game.moves.length) return;
-  stopThinkingClock();
-  thinking = { colour, plies: game.moves.length, since: performance.now() };
-  thinkingTimer = setInterval(() => {
-    if (mode === "play" && game && !lookBack && !offline) setStatus(playStatus());
-  }, 250);
-}
-
-function stopThinkingClock() {
-  clearInterval(thinkingTimer);
-  thinking = null;
+  return game.over ? game.status : thinkingStatus(game.status);
 }
 
 // The end of a game: a panel under the board names the winner and why, and offers what next.
@@ -432,8 +416,10 @@ ui.form.addEventListener("submit", (event) => {
   };
   // The form counts levels from 1 as GTP does; the rules option is 0-based. Empty: no limit.
   if (f.max_level.value) rules.max_level = String(Number(f.max_level.value) - 1);
+  const minutes = Number(f.clock_minutes.value);   // 0: no game clock
   startGame({ type: "new", size: Number(f.size.value), white: f.white.value, black: f.black.value,
-    seconds: Number(f.seconds.value), rules });
+    seconds: Number(f.seconds.value), rules,
+    ...(minutes > 0 ? { clock: { main: minutes * 60, increment: Number(f.clock_increment.value) || 0 } } : {}) });
 });
 
 ui.board.addEventListener("click", (event) => {
@@ -488,6 +474,7 @@ document.querySelector("[data-action=resign-yes]").addEventListener("click", () 
 document.querySelector("[data-action=rematch]").addEventListener("click", () => {
   if (!game) return;
   startGame({ type: "new", size: game.frame.size, white: game.seats.W, black: game.seats.B, seconds: game.seconds,
+    ...(game.clock ? { clock: { main: game.clock.main, increment: game.clock.increment } } : {}),
     rules: Object.fromEntries(Object.entries(game.rules).map(([k, v]) => [k, String(v)])) });
 });
 document.querySelector("[data-action=result-review]").addEventListener("click", () => ui.reviewGame.click());
@@ -754,6 +741,7 @@ function initialise() {
     const seats = { white: human === "white" ? "human" : engine, black: human === "black" ? "human" : engine };
     if (human === "both") seats.white = seats.black = "human";
     pendingNew = { type: "new", size: Number(params.get("size") || 7), ...seats, seconds: Number(params.get("seconds") || 1) };
+    if (params.has("clock")) pendingNew.clock = { main: Number(params.get("clock")), increment: Number(params.get("increment") || 0) };
     history.replaceState(null, "", "/");
     setStatus("Starting…");
   } else {

@@ -49,6 +49,7 @@ const COLOURS = { W: "White", B: "Black" };
 const ENDINGS = {
   "no legal move": "the player to move had no legal move left",
   resignation: "by resignation",
+  time: "on time: the other side's clock ran out",
 };
 
 // The result panel's words for a game's result ("B+35") and status ("Black wins B+35 (no
