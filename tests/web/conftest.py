@@ -69,3 +69,25 @@ def web_page(page):  # noqa: ANN001, ANN201
     page.set_default_timeout(15_000)
     yield page
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def open_page(browser):  # noqa: ANN001, ANN201
+    """``open_page(width, height, touch=True, dark=False)``: a page of a fresh context of that
+    size (touch: a phone's touch and mobile emulation; dark: ``prefers-color-scheme: dark``),
+    failing the test on any JavaScript error."""
+    contexts, errors = [], []
+
+    def opener(width: int, height: int, touch: bool = True, dark: bool = False):  # noqa: ANN202
+        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch,
+                                      color_scheme="dark" if dark else "light")
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.set_default_timeout(20_000)
+        return page
+
+    yield opener
+    for context in contexts:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"

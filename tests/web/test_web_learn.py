@@ -15,7 +15,7 @@ from web_helpers import ENGINE, PLAYWRIGHT, need_the_web_extra
 
 need_the_web_extra()
 need_module("playwright.sync_api", PLAYWRIGHT)
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
 
 from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Rules  # noqa: E402
 from margo_gtp.vertex import format_vertex  # noqa: E402
@@ -34,25 +34,6 @@ START_HINT = ("You play White and move first. Click or tap a point to place a ba
               "is captured, so keep your balls together and surround Black's.")
 
 
-@pytest.fixture
-def open_page(browser: Browser):
-    """``open_page(width, height, touch, dark=False)``: a page of a fresh context, failing the
-    test on any JavaScript error."""
-    contexts, errors = [], []
-
-    def opener(width: int, height: int, touch: bool, dark: bool = False) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch,
-                                      color_scheme="dark" if dark else "light")
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_default_timeout(20_000)
-        return page
-
-    yield opener
-    for context in contexts:
-        context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 def tap(page: Page, selector: str, touch: bool) -> None:

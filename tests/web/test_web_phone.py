@@ -28,24 +28,6 @@ PHONES = [(360, 640), (390, 844)]
 TOUCH_TARGET = 44
 
 
-@pytest.fixture
-def open_page(browser: Browser):
-    """``open_page(width, height, touch)``: a page of a fresh context of that size (a phone:
-    touch and mobile emulation), failing the test on any JavaScript error."""
-    contexts, errors = [], []
-
-    def opener(width: int, height: int, touch: bool = True) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_default_timeout(20_000)
-        return page
-
-    yield opener
-    for context in contexts:
-        context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 def box(page: Page, selector: str) -> dict:

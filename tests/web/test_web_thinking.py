@@ -19,7 +19,7 @@ from web_helpers import PLAYWRIGHT, need_the_web_extra, receive_until
 
 need_the_web_extra()
 need_module("playwright.sync_api", PLAYWRIGHT)
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from margo_gtp.engine import Board, Move, Rules  # noqa: E402
@@ -36,24 +36,6 @@ SIZES = [pytest.param(390, 844, True, id="phone-390x844"), pytest.param(1280, 80
 SECONDS_RE = re.compile(r"^White \(mcts\) is thinking — (\d+\.\d) s of 60 s$")
 
 
-@pytest.fixture
-def open_page(browser: Browser):
-    """``open_page(width, height, touch)``: a page of a fresh context of that size, failing
-    the test on any JavaScript error."""
-    contexts, errors = [], []
-
-    def opener(width: int, height: int, touch: bool) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_default_timeout(20_000)
-        return page
-
-    yield opener
-    for context in contexts:
-        context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 def samples(page: Page, count: int, pause_ms: int) -> list[tuple[float, int]]:

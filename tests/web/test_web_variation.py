@@ -303,24 +303,6 @@ def on_screen(page, selector: str) -> dict:  # noqa: ANN001
     return rect
 
 
-@pytest.fixture
-def sized_page(browser):  # noqa: ANN001, ANN201
-    """``sized_page(width, height, touch)``: a page of a fresh context (a phone: touch and
-    mobile emulation), failing the test on any JavaScript error."""
-    contexts, errors = [], []
-
-    def opener(width: int, height: int, touch: bool):  # noqa: ANN202
-        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_default_timeout(20_000)
-        return page
-
-    yield opener
-    for context in contexts:
-        context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 def open_replay_at(page, url: str, folder: Path, ply: int, text: str = GAME) -> None:  # noqa: ANN001
@@ -337,9 +319,9 @@ def open_replay_at(page, url: str, folder: Path, ply: int, text: str = GAME) -> 
 
 @pytest.mark.process
 @pytest.mark.parametrize("width, height, touch", SIZES)
-def test_a_side_line_is_tried_undone_left_and_played_from(sized_page, live_server, tmp_path: Path,  # noqa: ANN001
+def test_a_side_line_is_tried_undone_left_and_played_from(open_page, live_server, tmp_path: Path,  # noqa: ANN001
                                                           width: int, height: int, touch: bool) -> None:
-    page = sized_page(width, height, touch)
+    page = open_page(width, height, touch)
     open_replay_at(page, live_server.url, tmp_path, PLY)
     expect(page.locator(BAR)).to_have_text("Try a move on the board")
     expect(page.locator("[data-action=variation-undo]")).to_be_disabled()
@@ -409,10 +391,10 @@ def test_a_side_line_is_tried_undone_left_and_played_from(sized_page, live_serve
 
 
 @pytest.mark.process
-def test_a_side_line_by_keyboard_in_review_and_play_from_the_main_line(sized_page, live_server, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_side_line_by_keyboard_in_review_and_play_from_the_main_line(open_page, live_server, tmp_path: Path) -> None:  # noqa: ANN001
     from margo_gtp.analysis.game_review import review_game, reviewed_sgf
 
-    page = sized_page(1280, 800, False)
+    page = open_page(1280, 800, False)
     game = sgf.loads(GAME)
     text = reviewed_sgf(game, list(review_game(game, 20, seed=0, seconds=5.0)))
     open_replay_at(page, live_server.url, tmp_path, PLY, text)
