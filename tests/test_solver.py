@@ -107,3 +107,28 @@ def test_a_missing_file_is_one_line(tmp_path):
     with pytest.raises(ProofCheckError) as caught:
         check_proof(tmp_path / "none.txt")
     assert str(caught.value).startswith(f"{tmp_path / 'none.txt'}: ")
+
+
+def run_solve_script(*arguments: str):
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "solve"
+    return subprocess.run([sys.executable, str(script), *arguments], capture_output=True, text=True, timeout=120)
+
+
+def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path):
+    import json
+
+    out = tmp_path / "run"
+    first = run_solve_script("--size", "2", "--out", str(out), "--proof", str(tmp_path / "p.txt"))
+    assert first.returncode == 0, first.stderr
+    assert "2x2: W+1 (White's margin 1) in 57 nodes" in first.stdout
+    assert f"{tmp_path / 'p.txt'}: checked, 265 nodes" in first.stdout
+    state = json.loads((out / "state.json").read_text())
+    assert (state["size"], state["lower"], state["upper"]) == (2, 1, 1)
+    again = run_solve_script("--size", "2", "--out", str(out))
+    assert again.stdout.startswith(f"resumed {out}: ")
+    assert "White's margin in [1, 1]" in again.stdout.splitlines()[0]
+    other = run_solve_script("--size", "3", "--out", str(out))
+    assert (other.returncode, other.stderr) == (2, f"solve: {out / 'state.json'}: size 2, this run has 3\n")
