@@ -20,10 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from margo_gtp.engine.geometry import geometry
-from margo_gtp.engine.rules import Rules
 from margo_gtp.vertex import Point
 
-__all__ = ["DEFAULT_RULES", "ExactSolver", "Progress", "SolverUnavailable", "default_rules_for", "load_solver_type"]
+__all__ = ["ExactSolver", "Progress", "SolverUnavailable", "load_solver_type"]
 
 #: The table of each size: 2^bits slots of 16 bytes (64 MiB on 4x4).
 TABLE_BITS = {2: 12, 3: 20, 4: 22, 5: 22}
@@ -35,19 +34,13 @@ class SolverUnavailable(RuntimeError):
 
 
 def load_solver_type():
+    """The C solver's type, or :class:`SolverUnavailable` saying how to build it."""
     try:
         from margo_gtp.players._solver import Solver
     except ImportError:
         raise SolverUnavailable("the exact solver needs the C extension margo_gtp.players._solver "
                                 "(build it: python setup.py build_ext --inplace)") from None
     return Solver
-
-
-def default_rules_for(size: int) -> Rules:
-    return Rules(size=size)
-
-
-DEFAULT_RULES = Rules()
 
 
 @dataclass(frozen=True)
