@@ -1,6 +1,6 @@
 """Build the optional native extensions and find the packages; the rest is in pyproject.toml.
 
-Two extensions, one per room (docs/native-core.md, "Two rooms, two extensions"):
+Three extensions, one per room (two in players/) (docs/native-core.md, "Two rooms, two extensions"):
 
 * ``margo_gtp.engine._native``: the rules core in plain C (``margo_gtp/engine/rules_*.c``,
   declared in ``rules_core.h``, no Python.h) and its Python glue (``_native.c`` with
@@ -10,6 +10,9 @@ Two extensions, one per room (docs/native-core.md, "Two rooms, two extensions"):
   and calls the rules through ``rules_core.h``; the same rules sources (``RULES``, one list)
   are compiled into it too, with the same flags (no C-level dependency between two shared
   objects), and it checks at import that both were built from the same ``StateObject``.
+* ``margo_gtp.players._solver``: the exact solver of small boards (``solver.c``,
+  ``solver_core.h``, glue ``_solver.c``; docs/solving.md), over its own copy of the same
+  rules sources; it builds its own states, so it shares no object with the other two.
 
 Packages are discovered, not listed: every folder under ``margo_gtp/`` (``margo_gtp.client``,
 ``margo_gtp.match``, ``margo_gtp.web.static``...), so a subpackage added later is in the wheel
@@ -75,6 +78,13 @@ if __name__ == "__main__":  # as the build backend runs it; tests/test_packaging
                  PLAYERS + "search_patterns.c", PLAYERS + "search_glue.c", *RULES],
                 include_dirs=[ENGINE],
                 depends=[ENGINE + "rules_core.h", ENGINE + "native_glue.h", PLAYERS + "search_core.h"],
+                optional=True,
+            ),
+            Extension(
+                "margo_gtp.players._solver",
+                [PLAYERS + "_solver.c", PLAYERS + "solver.c", *RULES],
+                include_dirs=[ENGINE],
+                depends=[ENGINE + "rules_core.h", PLAYERS + "solver_core.h"],
                 optional=True,
             ),
         ],

@@ -6,7 +6,7 @@ Spec syntax: ``name[:key=value,key=value]``, e.g. ``random``, ``random:seed=3``,
 
 Built in: ``random`` (:class:`RandomPlayer`), ``heuristic`` (:mod:`.heuristic`), ``mcts``
 (:mod:`.mcts`, its options read by :mod:`.spec`), ``net`` (:mod:`.net`, :mod:`.net_spec`)
-and ``strongest`` (:mod:`.levels`: ``net`` where it can play, else ``mcts``; the default of
+``perfect`` (:mod:`.perfect`: the shipped proofs of small boards, docs/solving.md) and ``strongest`` (:mod:`.levels`: ``net`` where it can play, else ``mcts``; the default of
 ``margo-gtp``), each imported on first use. ``margo-gtp --list-players`` prints them with
 their options (:mod:`.catalogue`). Specs are read by
 :mod:`margo_gtp.options`, the project's one options reader (``1_0``, ``inf`` and a key
@@ -153,3 +153,12 @@ def _make_strongest(options: dict[str, str], seed: int | None) -> Player:
 
 
 register_player("strongest", _make_strongest)
+
+
+def _make_perfect(options: dict[str, str], seed: int | None) -> Player:
+    from margo_gtp.players.perfect import make_perfect
+
+    return make_perfect(options, seed)
+
+
+register_player("perfect", _make_perfect)

@@ -75,6 +75,11 @@ class Resign:
 RESIGN: Final = Resign()
 
 
+class PlayerRefusal(ValueError):
+    """A player that cannot play this game (its size or rules): ``str()`` is the one line
+    the GTP session answers (``? LINE``)."""
+
+
 @runtime_checkable
 class Player(Protocol):
     """See the module docstring for the contract."""

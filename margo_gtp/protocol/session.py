@@ -37,6 +37,7 @@ from margo_gtp.engine import Board, Colour, IllegalMoveError, Move, Point, Rules
 from margo_gtp.engine.rules import MAX_KOMI
 from margo_gtp.options import PairError, parse_decimal, parse_integer, read_pairs
 from margo_gtp.players import RESIGN, Budget, Player, PlayerSpecError, make_player, timecontrol
+from margo_gtp.players.base import PlayerRefusal
 from margo_gtp.players.clock import KGS_ARITY, MAX_CLOCK_NUMBER, ClockReading, TimeSettings
 from margo_gtp.players.levels import LevelError, level_spec, read_level
 from margo_gtp.protocol.gtp import GtpEngine, GtpError
@@ -196,7 +197,10 @@ class GameSession(HandlerGroup):
         """Ask the player; pass when ``colour`` has no legal move or the game is over."""
         if self._game_over() or not self.board.legal_moves(colour):
             return Move.PASS
-        choice = self.player.select_move(self.board, colour, self.budget_for(colour))
+        try:
+            choice = self.player.select_move(self.board, colour, self.budget_for(colour))
+        except PlayerRefusal as refusal:  # a player that cannot play this game says why, in one line
+            raise GtpError(str(refusal)) from None
         if choice is RESIGN:
             return choice
         if not self.board.is_legal(choice, colour):

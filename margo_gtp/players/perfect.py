@@ -1,0 +1,108 @@
+"""The ``perfect`` player: perfect play on the boards a proof is shipped for.
+
+It plays the strategy of the shipped proof (``data/proofs/proof-NxN.txt``, written by
+:mod:`.proof`, checked by :mod:`.proof_check` when first loaded): as White the tree that
+keeps White's margin at least the value, as Black the one that holds White to at most it.
+Where the game leaves the tree (the other side played a move the proof's side does not need
+to answer, or the proof's side is the one that must do better), it solves the position on
+the fly with the exact solver (:mod:`.solver`), the real game's history included.
+
+On any other size, other rules, a set-up position or after a swap it refuses with one line
+(:class:`~margo_gtp.players.base.PlayerRefusal`) that names what it supports.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from margo_gtp.engine.rules import Rules
+from margo_gtp.engine.types import WHITE, Move
+from margo_gtp.players.base import Budget, PlayerRefusal
+from margo_gtp.vertex import parse_vertex
+
+if TYPE_CHECKING:
+    from margo_gtp.engine import Board, Colour
+
+__all__ = ["PerfectPlayer", "SHIPPED_SIZES", "make_perfect"]
+
+PROOFS = Path(__file__).resolve().parent / "data" / "proofs"
+SHIPPED_SIZES = tuple(sorted(int(path.stem.split("-")[1].split("x")[0]) for path in PROOFS.glob("proof-*x*.txt")))
+
+
+def supported_words() -> str:
+    sizes = " and ".join(f"{size}x{size}" for size in SHIPPED_SIZES)
+    return f"perfect plays {sizes} under the default rules only (the sizes with a shipped proof)"
+
+
+@lru_cache(maxsize=None)
+def strategy(size: int) -> tuple[dict, dict]:
+    """The proof's two trees as nested dicts {vertex text: subtree}: White's, Black's."""
+    from margo_gtp.players.proof_check import check_proof
+
+    path = PROOFS / f"proof-{size}x{size}.txt"
+    check_proof(path)
+    trees: list[dict] = []
+    stack: list[dict] = []
+    for line in path.read_text().split("\n"):
+        if line.startswith("tree "):
+            trees.append({})
+            stack = [trees[-1]]
+        elif line and line[0].isdigit():
+            depth, vertex = line.split(" ")
+            del stack[int(depth):]
+            stack[-1][vertex] = {}
+            stack.append(stack[-1][vertex])
+    return trees[0], trees[1]
+
+
+class PerfectPlayer:
+    """See the module docstring."""
+
+    name = "perfect"
+
+    def __init__(self) -> None:
+        self._solvers: dict[int, object] = {}
+
+    def _check(self, board: "Board") -> None:
+        if board.size not in SHIPPED_SIZES:
+            raise PlayerRefusal(f"{supported_words()}, not {board.size}x{board.size}")
+        if board.rules != Rules(size=board.size):
+            raise PlayerRefusal(f"{supported_words()}, not these rules")
+        if board.root_balls() or board.swapped or any(move.kind != "place" for move in board.move_stack):
+            raise PlayerRefusal(f"{supported_words()}, from the empty board with placements only")
+
+    def select_move(self, board: "Board", colour: "Colour", budget: Budget) -> Move:
+        self._check(board)
+        white_tree, black_tree = strategy(board.size)
+        node: dict | None = white_tree if colour is WHITE else black_tree
+        for move in board.move_stack:
+            node = node.get(move.gtp()) if node is not None else None
+        if node is not None and len(node) == 1:
+            return Move(parse_vertex(next(iter(node)), board.size))
+        return self._solve(board)
+
+    def _solve(self, board: "Board") -> Move:
+        from margo_gtp.players.solver import ExactSolver
+
+        solver = self._solvers.get(board.size)
+        if solver is None:
+            solver = self._solvers[board.size] = ExactSolver(board.size)
+        line = [solver.code_of(move.point) for move in board.move_stack]
+        _, best = solver.exact(line)
+        return Move(solver.point_of(best))
+
+    def notify(self, board: "Board", move: "Move", colour: "Colour") -> None:
+        """The game's line is read from the board at each move: nothing to follow."""
+
+    def reset(self, board: "Board") -> None:
+        """Nothing kept between games but the solver's table."""
+
+
+def make_perfect(options: dict[str, str], seed: int | None) -> PerfectPlayer:
+    from margo_gtp.players import PlayerSpecError
+
+    if options:
+        raise PlayerSpecError(f"unknown option(s) for player 'perfect': {', '.join(sorted(options))}")
+    return PerfectPlayer()

@@ -1,0 +1,265 @@
+/* The exact solver (solver_core.h): negamax alpha-beta over the ball margin, a two-slot
+ * transposition table keyed over the 8 symmetries, and the history rule for superko. */
+#include "solver_core.h"
+
+#include <limits.h>
+
+/* -- the 8 symmetries: every level of the pyramid shares the board's centre */
+
+static void image(int transform, int side, int x, int y, int *ox, int *oy) {
+    int m = side - 1;
+    int tx = transform & 1 ? m - x : x;   /* mirror west-east */
+    int ty = transform & 2 ? m - y : y;   /* mirror south-north */
+    if (transform & 4) { int t = tx; tx = ty; ty = t; }  /* the diagonal */
+    *ox = tx;
+    *oy = ty;
+}
+
+static void build_symmetries(Solver *sv) {
+    int size = sv->geo.size, index = 0;
+    for (int level = 0; level < size; level++) {
+        int side = size - level, first = index;
+        for (int y = 0; y < side; y++)
+            for (int x = 0; x < side; x++, index++)
+                for (int t = 0; t < 8; t++) {
+                    int ox, oy;
+                    image(t, side, x, y, &ox, &oy);
+                    int j = first + oy * side + ox;
+                    sv->symmetry[t][index] = j;
+                    sv->inverse[t][j] = index;
+                }
+    }
+}
+
+static uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+int solver_init(Solver *sv, int size, int table_bits) {
+    memset(sv, 0, sizeof(*sv));
+    if (geometry_init(&sv->geo, size) != RULES_OK) return RULES_NO_MEMORY;
+    uint64_t seed = 0x5EED0F3A26011ULL; /* the solver's own keys: no table is shared */
+    for (int i = 0; i < sv->geo.count; i++) {
+        sv->geo.zob[0][i] = splitmix(&seed);
+        sv->geo.zob[1][i] = splitmix(&seed);
+    }
+    sv->geo.ztm[0] = splitmix(&seed);
+    sv->geo.ztm[1] = splitmix(&seed);
+    State *s = &sv->state;
+    s->geo = &sv->geo;
+    s->bridge_cutting = 1;      /* the default rules (rules.md section 9) */
+    s->top_level = size - 1;
+    s->ko_rule = KO_SITUATIONAL;
+    if (state_start(s, 0) != RULES_OK) return RULES_NO_MEMORY;
+    sv->ready = 1;
+    build_symmetries(sv);
+    size_t entries = (size_t)1 << table_bits;
+    sv->table = calloc(entries, sizeof(SolverEntry));
+    sv->results = malloc((size_t)SOLVER_MAX_PLY * sizeof(Res));
+    sv->moves = malloc((size_t)SOLVER_MAX_PLY * sv->geo.count * sizeof(int));
+    if (!sv->table || !sv->results || !sv->moves) return RULES_NO_MEMORY;
+    sv->table_mask = entries - 1;
+    return RULES_OK;
+}
+
+void solver_free(Solver *sv) {
+    if (sv->ready) state_free(&sv->state);
+    geometry_free(&sv->geo);
+    free(sv->table);
+    free(sv->results);
+    free(sv->moves);
+    memset(sv, 0, sizeof(*sv));
+}
+
+int solver_reset(Solver *sv) {
+    memset(sv->history, 0, sizeof(sv->history));
+    return state_reset(&sv->state, 0);
+}
+
+static void image_keys(const Solver *sv, uint64_t keys[8]);
+static void toggle_history(Solver *sv, const uint64_t keys[8]);
+
+int solver_play(Solver *sv, int code) {
+    Res r;
+    int status = check_play(&sv->state, code, sv->state.to_move, &r);
+    if (status != RULES_OK) return status;
+    uint64_t keys[8];
+    image_keys(sv, keys);
+    status = commit(&sv->state, code, sv->state.to_move, &r);
+    if (status == RULES_OK) toggle_history(sv, keys);
+    return status;
+}
+
+/* -- the table */
+
+/* The 8 images' keys of the position (balls and side to move). */
+static void image_keys(const Solver *sv, uint64_t keys[8]) {
+    const State *s = &sv->state;
+    for (int t = 0; t < 8; t++) keys[t] = sv->geo.ztm[s->to_move];
+    for (int c = 0; c < 2; c++) {
+        const W *balls = BITS(s, c);
+        const uint64_t *z = sv->geo.zob[c];
+        for (int w = 0; w < s->nw; w++)
+            for (W x = balls[w]; x; x &= x - 1) {
+                int i = w * 64 + __builtin_ctzll(x);
+                for (int t = 0; t < 8; t++) keys[t] ^= z[sv->symmetry[t][i]];
+            }
+    }
+}
+
+/* A position's key as a member of the history set (mixed, so that it never cancels the
+ * key of the node itself). */
+static uint64_t member(uint64_t key) {
+    uint64_t x = key;
+    return splitmix(&x);
+}
+
+/* The table key of the node: its position and the set of positions before it, both seen
+ * through the same symmetry, the smallest over the 8; *transform is that symmetry. */
+static uint64_t canonical_key(const Solver *sv, const uint64_t keys[8], int *transform) {
+    uint64_t best_key = 0;
+    *transform = 0;
+    for (int t = 0; t < 8; t++) {
+        uint64_t key = keys[t] ^ (sv->history[t] * 0xD6E8FEB86659FD93ULL);
+        if (t == 0 || key < best_key) {
+            best_key = key;
+            *transform = t;
+        }
+    }
+    return best_key | 1; /* never 0: 0 marks an empty slot */
+}
+
+/* Add (or, again, remove) the position of `keys` to the history set. */
+static void toggle_history(Solver *sv, const uint64_t keys[8]) {
+    for (int t = 0; t < 8; t++) sv->history[t] ^= member(keys[t]);
+}
+
+static SolverEntry *table_find(Solver *sv, uint64_t key) {
+    SolverEntry *bucket = sv->table + (key & sv->table_mask & ~(size_t)1);
+    if (bucket[0].key == key) return &bucket[0];
+    if (bucket[1].key == key) return &bucket[1];
+    return NULL;
+}
+
+static void table_store(Solver *sv, uint64_t key, int lower, int upper, int best, uint64_t effort) {
+    SolverEntry *slot = table_find(sv, key);
+    if (slot) { /* both are bounds on the same value: keep the tighter of each */
+        if (slot->lower > lower) lower = slot->lower;
+        if (slot->upper < upper) upper = slot->upper;
+        if (effort < slot->effort) effort = slot->effort;
+    } else {
+        SolverEntry *bucket = sv->table + (key & sv->table_mask & ~(size_t)1);
+        /* slot 0 keeps the larger subtree, slot 1 takes the rest */
+        slot = effort >= bucket[0].effort ? &bucket[0] : &bucket[1];
+        if (slot == &bucket[0] && bucket[0].key) bucket[1] = bucket[0];
+    }
+    slot->key = key;
+    slot->lower = (int8_t)lower;
+    slot->upper = (int8_t)upper;
+    slot->best = (int16_t)best;
+    slot->effort = effort > UINT32_MAX ? UINT32_MAX : (uint32_t)effort;
+}
+
+/* -- the search */
+
+/* Order: the table's move, then captures (most balls first), then higher levels, then the
+ * points nearest the centre. */
+static int move_rank(const Solver *sv, int i, const Res *r, int c, int table_move) {
+    if (i == table_move) return 1 << 20;
+    const Pt *p = &sv->geo.pts[i];
+    int side = sv->geo.size - p->level, index = i;
+    for (int l = 0; l < p->level; l++) index -= (sv->geo.size - l) * (sv->geo.size - l);
+    int x = index % side, y = index / side;
+    int centre = -abs(2 * x - (side - 1)) - abs(2 * y - (side - 1));
+    return (int)r->removed[c ^ 1] * 4096 + p->level * 256 + centre + 128;
+}
+
+static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move) {
+    State *s = &sv->state;
+    sv->nodes++;
+    *best_move = -1;
+    if (sv->node_limit && sv->nodes > sv->node_limit) {
+        sv->aborted = 1;
+        return 0;
+    }
+    if (ply >= SOLVER_MAX_PLY) {
+        sv->aborted = sv->too_deep = 1;
+        return 0;
+    }
+    if (ply > sv->deepest) sv->deepest = ply;
+    uint64_t nodes_before = sv->nodes;
+    int transform;
+    uint64_t keys[8];
+    image_keys(sv, keys);
+    uint64_t key = canonical_key(sv, keys, &transform);
+    int table_move = -1;
+    SolverEntry *hit = table_find(sv, key);
+    if (hit) {
+        if (hit->best >= 0) table_move = sv->inverse[transform][hit->best];
+        if (ply > 0) { /* the root is searched through: its caller wants its best move */
+            if (hit->lower >= beta) return hit->lower;
+            if (hit->upper <= alpha) return hit->upper;
+            if (hit->lower == hit->upper) return hit->lower;
+        }
+    }
+    int c = s->to_move, count = sv->geo.count, n = 0;
+    int *moves = sv->moves + (size_t)ply * count;
+    Res *result = sv->results + ply; /* one per ply: a move is resolved again when played */
+    int rank[SOLVER_MAX_POINTS];
+    const W *playable = sv->geo.up_to_level + (size_t)s->top_level * s->nw;
+    for (int w = 0; w < s->nw; w++)
+        for (W x = BITS(s, B_SUPP)[w] & playable[w]; x; x &= x - 1) {
+            int i = w * 64 + __builtin_ctzll(x);
+            int status = check_play(s, i, c, result);
+            if (status == RULES_OK) {
+                moves[n] = i;
+                rank[n] = move_rank(sv, i, result, c, table_move);
+                n++;
+            }
+        }
+    int alpha0 = alpha, best = -SOLVER_INF, best_index = -1;
+    if (n == 0) { /* the game is over: the margin in balls, buried balls and zombies included */
+        best = popcount_bits(BITS(s, c), s->nw) - popcount_bits(BITS(s, c ^ 1), s->nw);
+    }
+    int order[SOLVER_MAX_POINTS];
+    for (int k = 0; k < n; k++) { /* insertion sort, highest rank first */
+        int m = k;
+        while (m > 0 && rank[order[m - 1]] < rank[k]) { order[m] = order[m - 1]; m--; }
+        order[m] = k;
+    }
+    toggle_history(sv, keys); /* the children's history holds this position */
+    for (int k = 0; k < n; k++) {
+        int m = order[k], unused;
+        if (check_play(s, moves[m], c, result) != RULES_OK || commit(s, moves[m], c, result) != RULES_OK) {
+            sv->aborted = 1;
+            return 0;
+        }
+        int value = -negamax(sv, -beta, -(alpha > best ? alpha : best), ply + 1, &unused);
+        undo(s);
+        if (sv->aborted) break;
+        if (value > best) {
+            best = value;
+            best_index = m;
+        }
+        if (best >= beta) break;
+        if (best > alpha) alpha = best;
+    }
+    toggle_history(sv, keys);
+    if (sv->aborted) return 0;
+    *best_move = best_index >= 0 ? moves[best_index] : -1;
+    {
+        int lower = n == 0 || best > alpha0 ? best : -SOLVER_INF;
+        int upper = n == 0 || best < beta ? best : SOLVER_INF;
+        int canonical_best = best_index >= 0 ? sv->symmetry[transform][moves[best_index]] : -1;
+        table_store(sv, key, lower, upper, canonical_best, sv->nodes - nodes_before + 1);
+    }
+    return best;
+}
+
+int solver_search(Solver *sv, int alpha, int beta, int *best) {
+    sv->aborted = sv->too_deep = 0;
+    return negamax(sv, alpha, beta, 0, best);
+}

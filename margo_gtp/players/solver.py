@@ -1,0 +1,146 @@
+"""The exact solver of small boards, from Python: :class:`ExactSolver` over the C search of
+``solver.c`` (``_solver.Solver``; docs/solving.md has the method and the results).
+
+A *line* is the moves played from the empty board, as point codes (the flat point index of
+:mod:`margo_gtp.engine.geometry`); the solver replays it, history included, so situational
+superko is judged on the real game. Values are ball margins for the side to move after the
+line, under the default rules (``rules.md`` section 9) and perfect play.
+
+The C search is called in chunks of nodes (``chunk``): what a chunk finished stays in its
+transposition table, so the next chunk starts again from the root with that knowledge (a
+restart is cheap, and it reorders the search by what was learnt, as iterative deepening
+does). The exact margin comes from null-window tests ("is the margin at least v?"),
+stepped from a guess, as MTD(f) does.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from margo_gtp.engine.geometry import geometry
+from margo_gtp.vertex import Point
+
+__all__ = ["ExactSolver", "Progress", "SolverUnavailable", "load_solver_type"]
+
+#: The table of each size: 2^bits slots of 16 bytes (64 MiB on 4x4).
+TABLE_BITS = {2: 12, 3: 20, 4: 22, 5: 22}
+CHUNK = 1_000_000
+
+
+class SolverUnavailable(RuntimeError):
+    """The C solver was not built (no compiler when installed): the solver needs it."""
+
+
+def load_solver_type():
+    """The C solver's type, or :class:`SolverUnavailable` saying how to build it."""
+    try:
+        from margo_gtp.players._solver import Solver
+    except ImportError:
+        raise SolverUnavailable("the exact solver needs the C extension margo_gtp.players._solver "
+                                "(build it: python setup.py build_ext --inplace)") from None
+    return Solver
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a chunk reports: nodes so far (all calls), seconds since the solver was made,
+    the longest line searched, the filled table slots."""
+
+    nodes: int
+    seconds: float
+    deepest: int
+    table_used: int
+
+    @property
+    def rate(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+class ExactSolver:
+    """The solver of one board size (2..5): ``value`` for a window, ``exact`` for the margin."""
+
+    def __init__(self, size: int, table_bits: int | None = None, chunk: int = CHUNK,
+                 on_chunk: Callable[[Progress], None] | None = None) -> None:
+        solver_type = load_solver_type()
+        self.size = size
+        self.table_bits = table_bits if table_bits is not None else TABLE_BITS.get(size, 22)
+        self._solver = solver_type(size, self.table_bits)
+        self._geometry = geometry(size)
+        self.chunk = chunk
+        self.on_chunk = on_chunk
+        self._started = time.monotonic()
+        self.stop: Callable[[], bool] = lambda: False
+
+    # -- moves and codes
+
+    def code_of(self, point: Point) -> int:
+        return self._geometry.index[point]
+
+    def point_of(self, code: int) -> Point:
+        return self._geometry.points[code]
+
+    # -- the table (checkpoints)
+
+    def table(self) -> bytes:
+        return self._solver.table()
+
+    def load_table(self, data: bytes) -> None:
+        self._solver.load_table(data)
+
+    @property
+    def nodes(self) -> int:
+        return self._solver.nodes
+
+    def progress(self) -> Progress:
+        return Progress(self._solver.nodes, time.monotonic() - self._started, self._solver.deepest,
+                        self._solver.table_used())
+
+    # -- searching
+
+    def value(self, line: Sequence[int], alpha: int, beta: int) -> tuple[int, int] | None:
+        """The fail-soft value of the position after ``line`` in ``(alpha, beta)`` and a best
+        move there (-1 at the end of the game), chunk after chunk; None when ``stop()`` said
+        so between two chunks."""
+        while True:
+            value, best, finished = self._solver.solve(list(line), alpha, beta, self.chunk)
+            if self.on_chunk is not None:
+                self.on_chunk(self.progress())
+            if finished:
+                return value, best
+            if self.stop():
+                return None
+
+    def at_least(self, line: Sequence[int], margin: int) -> bool:
+        """Does the side to move after ``line`` get a margin of at least ``margin``?"""
+        answer = self.value(line, margin - 1, margin)
+        if answer is None:
+            raise InterruptedError("stopped")
+        return answer[0] >= margin
+
+    def exact(self, line: Sequence[int], guess: int = 0) -> tuple[int, int]:
+        """The exact margin for the side to move after ``line`` and a move that keeps it
+        (-1 at the end of the game): null-window tests stepped from ``guess``."""
+        lower, upper = -self._solver_inf(), self._solver_inf()
+        test = guess
+        while lower < upper:
+            beta = test + 1 if test == lower else test
+            answer = self.value(line, beta - 1, beta)
+            if answer is None:
+                raise InterruptedError("stopped")
+            test = answer[0]
+            if test < beta:
+                upper = test
+            else:
+                lower = test
+        full = self.value(line, lower - 1, lower + 1)  # the move that keeps the margin
+        if full is None:
+            raise InterruptedError("stopped")
+        return lower, full[1]
+
+    @staticmethod
+    def _solver_inf() -> int:
+        from margo_gtp.players._solver import INF
+
+        return INF

@@ -1,0 +1,71 @@
+/* The exact solver of small MarGo boards (issue 38): negamax alpha-beta over the ball
+ * margin, with a transposition table keyed by the position's Zobrist key reduced over the
+ * board's 8 symmetries. Plain C like the rules core it plays through (rules_core.h): no
+ * Python here; margo_gtp/players/_solver.c is its glue, docs/solving.md its account.
+ *
+ * Situational superko. A position's value depends on the positions played before it (the
+ * graph-history-interaction problem): under situational superko, on exactly the set of
+ * them. The search plays on a rules-core State, so every legality test sees the real
+ * history of the line; and the table key is the position together with that set (both seen
+ * through the same symmetry), so a hit is a node with the same position and the same
+ * earlier positions: its value is the same, whatever the order they came in. A first
+ * design kept only "history-free" results under the bare position key; on 2x2 it gave a
+ * wrong value (a result reused where an earlier position would have come back in the
+ * subtree), which the brute force and the proof checker caught. The verification still
+ * decides: the proof checker (proof_check.py) replays every line of a proof with the full
+ * history, and the brute force (brute_force.py), which uses no table, must agree.
+ */
+#ifndef MARGO_SOLVER_CORE_H
+#define MARGO_SOLVER_CORE_H
+
+#include "rules_core.h"
+
+#define SOLVER_MAX_SIZE 5      /* 55 points: every margin fits an int8 bound */
+#define SOLVER_MAX_POINTS 55
+#define SOLVER_MAX_PLY 4000    /* deeper than any line seen; deeper aborts the search */
+#define SOLVER_INF 100         /* beyond every margin (|margin| <= 55) */
+
+/* One table slot (16 bytes): the canonical key, bounds on the node's value for the side to
+ * move (lower == upper: exact), the best move in the canonical frame, and the effort (nodes
+ * of the subtree, saturated) that decides which of a bucket's two slots a result replaces. */
+typedef struct {
+    uint64_t key;
+    int8_t lower, upper;
+    int16_t best;
+    uint32_t effort;
+} SolverEntry;
+
+typedef struct {
+    Geometry geo;
+    State state;                           /* the line searched, with its real history */
+    int ready;                             /* geo and state built (solver_free frees them) */
+    int symmetry[8][SOLVER_MAX_POINTS];    /* point -> its image under each symmetry */
+    int inverse[8][SOLVER_MAX_POINTS];
+    SolverEntry *table;
+    size_t table_mask;                     /* entries - 1 (a power of two) */
+    uint64_t nodes, node_limit;            /* node_limit 0: none */
+    uint64_t history[8];                   /* the set of positions before the node, per image */
+    int aborted, too_deep, deepest;         /* deepest: the longest line searched, in plies */
+    Res *results;                          /* SOLVER_MAX_PLY: each ply's resolution scratch */
+    int *moves;                            /* SOLVER_MAX_PLY * points */
+} Solver;
+
+/* Build a solver for the default rules on a size x size board (2..SOLVER_MAX_SIZE) with
+ * 2^table_bits table entries; RULES_OK or RULES_NO_MEMORY (then solver_free it). */
+int solver_init(Solver *sv, int size, int table_bits);
+void solver_free(Solver *sv);
+
+/* The empty board, White to move, with no history: the start of every line. */
+int solver_reset(Solver *sv);
+
+/* Play one move of the line to be solved; RULES_OK or why it is illegal (rules_core.h). */
+int solver_play(Solver *sv, int code);
+
+/* The value (ball margin for the side to move, under perfect play) of the current
+ * position, within [alpha, beta] in the fail-soft sense: a result <= alpha is an upper
+ * bound, >= beta a lower bound, else exact. *best: a best move at the root (-1 when the
+ * game is over). Stops early when node_limit is passed (sv->aborted set, the answer
+ * meaningless; what was finished stays in the table). */
+int solver_search(Solver *sv, int alpha, int beta, int *best);
+
+#endif /* MARGO_SOLVER_CORE_H */

@@ -1,0 +1,134 @@
+"""The exact solver (issue 38): its values against the independent brute force, the proof
+writer against the independent checker, and the checker's refusals, word for word."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("margo_gtp.players._solver", reason="the C solver is not built")
+
+from margo_gtp.engine.types import Move  # noqa: E402
+from margo_gtp.players.brute_force import brute_force_value  # noqa: E402
+from margo_gtp.players.proof import proof_text  # noqa: E402
+from margo_gtp.players.proof_check import ProofCheckError, check_proof, check_proof_text  # noqa: E402
+from margo_gtp.players.solver import ExactSolver  # noqa: E402
+from margo_gtp.vertex import parse_vertex  # noqa: E402
+
+SHIPPED = Path(__file__).resolve().parent.parent / "margo_gtp" / "players" / "data" / "proofs"
+
+
+def line_of(size: int, vertices: str) -> list[Move]:
+    return [Move(parse_vertex(v, size)) for v in vertices.split()]
+
+
+def test_2x2_value_from_the_empty_board():
+    solver = ExactSolver(2)
+    assert solver.exact([]) == (1, 0)  # White wins by one ball, starting at A1
+    assert brute_force_value(2) == (1, 521)
+
+
+# Lines of the 2x2 board through captures and ko fights, and late lines of the 3x3 board
+# (seeded random games cut short; earlier 3x3 positions are beyond the brute force: their
+# ko fights run to hundreds of plies).
+LINES = [
+    (2, "A1"), (2, "A1 B2"), (2, "A1 B2 B1"), (2, "A1 B2 B1 A2"), (2, "A1 B2 B1 A2 A1"),
+    (2, "B2 A1 A2 B1"), (2, "A1 B1 A2"),
+    (3, "B2:1 C2:1 A3:1 B1:1 B3:1 C1:1 B1:2 A2:1 A2:2 A1:1 A1:2 C3:1 B2:1 B1:2 A3:1 B3:1 A3:1 A2:1 C3:1 B1:1 "
+        "C1:1 B3:1"),
+    (3, "B3:1 A1:1 B2:1 B1:1 A2:1 A1:2 C1:1 C3:1 A3:1"),
+    (3, "C2:1 C3:1 A3:1 B3:1 B2:1 B3:1 C1:1 A1:1 A2:1"),
+    (3, "B3:1 A2:1 A1:1 C3:1 A3:1 C1:1 B2:1 B1:1 C2:1 C1:1"),
+    (3, "B1:1 A2:1 C1:1 C2:1 C3:1 B3:1 B2:1 B1:2 C3:1 A1:1 A3:1"),
+]
+
+
+@pytest.mark.parametrize("size, vertices", LINES)
+def test_the_solver_agrees_with_the_brute_force(size, vertices):
+    moves = line_of(size, vertices)
+    solver = ExactSolver(size)
+    margin, best = solver.exact([solver.code_of(m.point) for m in moves])
+    assert margin == brute_force_value(size, moves)[0]
+
+
+def test_the_shipped_2x2_proof_checks_and_is_what_the_writer_writes():
+    path = SHIPPED / "proof-2x2.txt"
+    header = check_proof(path)
+    assert header == {"format": "margo-proof 1", "rules": "default", "size": "2", "value": "W+1", "nodes": "265"}
+    assert path.read_text() == proof_text(2)
+
+
+def refusal(text: str) -> str:
+    with pytest.raises(ProofCheckError) as caught:
+        check_proof_text(text, "p.txt")
+    return str(caught.value)
+
+
+def shipped_lines() -> list[str]:
+    return (SHIPPED / "proof-2x2.txt").read_text().split("\n")
+
+
+def with_line(number: int, text: str) -> str:
+    lines = shipped_lines()
+    lines[number - 1] = text
+    return "\n".join(lines)
+
+
+def test_a_damaged_node_is_named_by_its_line():
+    assert refusal(with_line(8, "2 A1:1")) == "p.txt: line 8: A1:1 is not a legal move here"
+    assert refusal(with_line(8, "2 Z9")) == "p.txt: line 8: vertex is off board: 'Z9' (board size 2)"
+    assert refusal(with_line(8, "4 B1:1")) == "p.txt: line 8: depth 4 under a node of depth 1"
+    assert refusal(with_line(8, "B1:1")) == "p.txt: line 8: not a node 'DEPTH VERTEX': 'B1:1'"
+
+
+def test_a_missing_reply_and_a_wrong_leaf_are_refused():
+    lines = shipped_lines()
+    assert lines[6:8] == ["1 A1:1", "2 B1:1"]
+    dropped = "\n".join(lines[:7] + lines[9:])  # Black's reply B1 and White's answer gone
+    assert refusal(dropped) == "p.txt: line 7: 1 of 3 replies missing (first: B1:1)"
+    wrong = "\n".join(lines).replace("value: W+1", "value: W+2").replace("at-least 1", "at-least 2").replace(
+        "at-most 1", "at-most 2")
+    assert refusal(wrong) == "p.txt: line 21: the game ends with the prover's margin 1, less than 2"
+
+
+def test_a_foreign_or_broken_header_is_refused():
+    text = "\n".join(shipped_lines())
+    assert refusal(text.replace("rules: default", "rules: ko_rule=simple")) == (
+        "p.txt: proof for rules 'ko_rule=simple'; this checker checks the default rules only")
+    assert refusal(text.replace("margo-proof 1", "margo-proof 2")) == (
+        "p.txt: format 'margo-proof 2', this checker reads 'margo-proof 1'")
+    assert refusal(text.replace("nodes: 265", "nodes: 264")) == "p.txt: the header says 264 nodes, the trees hold 265"
+    assert refusal(text.replace("\nend\n", "\n")) == "p.txt: truncated: no 'end' line"
+    assert refusal("hello\n") == "p.txt: line 1: not a proof header line: 'hello'"
+
+
+def test_a_missing_file_is_one_line(tmp_path):
+    with pytest.raises(ProofCheckError) as caught:
+        check_proof(tmp_path / "none.txt")
+    assert str(caught.value).startswith(f"{tmp_path / 'none.txt'}: ")
+
+
+def run_solve_script(*arguments: str):
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "solve"
+    return subprocess.run([sys.executable, str(script), *arguments], capture_output=True, text=True, timeout=120)
+
+
+def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path):
+    import json
+
+    out = tmp_path / "run"
+    first = run_solve_script("--size", "2", "--out", str(out), "--proof", str(tmp_path / "p.txt"))
+    assert first.returncode == 0, first.stderr
+    assert "2x2: W+1 (White's margin 1) in 57 nodes" in first.stdout
+    assert f"{tmp_path / 'p.txt'}: checked, 265 nodes" in first.stdout
+    state = json.loads((out / "state.json").read_text())
+    assert (state["size"], state["lower"], state["upper"]) == (2, 1, 1)
+    again = run_solve_script("--size", "2", "--out", str(out))
+    assert again.stdout.startswith(f"resumed {out}: ")
+    assert "White's margin in [1, 1]" in again.stdout.splitlines()[0]
+    other = run_solve_script("--size", "3", "--out", str(out))
+    assert (other.returncode, other.stderr) == (2, f"solve: {out / 'state.json'}: size 2, this run has 3\n")
