@@ -362,6 +362,8 @@ def fresh_player(spec: str | None, board: Board) -> Any:
     to the byte."""
     if spec is None or spec == FRESH_MCTS:
         return None
+    if spec == DEFAULT_PLAYER and board.size not in _strongest_net_sizes():
+        return None  # known without loading a network (the web board's 5x5 review starts at once)
     player = searching_player(spec)
     if spec == DEFAULT_PLAYER and _net_search(player, board.size) is None:
         return None
@@ -380,14 +382,22 @@ def mcts_instead(spec: str | None, size: int) -> str | None:
     in this installation (``no network for 5x5 (weights for 7x7, 9x9)``, the net player's
     own words); None where it plays the net, where the net extra is missing (a missing
     optional package is no fault: ``strongest`` then says nothing), or for another spec."""
-    if spec != DEFAULT_PLAYER:
+    sizes = _strongest_net_sizes() if spec == DEFAULT_PLAYER else set()
+    if not sizes or size in sizes:
         return None
-    player = searching_player(spec)
-    searches = getattr(player, "searches", None)
-    if not isinstance(searches, dict) or size in searches:
-        return None
-    known = ", ".join(f"{known}x{known}" for known in sorted(searches))
+    known = ", ".join(f"{known}x{known}" for known in sorted(sizes))
     return f"no network for {size}x{size} (weights for {known})"
+
+
+def _strongest_net_sizes() -> set[int]:
+    """The board sizes ``strongest`` plays the net on here: those of the shipped networks
+    (``net-7x7.onnx``: 7) when the net extra is installed, else none."""
+    from margo_gtp.players.levels import strongest_here
+    from margo_gtp.players.net_spec import shipped_weights
+
+    if strongest_here()[0] != "net":
+        return set()
+    return {int(path.stem.removeprefix("net-").split("x")[0]) for path in shipped_weights()}
 
 
 def _board_at(record: SgfRecord, turn: int) -> Board:
