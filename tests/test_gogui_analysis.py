@@ -218,3 +218,30 @@ def test_ownership_sums_a_column_and_caps_it_for_gogui() -> None:
     assert drawn["TEXT"] == ["ownership, Black positive: Black's expected ball margin +0.3 (komi not counted)"]
     with pytest.raises(ValueError):
         ownership_gfx("Z9:1 0.5\n", 3)
+
+
+def test_the_status_line_names_what_the_engines_ownership_is() -> None:
+    """The sum of an mcts search's values is a ball margin; of the net's ownership head, a
+    margin of owned points (territory counted). Neither counts komi. A kind the proxy does
+    not know reads as balls, the meaning of every engine before margo-ownership_kind."""
+    answer = "B2:1 0.700\nA1:3 0.600\nA1:1 -0.004\nC3:1 -1.000\n"
+    influence = ownership_gfx(answer, 3).split("\n")[0]
+    assert ownership_gfx(answer, 3, "owners") == (
+        influence + "\nTEXT ownership, Black positive: Black's expected margin of owned points +0.3 "
+        "(the net's ownership head, territory counted; komi not counted)")
+    assert ownership_gfx(answer, 3, "balls") == ownership_gfx(answer, 3, "xyzzy") == ownership_gfx(answer, 3)
+
+
+def test_with_the_default_engine_on_7x7_the_status_line_is_the_nets() -> None:
+    """margo-gtp's default (strongest) is the net on 7x7: margo-ownership_kind says so, and
+    the status line names owned points; the mcts engine's stays the ball margin."""
+    setup = ["boardsize 13", "play b G7", "margo-set_limit playouts=16"]
+    answers = run_proxy(setup + ["margo-ownership_kind", "margo-gfx_ownership"], str(MARGO_GTP))
+    assert answers[3] == "owners"
+    drawn = read_gfx(answers[4], 7)
+    assert len(drawn["TEXT"]) == 1 and drawn["TEXT"][0].startswith(
+        "ownership, Black positive: Black's expected margin of owned points ")
+    assert drawn["TEXT"][0].endswith(" (the net's ownership head, territory counted; komi not counted)")
+    mcts = run_proxy(setup + ["margo-ownership_kind", "margo-gfx_ownership"])
+    assert mcts[3] == "balls"
+    assert read_gfx(mcts[4], 7)["TEXT"][0].endswith(" (komi not counted)") and "ball margin" in mcts[4]

@@ -104,6 +104,40 @@ def test_a_command_mid_ponder_is_answered_and_the_tree_is_reused() -> None:
     assert not engine.thread.is_alive() and not engine.ponderer.running
 
 
+def test_the_default_player_ponders_with_the_net_and_its_next_move_reuses_the_tree() -> None:
+    """margo-gtp's default, ``strongest``, is the net on 7x7: the ponder search is the session
+    player's own, so it grows the net's tree, and after the opponent's move the net's next
+    search starts from the subtree pondering grew below it."""
+    from margo_gtp.players.net import NetPlayer
+
+    player = make_player("strongest", seed=1)
+    assert isinstance(player, NetPlayer)
+    player.playouts = 30  # genmove's own search: far below what pondering adds
+    tree = player.search_for(Board(Rules(size=7)))
+    engine = PonderingSession(player, size=7)
+    try:
+        first = engine.ask("genmove w")
+        assert first.startswith("= ")
+        while not (engine.ponderer.running and tree.root is not None and tree.root.n >= 200):
+            time.sleep(0.01)  # a condition, not a timing: the net's tree grown by pondering Black's move
+        root = tree.root
+        best = int(root.child_n.argmax())
+        reply, kept = root.moves[best], root.children[best]
+        visits_below = kept.n
+        assert engine.ask(f"play b {reply.gtp()}") == "="
+        assert engine.ponderer.searches >= 1 and engine.ponderer.simulations >= 200 - 30
+        assert tree.root is kept and kept.n >= visits_below  # notify kept the pondered subtree
+        second = engine.ask("genmove w")
+        board = Board(Rules(size=7))
+        board.push(Move.from_gtp(first[2:], 7), Colour.WHITE)
+        board.push(reply, Colour.BLACK)
+        assert board.is_legal(Move.from_gtp(second[2:], 7), Colour.WHITE)
+        assert engine.ask("quit") == "="
+    finally:
+        engine.close()
+    assert not engine.thread.is_alive() and not engine.ponderer.running
+
+
 def test_answers_mid_ponder_equal_those_of_a_quiet_engine() -> None:
     commands = ["play w c3", "showboard", "margo-legal_moves", "undo", "play w b2", "final_score"]
     quiet = make_gtp_engine(make_player("mcts:playouts=20", seed=1), Rules(size=5))

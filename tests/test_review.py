@@ -43,7 +43,7 @@ def reviewed(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("review")
     game = folder / "game.sgf"
     game.write_text(dumps(game_record()), encoding="utf-8")
-    done = run_review(str(game), "--visits", "40", "--parallel", "1", "--seed", "3")
+    done = run_review(str(game), "--visits", "40", "--parallel", "1", "--seed", "3", "--player", "mcts")
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     entries = [json.loads(line) for line in (folder / "game.review.jsonl").read_text().splitlines()]
     return {"folder": folder, "game": game, "stdout": done.stdout, "entries": entries,
@@ -74,7 +74,8 @@ def test_one_entry_per_move_with_the_win_rates_of_the_mover(reviewed):
 
 
 def test_the_same_seed_gives_the_same_review(reviewed, tmp_path):
-    done = run_review(str(reviewed["game"]), "--visits", "40", "--parallel", "2", "--seed", "3", "--out", str(tmp_path))
+    done = run_review(str(reviewed["game"]), "--visits", "40", "--parallel", "2", "--seed", "3", "--out", str(tmp_path),
+                      "--player", "mcts")
     assert done.returncode == 0
     assert (tmp_path / "game.review.jsonl").read_text() == (reviewed["folder"] / "game.review.jsonl").read_text()
     assert (tmp_path / "game.reviewed.sgf").read_text() == reviewed["sgf"]
@@ -159,7 +160,7 @@ def test_the_table_and_the_files_are_printed(reviewed):
 def test_variations_are_reviewed_on_the_main_line_and_said(tmp_path):
     game = tmp_path / "v.sgf"
     game.write_text("(;FF[4]GM[77]SZ[4];W[bb:1](;B[cc:1];W[ab:1])(;B[aa:1]))", encoding="utf-8")
-    done = run_review(str(game), "--visits", "5", "--parallel", "1")
+    done = run_review(str(game), "--visits", "5", "--parallel", "1", "--player", "mcts")
     assert (done.returncode, done.stderr) == (0, f"margo-review: {game} has variations: reviewing the main line only\n")
     assert len((tmp_path / "v.review.jsonl").read_text().splitlines()) == 3
 
@@ -200,7 +201,7 @@ def test_bad_places_and_engines_are_one_line_and_exit_2(reviewed, tmp_path):
 
 def test_a_new_out_folder_is_made_as_margo_match_does(reviewed, tmp_path):
     out = tmp_path / "new" / "deeper"
-    done = run_review(str(reviewed["game"]), "--visits", "5", "--parallel", "1", "--out", str(out))
+    done = run_review(str(reviewed["game"]), "--visits", "5", "--parallel", "1", "--out", str(out), "--player", "mcts")
     assert (done.returncode, done.stderr) == (0, "")
     assert sorted(path.name for path in out.iterdir()) == [
         "game.review.jsonl", "game.reviewed-go.sgf", "game.reviewed.sgf", "game.winrate.png"]
@@ -231,8 +232,8 @@ def test_read_game_refuses_what_is_not_a_margo_record():
 
 
 def test_without_ownership_the_c_tree_reviews_the_same_moves_the_same_way(reviewed, tmp_path):
-    done = run_review(str(reviewed["game"]), "--visits", "40", "--parallel", "1", "--seed", "3", "--no-ownership",
-                      "--out", str(tmp_path))
+    done = run_review(str(reviewed["game"]), "--visits", "40", "--parallel", "1", "--seed", "3", "--player", "mcts",
+                      "--no-ownership", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
     entries = [json.loads(line) for line in (tmp_path / "game.review.jsonl").read_text().splitlines()]
     # the score lead is the search's own (it no longer needs the ownership counts)
@@ -266,3 +267,28 @@ def test_review_game_reports_the_progress_of_each_position_before_its_entry():
     for number in (1, 2):
         assert events.index(("progress", number)) < events.index(("entry", number))
     assert events.index(("progress", 0)) < events.index(("progress", 1))
+
+
+def test_the_default_search_is_strongest_and_says_where_it_plays_mcts(reviewed, tmp_path):
+    """No --player: strongest, margo-gtp's default. On 5x5, where no network ships, that is
+    the fresh seeded mcts of --player mcts, to the byte, and one line says so (as margo-gtp's
+    default does when it plays there)."""
+    done = run_review(str(reviewed["game"]), "--visits", "40", "--parallel", "1", "--seed", "3", "--out", str(tmp_path))
+    assert (done.returncode, done.stderr) == (
+        0, "margo-review: no network for 5x5 (weights for 7x7, 9x9): reviewing with mcts\n")
+    assert (tmp_path / "game.review.jsonl").read_text() == (reviewed["folder"] / "game.review.jsonl").read_text()
+    assert (tmp_path / "game.reviewed.sgf").read_text() == reviewed["sgf"]
+
+
+def test_the_default_search_on_7x7_is_the_net(tmp_path):
+    """On 7x7 the default reviews with the shipped network, as --player net does, and says
+    nothing; the seed changes nothing there (the net's search draws no random numbers)."""
+    game = tmp_path / "seven.sgf"
+    game.write_text("(;FF[4]GM[77]SZ[7];W[dd:1];B[cc:1];W[ce:1])", encoding="utf-8")
+    runs = {}
+    for name, extra in (("default", ["--seed", "4"]), ("net", ["--player", "net"]), ("mcts", ["--player", "mcts"])):
+        out = tmp_path / name
+        done = run_review(str(game), "--visits", "24", "--parallel", "1", "--out", str(out), *extra)
+        assert (done.returncode, done.stderr) == (0, ""), (name, done.stderr)
+        runs[name] = (out / "seven.review.jsonl").read_text()
+    assert runs["default"] == runs["net"] != runs["mcts"]

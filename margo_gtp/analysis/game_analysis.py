@@ -49,11 +49,14 @@ Fields of an analysis dict (KataGo's names; vertices and colours are MarGo GTP's
                ownership head averaged over the search's simulations (White less Black
                is the mean expected owner, +1 White's: :meth:`Ownership.set_expected`).
 
-Every search is a fresh :class:`MctsPlayer` (no tree reuse, no early stop) seeded from
-``(seed, turn)``, with a playout budget and no clock: the same query gives the same
-answer, whatever the number of processes. A caller may hand :func:`analyse_position` a
-searching ``player`` of its own instead (``margo-analysis --player``, ``margo-ownership``
-with a ``net`` session player). ``restriction`` (a
+By default every search is a fresh :class:`MctsPlayer` (no tree reuse, no early stop)
+seeded from ``(seed, turn)``, with a playout budget and no clock: the same query gives the
+same answer, whatever the number of processes. A caller may hand :func:`analyse_position` a
+searching ``player`` of its own instead (``margo-ownership`` with a ``net`` session
+player), and :func:`analyse_game` a spec (``--player`` of the programs, whose default is
+:data:`DEFAULT_PLAYER`, ``strongest``: the net where it plays, the fresh seeded ``mcts``
+elsewhere; ``mcts`` is that fresh seeded search, :func:`fresh_player`). With the ``net``
+searching, a candidate's ``prior`` is the policy's probability. ``restriction`` (a
 :class:`~margo_gtp.players.restriction.MoveRestriction`) keeps moves out of the search to
 the depth it names (KataGo's ``avoidMoves``/``allowMoves``).
 """
@@ -75,12 +78,15 @@ from margo_gtp.sgf import SgfRecord, SgfError, positions, replay
 from margo_gtp.vertex import Point, format_vertex, gtp_order
 
 __all__ = [
+    "DEFAULT_PLAYER",
     "DEFAULT_VISITS",
+    "FRESH_MCTS",
     "MAX_VISITS",
     "AnalysisQueryError",
     "analyse_game",
     "analyse_position",
     "katago_points",
+    "mcts_instead",
     "move_infos",
     "root_info",
     "score_fields",
@@ -323,6 +329,13 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
 
 _PLAYERS: dict[str, Any] = {}  # this process's player of each spec: a net loads its weights once
 
+#: The search of ``margo-analysis``, ``margo-review`` and the web board's review when none
+#: is named: margo-gtp's default player, the net where it plays (:func:`fresh_player`).
+DEFAULT_PLAYER = "strongest"
+#: The spec of the fresh ``mcts`` seeded per turn (the search before ``strongest`` became
+#: the default): ``--player mcts`` gives exactly its answers.
+FRESH_MCTS = "mcts"
+
 
 def searching_player(spec: str) -> Any:
     """The player of ``spec`` that searches the turns (``--player`` of ``margo-analysis``
@@ -342,12 +355,49 @@ def searching_player(spec: str) -> Any:
 
 
 def fresh_player(spec: str | None, board: Board) -> Any:
-    """:func:`searching_player` of ``spec`` reset for ``board`` (None: None, the default search)."""
-    if spec is None:
+    """:func:`searching_player` of ``spec`` reset for ``board``, or None for the fresh ``mcts``
+    seeded per turn (:func:`analyse_position`'s own): for ``spec`` None or ``mcts``, and for
+    ``strongest`` wherever it does not play the net (no net extra, or no network for the
+    board's size: :func:`mcts_instead`), so that there its answers are ``--player mcts``'s
+    to the byte."""
+    if spec is None or spec == FRESH_MCTS:
         return None
+    if spec == DEFAULT_PLAYER and board.size not in _strongest_net_sizes():
+        return None  # known without loading a network (the web board's 5x5 review starts at once)
     player = searching_player(spec)
+    if spec == DEFAULT_PLAYER and _net_search(player, board.size) is None:
+        return None
     player.reset(board)
     return player
+
+
+def _net_search(player: Any, size: int) -> Any:
+    """The net's search of ``size`` boards in ``player`` (None: it has none, or is no net)."""
+    searches = getattr(player, "searches", None)
+    return searches.get(size) if isinstance(searches, dict) else None
+
+
+def mcts_instead(spec: str | None, size: int) -> str | None:
+    """Why ``strongest`` searches a ``size`` board with ``mcts`` although it plays the net
+    in this installation (``no network for 5x5 (weights for 7x7, 9x9)``, the net player's
+    own words); None where it plays the net, where the net extra is missing (a missing
+    optional package is no fault: ``strongest`` then says nothing), or for another spec."""
+    sizes = _strongest_net_sizes() if spec == DEFAULT_PLAYER else set()
+    if not sizes or size in sizes:
+        return None
+    known = ", ".join(f"{known}x{known}" for known in sorted(sizes))
+    return f"no network for {size}x{size} (weights for {known})"
+
+
+def _strongest_net_sizes() -> set[int]:
+    """The board sizes ``strongest`` plays the net on here: those of the shipped networks
+    (``net-7x7.onnx``: 7) when the net extra is installed, else none."""
+    from margo_gtp.players.levels import strongest_here
+    from margo_gtp.players.net_spec import shipped_weights
+
+    if strongest_here()[0] != "net":
+        return set()
+    return {int(path.stem.removeprefix("net-").split("x")[0]) for path in shipped_weights()}
 
 
 def _board_at(record: SgfRecord, turn: int) -> Board:
@@ -411,8 +461,9 @@ def analyse_game(rules: Rules, moves: Sequence[tuple[Colour, Move]], visits: int
     :func:`analyse_position`); with ``visits=None`` the clock alone. ``on_progress(turn,
     progress)`` watches each search as it runs (module docstring); it needs
     ``parallel=1`` (a search in another process cannot call back), else ValueError.
-    ``player`` (a spec, :func:`searching_player`; None: a fresh ``mcts`` seeded per turn)
-    searches every turn, reset before each."""
+    ``player`` (a spec, :func:`searching_player`; None or ``mcts``: a fresh ``mcts`` seeded
+    per turn; ``strongest``: the net where it plays, else that fresh ``mcts``,
+    :func:`fresh_player`) searches every turn, reset before each."""
     if on_progress is not None and parallel > 1:
         raise ValueError(f"on_progress needs parallel=1, not {parallel!r} (a search in another process cannot call back)")
     record = SgfRecord(rules=rules, setup=dict(setup or {}), setup_to_move=setup_to_move, moves=list(moves))

@@ -28,32 +28,33 @@ def analysis(
     player: Annotated[Optional[str], typer.Option("--player", metavar="SPEC", show_default=False,
                                                   help="the search: a player spec with a search, e.g. strongest, "
                                                        "net or mcts:playouts=800 (margo-gtp --list-players; "
-                                                       "default: a fresh mcts seeded per turn)")] = None,
+                                                       "default: strongest, the net where it plays, else mcts; "
+                                                       "mcts: a fresh mcts seeded per turn)")] = None,
     version: Annotated[bool, typer.Option("--version", callback=version_callback("margo-analysis"), is_eager=True,
                                           help="print the version and exit")] = False,
 ) -> int:
     """JSON analysis engine: one query a line on stdin, responses on stdout (docs/review.md)."""
     from margo_gtp.options import OptionError, read_integer
     from margo_gtp.analysis.analysis_json import bounded_lines, serve
-    from margo_gtp.analysis.game_analysis import searching_player
+    from margo_gtp.analysis.game_analysis import DEFAULT_PLAYER, searching_player
     from margo_gtp.players import PlayerSpecError
 
     try:
         processes = available_cores() if threads is None else read_integer(threads, "--threads", minimum=1, maximum=256)
     except OptionError as error:
         raise typer.BadParameter(str(error)) from None
-    if player is not None:
-        try:
-            searching_player(player)  # here, once: a bad spec or weights file is one line before any query
-        except PlayerSpecError as error:
-            raise pointed_to_players(typer.BadParameter(str(error), param_hint="--player")) from None
+    spec = DEFAULT_PLAYER if player is None else player
+    try:
+        searching_player(spec)  # here, once: a bad spec or weights file is one line before any query
+    except PlayerSpecError as error:
+        raise pointed_to_players(typer.BadParameter(str(error), param_hint="--player")) from None
 
     def write(line: str) -> None:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
     try:
-        answered = serve(bounded_lines(sys.stdin), write, parallel=processes, player=player)
+        answered = serve(bounded_lines(sys.stdin), write, parallel=processes, player=spec)
     except KeyboardInterrupt:
         return 130
     if not answered:  # the reader went away: the searches were stopped; leave without a word

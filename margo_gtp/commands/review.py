@@ -206,6 +206,11 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
         analyses = _engine_analyses(engine, record, visits, seconds, parallel)
     else:
         analyses = None
+        from margo_gtp.analysis.game_analysis import mcts_instead
+
+        reason = mcts_instead(player, record.size)
+        if reason is not None:  # margo-gtp's default says the same when it plays there
+            sys.stderr.write(f"{PROGRAM}: {reason}: reviewing with mcts\n")
     try:
         if analyses is None:
             stream = review_game(record, visits, seed=seed, ownership=ownership, parallel=parallel, seconds=seconds,
@@ -258,7 +263,7 @@ def main_command(
     visits: Annotated[Optional[str], typer.Option(metavar="N", help=f"simulations per position, 1..{MAX_VISITS} (default {DEFAULT_REVIEW_VISITS})", show_default=False)] = None,
     seconds: Annotated[Optional[str], typer.Option(metavar="S", help="seconds per position instead of --visits, 0.01..600 (not repeatable)", show_default=False)] = None,
     engine: Annotated[Optional[str], typer.Option(help="command of a MarGo GTP engine with margo-analyze_snapshot (default: the built-in search)")] = None,
-    player: Annotated[Optional[str], typer.Option("--player", metavar="SPEC", show_default=False, help="the built-in search's player: a spec with a search, e.g. strongest, net or mcts:playouts=800 (margo-gtp --list-players; default: a fresh mcts seeded per position)")] = None,
+    player: Annotated[Optional[str], typer.Option("--player", metavar="SPEC", show_default=False, help="the built-in search's player: a spec with a search, e.g. strongest, net or mcts:playouts=800 (margo-gtp --list-players; default: strongest, the net where it plays, else mcts; mcts: a fresh mcts seeded per position)")] = None,
     parallel: Annotated[Optional[str], typer.Option("--parallel", "--threads", metavar="N", help="positions searched at once, 1..256 (processes; default: every core)", show_default=False)] = None,
     seed: Annotated[str, typer.Option(metavar="N", help="seed of the searches, >= 0 (same seed and --visits: same review)")] = "0",
     ownership: Annotated[bool, typer.Option("--ownership/--no-ownership", help="ownership maps and score leads in the JSONL (counting them costs the search nothing measurable)")] = True,
@@ -281,12 +286,13 @@ def main_command(
             shlex.split(engine)
         except ValueError as error:
             raise typer.BadParameter(f"cannot split {engine!r}: {error}", param_hint="--engine") from None
-    if player is not None:
-        if engine is not None:
-            raise typer.BadParameter("give --engine or --player, not both", param_hint="--player")
-        from margo_gtp.analysis.game_analysis import searching_player
+    if player is not None and engine is not None:
+        raise typer.BadParameter("give --engine or --player, not both", param_hint="--player")
+    if engine is None:
+        from margo_gtp.analysis.game_analysis import DEFAULT_PLAYER, searching_player
         from margo_gtp.players import PlayerSpecError
 
+        player = DEFAULT_PLAYER if player is None else player
         try:
             searching_player(player)  # here, once: a bad spec or weights file is one line before any search
         except PlayerSpecError as error:

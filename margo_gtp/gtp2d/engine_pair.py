@@ -35,7 +35,7 @@ READ_ONLY = frozenset({
     "protocol_version", "name", "version", "known_command", "list_commands", "cputime",
     "showboard", "final_score", "final_status_list", "printsgf", "gogui-analyze_commands",
     "margo-board", "margo-legal_moves", "margo-get_rules", "margo-score", "margo-analyze_snapshot",
-    "margo-ownership",
+    "margo-ownership", "margo-ownership_kind",
 })
 #: Move generators: the engine of the colour asked answers.
 GENERATORS = frozenset({"genmove", "reg_genmove"})

@@ -24,7 +24,7 @@ from margo_gtp.vertex import column_points, format_point_2d, parse_vertex, proje
 
 from margo_gtp.gtp2d.projection import project_vertex
 
-__all__ = ["TOP_CANDIDATES", "best_line_gfx", "ownership_gfx", "read_infos", "winrates_gfx"]
+__all__ = ["MARGIN_WORDS", "TOP_CANDIDATES", "best_line_gfx", "ownership_gfx", "read_infos", "winrates_gfx"]
 
 #: Candidates labelled by ``margo-gfx_winrates`` (the rest would crowd a 9x9 board).
 TOP_CANDIDATES = 5
@@ -81,11 +81,23 @@ def best_line_gfx(infos: list[dict], colour: str, size: int) -> str:
     return "\n".join(lines)
 
 
-def ownership_gfx(answer: str, size: int) -> str:
+#: The status line's words for the sum of the ``margo-ownership`` values, by what the
+#: engine says they are (``margo-ownership_kind``): an mcts search's final balls, or the
+#: net's ownership head (expected owners, territory counted). Neither counts komi.
+MARGIN_WORDS = {
+    "balls": "Black's expected ball margin {margin} (komi not counted)",
+    "owners": "Black's expected margin of owned points {margin} (the net's ownership head, territory counted; "
+              "komi not counted)",
+}
+
+
+def ownership_gfx(answer: str, size: int, kind: str = "balls") -> str:
     """``INFLUENCE`` per 2-D point from a ``margo-ownership`` answer (``VERTEX VALUE``
-    lines): a column's value is the sum of its points' (Black - White) shares, its
-    expected ball margin, capped to -1..1 (GoGui's range). Raises ValueError on a bad
-    line."""
+    lines): a column's value is the sum of its points' (Black - White) values (for
+    ``kind`` ``balls``, its expected ball margin), capped to -1..1 (GoGui's range); the
+    ``TEXT`` names the sum by ``kind`` (:data:`MARGIN_WORDS`; another word reads as
+    ``balls``, the meaning of every engine before ``margo-ownership_kind``). Raises
+    ValueError on a bad line."""
     margins: dict[tuple[int, int], float] = {}
     for line in answer.splitlines():
         if not line.strip():
@@ -102,6 +114,6 @@ def ownership_gfx(answer: str, size: int) -> str:
                 if abs(share) < 0.005:
                     share = 0.0  # no "-0.00"
                 values.append(f"{format_point_2d(col, row)} {share:.2f}")
-    margin = sum(margins.values())
-    return ("INFLUENCE " + " ".join(values) + "\n"
-            f"TEXT ownership, Black positive: Black's expected ball margin {margin:+.1f} (komi not counted)")
+    words = MARGIN_WORDS.get(kind, MARGIN_WORDS["balls"])
+    margin = f"{sum(margins.values()):+.1f}"
+    return "INFLUENCE " + " ".join(values) + "\nTEXT ownership, Black positive: " + words.format(margin=margin)

@@ -427,8 +427,12 @@ class ProjectedSession:
             raise GtpError("syntax error")
         size = self.view().size
         answer = self.ask(" ".join(["margo-ownership", *args]))
+        try:  # what the values are; an engine without the command counts balls (its meaning before)
+            ok, kind = self.engine.send("margo-ownership_kind")
+        except EngineGone as error:
+            raise GtpError(str(error)) from None
         try:
-            return ownership_gfx(answer, size)
+            return ownership_gfx(answer, size, kind.strip() if ok else "balls")
         except ValueError as error:  # InvalidVertexError too
             raise GtpError(f"engine sent a bad margo-ownership answer: {error}") from None
 

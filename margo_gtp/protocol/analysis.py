@@ -15,8 +15,9 @@ A handler group added to an engine next to the game session (:func:`install`; th
     searched only by the prior's virtual visits); ``prior`` is the win rate the search
     gave the move before
     searching it (the heuristic player's one-ply opinion, 0.5 when none: the role of a
-    policy prior in ``kata-analyze``); ``amaf`` is its all-moves-as-first (RAVE) win
-    rate; ``pv`` the most visited line. With ``ownership true`` (kata-analyze's
+    policy prior in ``kata-analyze``), and for the ``net`` player (``strongest``, the
+    default, on 7x7 and 9x9) the policy's probability of the move; ``amaf`` is its
+    all-moves-as-first (RAVE) win rate (0.5 for the net, which keeps none); ``pv`` the most visited line. With ``ownership true`` (kata-analyze's
     key-value pair) each report ends with one more line, ``ownership`` and one value a
     point from -1 to 1 for ``C`` (positive: ``C``'s), in the point order of
     ``margo-analysis`` (:func:`~margo_gtp.analysis.game_analysis.katago_points`): the
@@ -49,6 +50,11 @@ A handler group added to an engine next to the game session (:func:`install`; th
     value is its averaged ownership head, Black's view: the expected owner, +1 Black's. The budget is the snapshot's: ``centiseconds``, else the
     ``margo-set_limit`` limit, else 1 s. A finished game answers its final position.
     The 2-D proxy draws it as GoGui's ``INFLUENCE`` (docs/adapters.md).
+``margo-ownership_kind``
+    What ``margo-ownership`` answers now, in one word: ``balls`` (the private search's
+    final positions' balls; their sum is the expected ball margin) or ``owners`` (the net's
+    ownership head: each point's expected owner, territory counted). The 2-D proxy words
+    its status line by it.
 
 With an MCTS player, ``final_score`` and ``final_status_list`` (``dead``/``alive``) use
 :func:`margo_gtp.players.mcts.estimate` (playouts to the end, ownership of the
@@ -316,6 +322,7 @@ class AnalysisGroup(HandlerGroup):
             "margo-analyze_snapshot": self.cmd_margo_analyze_snapshot,
             "margo-ownership": self.cmd_margo_ownership,
             "margo-genmove_analyze": self.cmd_margo_genmove_analyze,
+            "margo-ownership_kind": self.cmd_margo_ownership_kind,
         }
         if self._mcts is not None:
             table["final_score"] = self.cmd_final_score
@@ -365,14 +372,22 @@ class AnalysisGroup(HandlerGroup):
             self._private.reset(self.session.board)
         return SnapshotStream(self.player(), self.session.board, colour, seconds, playouts, ownership)
 
-    def cmd_margo_ownership(self, centiseconds: int | None = None) -> str:
-        seconds, playouts = self._snapshot_budget(centiseconds)
+    def _ownership_player(self) -> Any:
+        """The session's ``net`` player where it has a network for the board (its ownership
+        head answers ``margo-ownership``), else None (a private seeded search counts balls)."""
         from margo_gtp.players.net import NetPlayer
 
         player = self.session.player
-        own = player if isinstance(player, NetPlayer) and player.search_for(self.session.board) else None
-        result = analyse_position(self.session.board, playouts, seconds=seconds, ownership=True, player=own)
+        return player if isinstance(player, NetPlayer) and player.search_for(self.session.board) else None
+
+    def cmd_margo_ownership(self, centiseconds: int | None = None) -> str:
+        seconds, playouts = self._snapshot_budget(centiseconds)
+        result = analyse_position(self.session.board, playouts, seconds=seconds, ownership=True,
+                                  player=self._ownership_player())
         return format_vertex_ownership(result["ownership"])
+
+    def cmd_margo_ownership_kind(self) -> str:
+        return "balls" if self._ownership_player() is None else "owners"
 
     def _estimate(self) -> tuple[float, list]:
         """Playouts to the end: at most ESTIMATE_PLAYOUTS within ESTIMATE_SECONDS, or

@@ -12,7 +12,8 @@ those visits instead of from nothing. If the opponent plays a move the search ne
 looked at, the tree is simply rebuilt: pondering never changes what a move *means*, only
 how much search went into it.
 
-Only searching players (MCTS) ponder; for others :func:`make_ponderer` returns ``None``
+Only searching players ponder (``mcts`` and ``net``, so ``strongest``, margo-gtp's default:
+the net's own tree grows and is kept as the C tree is); for others :func:`make_ponderer` returns ``None``
 and ``--ponder`` does nothing. The game being over, or no legal move for the side to
 move, also leaves nothing to ponder.
 

@@ -16,6 +16,8 @@ Where a review comes from:
 - a reviewed SGF (``margo-review``'s ``NAME.reviewed.sgf``, or any file with Sabaki's
   ``SBKV``) opened as a replay carries it: :func:`recorded_review`;
 - a review run here (:class:`ReviewRunner`): :func:`~margo_gtp.analysis.game_review.review_game`
+  with margo-review's default search (``strongest``: the net where it plays, else the
+  fresh seeded ``mcts``, :data:`~margo_gtp.analysis.game_analysis.DEFAULT_PLAYER`)
   in a worker thread, each entry sent to the page as soon as it is known, so the graph,
   the mistakes and the board's best line fill in while the search goes on; between entries
   the position being searched is sent as it grows (:func:`progress_entry`, at most every
@@ -39,7 +41,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from margo_gtp.analysis import game_review as review_library
+from margo_gtp.analysis.game_analysis import DEFAULT_PLAYER
 from margo_gtp.analysis.game_review import ReviewError, read_reviewed
+from margo_gtp.players import PlayerSpecError
 from margo_gtp.web.game import GameError
 
 log = logging.getLogger(__name__)
@@ -169,7 +173,7 @@ class ReviewRunner:
                 entries = review_library.review_game(record, visits, seed=0, ownership=True,
                                                      seconds=SECONDS_PER_POSITION,
                                                      on_progress=watch if progress else None,
-                                                     progress_interval=PROGRESS_SECONDS)
+                                                     progress_interval=PROGRESS_SECONDS, player=DEFAULT_PLAYER)
                 try:
                     for entry in entries:
                         put("entry", entry)
@@ -177,7 +181,7 @@ class ReviewRunner:
                             break
                 finally:
                     entries.close()
-            except ReviewError as error:
+            except (ReviewError, PlayerSpecError) as error:  # PlayerSpecError: a broken shipped network
                 put("error", f"cannot review: {error}")
             except Exception as error:  # noqa: BLE001 - a bug ends this review, the server goes on
                 log.exception("review failed")

@@ -27,7 +27,8 @@ Two figures, measured, never asserted in tests:
     The review mode: a 30-move 9x9 record (random legal moves, seed 1) reviewed at 50
     visits over the websocket (TestClient, the search in the server's worker thread): the
     time from the ``review`` message to the first streamed entry (two positions searched:
-    before and after move 1), and to the end of the review.
+    before and after move 1), and to the end of the review. The search is the web review's,
+    ``strongest``: the net on 9x9 where the ``net`` extra is installed, else ``mcts``.
 """
 
 from __future__ import annotations

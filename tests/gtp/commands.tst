@@ -14,7 +14,7 @@
 7 cputime
 #? [[0-9]+\.[0-9]{3}]
 6 list_commands
-#? [boardsize\nclear_board\ncputime\nfinal_score\nfinal_status_list\ngenmove\ngogui-analyze_commands\nkgs-time_settings\nknown_command\nkomi\nlist_commands\nloadsgf\nmargo-analyze\nmargo-analyze_snapshot\nmargo-board\nmargo-genmove_analyze\nmargo-get_rules\nmargo-legal_moves\nmargo-level\nmargo-ownership\nmargo-score\nmargo-set_limit\nmargo-set_rules\nmargo-setup\nmargo-to_move\nname\nplay\nprintsgf\nprotocol_version\nquit\nreg_genmove\nshowboard\ntime_left\ntime_settings\nundo\nversion]
+#? [boardsize\nclear_board\ncputime\nfinal_score\nfinal_status_list\ngenmove\ngogui-analyze_commands\nkgs-time_settings\nknown_command\nkomi\nlist_commands\nloadsgf\nmargo-analyze\nmargo-analyze_snapshot\nmargo-board\nmargo-genmove_analyze\nmargo-get_rules\nmargo-legal_moves\nmargo-level\nmargo-ownership\nmargo-ownership_kind\nmargo-score\nmargo-set_limit\nmargo-set_rules\nmargo-setup\nmargo-to_move\nname\nplay\nprintsgf\nprotocol_version\nquit\nreg_genmove\nshowboard\ntime_left\ntime_settings\nundo\nversion]
 
 10 boardsize 3
 #? []
