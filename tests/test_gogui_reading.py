@@ -94,6 +94,8 @@ ENGINE_SCRIPT = [
     "reg_genmove b",
     "genmove b",
     "undo",
+    "margo-genmove_analyze b",
+    "undo",
     "margo-setup b a1",
     "margo-to_move w",
     "margo-set_rules komi=1",

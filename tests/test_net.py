@@ -24,7 +24,8 @@ from margo_gtp.lab.nettrain import (MarGoNet, export_onnx, held_out_paths, load_
                                     torch_planes, train)
 from margo_gtp.players import PlayerSpecError, make_player
 from margo_gtp.players.base import Budget
-from margo_gtp.players.net import NetError, NetEvaluator, NetPlayer, NetSearch, board_points, load_net, node_view
+from margo_gtp.players.net import (NetError, NetEvaluator, NetPlayer, NetSearch, board_points, default_max_nodes,
+                                   load_net, node_view)
 from margo_gtp.players.net_features import (FEATURE_NAMES, FEATURES, encoding_for, global_features, move_index,
                                             point_features, symmetries)
 from margo_gtp.players.restriction import MoveRestriction, MoveRule
@@ -372,6 +373,8 @@ def test_the_net_spec_refuses_bad_options_and_files(tmp_path):
         make_player("net:threads=0")
     with pytest.raises(PlayerSpecError, match="^player option playouts"):
         make_player("net:playouts=0")
+    with pytest.raises(PlayerSpecError, match="^player option max_nodes"):
+        make_player("net:max_nodes=0")
 
 
 def test_margo_gtp_refuses_a_missing_weights_file_in_one_line(tmp_path):
@@ -401,6 +404,19 @@ def test_the_search_counts_every_simulation_and_plays_legal_moves(net5):
         assert board.is_legal(move, colour)
         board.push(move, colour)
         player.notify(board, move, colour)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_a_search_without_limits_stops_at_the_trees_cap(threads):
+    """Pondering and an endless analysis search with no budget: the tree's cap (each
+    simulation adds at most one node) ends them instead of growing the process for ever."""
+    search = NetSearch(WhiteLeadsBy(0.0), batch=8, threads=threads, max_nodes=61)
+    board = board_after(5, "c3 b2")
+    root = search.search(board, board.to_move)  # no playouts, no deadline, no stop
+    assert root.n == 61 and search.last_simulations == 60  # the root's own evaluation is its first visit
+    kept = search.search(board, board.to_move)  # the kept tree is full: nothing more is added
+    assert kept is root and root.n == 61 and search.last_simulations == 0
+    assert NetSearch(WhiteLeadsBy(0.0)).max_nodes == default_max_nodes(5) > 100_000
 
 
 class WhiteLeadsBy:

@@ -30,9 +30,10 @@ if TYPE_CHECKING:
 
 #: Largest 2-D board: GTP vertices stop at 25 columns (A..Z without I), so N <= 13.
 MAX_SIZE_2D = 25
-#: Native commands not offered through the proxy (streaming results cannot be relayed
-#: line by line).
-HIDDEN_COMMANDS = frozenset({"margo-analyze"})
+#: Native commands not offered through the proxy: streaming results cannot be relayed line
+#: by line, and margo-genmove_analyze would also play a move the proxy's board never sees
+#: (the proxy plays the engine's moves through its own genmove).
+HIDDEN_COMMANDS = frozenset({"margo-analyze", "margo-genmove_analyze"})
 GAME_ID = "Margo"
 #: GoGui analyze menu entries (type/label/command), see GoGui's analyze-command docs.
 ANALYZE_COMMANDS = (

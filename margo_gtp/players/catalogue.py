@@ -56,6 +56,7 @@ def net_options() -> list[tuple[str, str, str]]:
         "batch": ("8", "1..256"),
         "threads": ("1", f"1..{net_spec.MAX_THREADS}"),
         "temperature": ("0", "a finite number >= 0"),
+        "max_nodes": ("auto", "1..2147483647 (the tree's cap; auto: an eighth of the memory)"),
     }
     return [(key, *table[key]) for key in net_spec.KNOWN]
 

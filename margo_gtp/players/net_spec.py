@@ -16,7 +16,7 @@ __all__ = ["SHIPPED_DIR", "make_net", "shipped_weights"]
 
 MAX_THREADS = 64  # search threads of one net search (each runs its own network calls)
 SHIPPED_DIR = Path(__file__).resolve().parent / "data"
-KNOWN = ("weights", "seconds", "playouts", "c_puct", "fpu", "batch", "threads", "temperature")
+KNOWN = ("weights", "seconds", "playouts", "c_puct", "fpu", "batch", "threads", "temperature", "max_nodes")
 
 
 def shipped_weights() -> list[Path]:
@@ -46,6 +46,8 @@ def make_net(options: dict[str, str], seed: int | None):
             keywords["temperature"] = read_decimal(options["temperature"], "temperature", minimum=0, bounds="a finite number >= 0")
         if "batch" in options:
             keywords["batch"] = read_integer(options["batch"], "batch", minimum=1, maximum=256)
+        if "max_nodes" in options:
+            keywords["max_nodes"] = read_integer(options["max_nodes"], "max_nodes", minimum=1, maximum=2**31 - 1)
     except OptionError as error:
         raise PlayerSpecError(f"player option {error}") from None
     weights = options["weights"].split("+") if "weights" in options else shipped_weights()
