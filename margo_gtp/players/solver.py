@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from margo_gtp.engine.geometry import geometry
 from margo_gtp.vertex import Point
 
-__all__ = ["ExactSolver", "Progress", "SolverUnavailable", "load_solver_type"]
+__all__ = ["ExactSolver", "SolveProgress", "SolverUnavailable", "load_solver_type"]
 
 #: The table of each size: 2^bits slots of 16 bytes (64 MiB on 4x4).
 TABLE_BITS = {2: 12, 3: 20, 4: 22, 5: 22}
@@ -44,7 +44,7 @@ def load_solver_type():
 
 
 @dataclass(frozen=True)
-class Progress:
+class SolveProgress:
     """What a chunk reports: nodes so far (all calls), seconds since the solver was made,
     the longest line searched, the filled table slots."""
 
@@ -62,7 +62,7 @@ class ExactSolver:
     """The solver of one board size (2..5): ``value`` for a window, ``exact`` for the margin."""
 
     def __init__(self, size: int, table_bits: int | None = None, chunk: int = CHUNK,
-                 on_chunk: Callable[[Progress], None] | None = None) -> None:
+                 on_chunk: Callable[[SolveProgress], None] | None = None) -> None:
         solver_type = load_solver_type()
         self.size = size
         self.table_bits = table_bits if table_bits is not None else TABLE_BITS.get(size, 22)
@@ -93,8 +93,8 @@ class ExactSolver:
     def nodes(self) -> int:
         return self._solver.nodes
 
-    def progress(self) -> Progress:
-        return Progress(self._solver.nodes, time.monotonic() - self._started, self._solver.deepest,
+    def progress(self) -> SolveProgress:
+        return SolveProgress(self._solver.nodes, time.monotonic() - self._started, self._solver.deepest,
                         self._solver.table_used())
 
     # -- searching
