@@ -2,14 +2,16 @@
 to docs/img/), each fix held by what a player sees in Debian's Chromium:
 
 * a refusal's "Why? Read the rule" is a 44 px target on a phone, and its coming moves nothing;
-* a phone's stuck board in Replay keeps its size whatever the scroll, and at least 36% of the
+* a phone's stuck board in Replay keeps its size whatever the scroll, and at least 30% of the
   screen's height (its rows left it 160 px at 360x640);
 * the thinking engine's status is whole on the smallest phone;
-* dark mode's own colours win over the light ones written after them.
+* dark mode's own colours win over the light ones written after them, and a live game's
+  badge is readable in it.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -22,6 +24,8 @@ from web_helpers import PLAYWRIGHT, need_the_web_extra
 need_the_web_extra()
 need_module("playwright.sync_api", PLAYWRIGHT)
 from playwright.sync_api import Page, expect  # noqa: E402
+
+from margo_gtp.engine import Rules  # noqa: E402
 
 pytestmark = pytest.mark.process
 
@@ -95,15 +99,15 @@ def test_a_phones_stuck_board_keeps_its_size_whatever_the_scroll(open_page, live
     page.locator("[data-action=next]").tap()
     expect(page.locator(STATUS)).to_have_text("game.sgf: move 1 of 10 (W C3:1)")
     board = rect(page, "[data-role=board]")
-    # At least 36% of the screen's height (the rows under it left 160 px at 360x640), no more
-    # than its status and rows leave of 62%, and the stuck part leaves 30% of the screen to
+    # At least 30% of the screen's height (the rows under it left 160 px at 360x640), no more
+    # than its status and rows leave of 55%, and the stuck part leaves 30% of the screen to
     # the review and the lists under it.
     stuck = rect(page, ".board-area")
     rows = page.evaluate("(() => { const shown = [...document.querySelector('.board-area').children].filter(e => !e.hidden);"
                          " return shown.at(-1).getBoundingClientRect().bottom - shown[0].getBoundingClientRect().top; })()"
                          ) - board["height"]   # the status and the rows under the board
-    assert board["height"] >= math.floor(0.36 * height), board
-    assert board["height"] <= max(0.62 * height - rows, 0.36 * height) + 1, (board, rows)
+    assert board["height"] >= math.floor(0.30 * height), board
+    assert board["height"] <= max(0.55 * height - rows, 0.30 * height) + 1, (board, rows)
     assert stuck["height"] <= 0.7 * height, stuck
     # The side line's three buttons share one row under its words.
     tops = page.eval_on_selector_all("[data-role=try-bar] button", "els => els.map(e => e.getBoundingClientRect().top)")
@@ -131,7 +135,7 @@ def test_the_thinking_status_is_whole_on_the_smallest_phone(open_page, live_serv
     expect(page.locator(STATUS)).to_have_text("White wins W+R (resignation)")
 
 
-def test_dark_modes_own_colours_win_over_the_light_ones(open_page, live_server, tmp_path: Path) -> None:
+def test_dark_modes_own_colours_win_over_the_light_ones(open_page, live_server, tmp_path: Path, watch_dir: Path) -> None:
     """Dark mode's rules came first in style.css, so the light rules of the same weight written
     after them won: a pale graph, dark-brown notes and inaccuracies, white on pale red."""
     from test_web_review import reviewed_text
@@ -152,3 +156,13 @@ def test_dark_modes_own_colours_win_over_the_light_ones(open_page, live_server, 
     expect(page.locator(STATUS)).to_have_text("Not at C3:1: a ball is already there")
     assert colour(page, STATUS) == "rgb(26, 0, 0)"
     assert colour(page, STATUS, "backgroundColor") == "rgb(255, 138, 128)"
+    # Watch: a live game's badge, dark text on the same pale red (white on it was 2:1).
+    live = watch_dir / "live"
+    live.mkdir()
+    (live / "game-0001.jsonl").write_text(json.dumps(
+        {"type": "start", "game": 1, "black": "heuristic", "white": "random", "size": 4, "rules": Rules(size=4).options(),
+         "setup": []}) + "\n", encoding="utf-8")
+    page.locator("[data-tab=watch]").tap()
+    expect(page.locator("[data-key='0-1'] .live-badge")).to_have_text("live")
+    assert colour(page, "[data-key='0-1'] .live-badge") == "rgb(26, 0, 0)"
+    assert colour(page, "[data-key='0-1'] .live-badge", "backgroundColor") == "rgb(255, 138, 128)"
