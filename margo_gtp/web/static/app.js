@@ -42,12 +42,14 @@ function fitBoard() {
   const others = (last.bottom - first.top) - box.height;
   const main = getComputedStyle(ui.boardArea.parentElement);
   const pageTop = first.top + window.scrollY;
-  let height = window.innerHeight - pageTop - others - parseFloat(main.paddingBottom);
-  // A phone in Replay or Watch keeps the board stuck at the top (style.css): with its rows it
-  // takes at most 55% of the screen, so the graph and the mistakes show under it.
-  if (document.body.classList.contains("browsing") && window.innerWidth <= 760) {
-    height = Math.min(height, window.innerHeight * 0.55 - others);
-  }
+  // A phone in Replay or Watch keeps the board stuck at the top (style.css), so its size
+  // must not follow the scroll (read from the page's top, it shrank as the list under it
+  // was scrolled): with its rows it takes at most 55% of the screen, so the graph and the
+  // mistakes show under it, but the board itself keeps 30% of the screen's height, which a
+  // small phone's rows would eat (at 360x640 they left it 160 px, too small to tap a point).
+  const stuck = document.body.classList.contains("browsing") && window.innerWidth <= 760;
+  const height = stuck ? Math.max(window.innerHeight * 0.55 - others, window.innerHeight * 0.30)
+    : window.innerHeight - pageTop - others - parseFloat(main.paddingBottom);
   const side = Math.max(160, Math.floor(Math.min(ui.boardBox.clientWidth, height)));
   if (ui.board.style.width !== `${side}px`) {
     ui.board.style.width = ui.board.style.height = `${side}px`;
