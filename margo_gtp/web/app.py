@@ -368,13 +368,22 @@ class CrossSiteGuard:
         await self.app(scope, receive, send)
 
 
-async def replay_upload(request: Request) -> Response:
-    server: Server = request.app.state.server
+async def _bounded_body(request: Request, limit: int) -> bytes | None:
+    """The request's body, read a chunk at a time; None as soon as it passes ``limit`` bytes
+    (a page cannot make the server hold more)."""
     body = b""
     async for chunk in request.stream():
         body += chunk
-        if len(body) > MAX_SGF_BYTES:
-            return _error(413, f"SGF too large (over {MAX_SGF_BYTES} bytes)")
+        if len(body) > limit:
+            return None
+    return body
+
+
+async def replay_upload(request: Request) -> Response:
+    server: Server = request.app.state.server
+    body = await _bounded_body(request, MAX_SGF_BYTES)
+    if body is None:
+        return _error(413, f"SGF too large (over {MAX_SGF_BYTES} bytes)")
     try:
         return JSONResponse(await server.replay_view(body.decode("utf-8", errors="replace"), "upload"))
     except GameError as error:
@@ -422,11 +431,9 @@ async def replay_reviewed_sgf(request: Request) -> Response:
 async def json_body(request: Request) -> dict[str, Any] | Response:
     """The request's JSON object, or the one-line refusal to send instead (too large, not
     JSON, not an object, nested deeper than the parser goes)."""
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_REQUEST_BYTES:
-            return _error(413, f"request too large (over {MAX_REQUEST_BYTES} bytes)")
+    body = await _bounded_body(request, MAX_REQUEST_BYTES)
+    if body is None:
+        return _error(413, f"request too large (over {MAX_REQUEST_BYTES} bytes)")
     try:
         data = json.loads(body.decode("utf-8", errors="replace"))
     except RecursionError:
