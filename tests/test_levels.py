@@ -202,7 +202,7 @@ POINTER = "(margo-gtp --list-players lists the players, their options and the le
 @pytest.mark.parametrize("args, line", [
     (["--level", "9"], f"margo-gtp: Invalid value for --level: level must be a whole number from 1 to 8: '9' {POINTER}"),
     (["--player", "nosuch"], "margo-gtp: Invalid value for --player: unknown player 'nosuch' in spec 'nosuch' "
-                             f"(known: heuristic, mcts, net, random, strongest) {POINTER}"),
+                             f"(known: heuristic, mcts, net, perfect, random, strongest) {POINTER}"),
     (["--player", "random:depth=2"], f"margo-gtp: Invalid value for --player: unknown option(s) for player 'random': depth {POINTER}"),
     (["--player", "random", "--level", "2"], "margo-gtp: give --player or --level, not both (margo-gtp --help lists the options)"),
 ])

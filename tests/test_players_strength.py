@@ -108,4 +108,4 @@ def test_bad_player_spec_is_one_line_and_exit_2() -> None:
     result = subprocess.run([sys.executable, str(SCRIPT), "random", "nope"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stderr.splitlines()[-1] == \
-        "strength: error: unknown player 'nope' in spec 'nope' (known: heuristic, mcts, net, random, strongest)"
+        "strength: error: unknown player 'nope' in spec 'nope' (known: heuristic, mcts, net, perfect, random, strongest)"

@@ -248,25 +248,28 @@ def _file_size_limit(limit: int):
 
 
 @pytest.mark.parametrize(
-    "script, args",
+    "script, args, out_name, results, limit",
     [
-        ("tune", ["--size", "3", "--playouts", "8", "--iterations", "3", "--params", "c"]),
-        ("strength", ["random", "random", "--size", "3", "--games", "3"]),
+        ("tune", ["--size", "3", "--playouts", "8", "--iterations", "3", "--params", "c"], "out.jsonl", "out.jsonl", 300),
+        # strength's --out is a folder laid out as margo-match's: its results.jsonl takes a
+        # game's line (about 900 bytes) before the limit cuts a later write
+        ("strength", ["random", "random", "--size", "3", "--games", "3"], "out", "out/results.jsonl", 2000),
     ],
 )
-def test_a_full_disk_mid_run_is_one_line_and_exit_2(tmp_path, script, args):
-    out = tmp_path / "out.jsonl"
+def test_a_full_disk_mid_run_is_one_line_and_exit_2(tmp_path, script, args, out_name, results, limit):
+    out = tmp_path / out_name
     done = subprocess.run([str(SCRIPTS / script), *args, "--out", str(out)], capture_output=True, text=True, timeout=120,
-                          preexec_fn=_file_size_limit(300))
+                          preexec_fn=_file_size_limit(limit))
     assert (done.returncode, done.stderr.splitlines()[-1:]) == (2, [f"{script}: cannot write {str(out)!r}: File too large"])
     assert "Traceback" not in done.stderr
-    assert all(json.loads(line) for line in out.read_text().splitlines())  # only complete lines were kept
+    lines = (tmp_path / results).read_text().splitlines()
+    assert lines and all(json.loads(line) for line in lines)  # only complete lines were kept
 
 
 @pytest.mark.parametrize(
     "script, args, message",
     [
-        ("strength", ["random", "random", "--size", "3", "--games", "1"], "strength: cannot write '/dev/full': No space left on device"),
+        ("strength", ["random", "random", "--size", "3", "--games", "1"], "strength: error: --out: not a folder: '/dev/full'"),
         ("tune", ["--size", "3", "--iterations", "1"],
          "tune: error: --out: cannot resume: /dev/full: is a character device, not a regular file"),
         ("openings", ["--size", "3", "--count", "1"], "openings: error: --out: not a regular file: '/dev/full'"),
