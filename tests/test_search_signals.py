@@ -84,3 +84,26 @@ def test_margo_gtp_answers_ctrl_c_in_the_middle_of_a_long_genmove(core_name: str
         engine.wait()
     assert waited < ALLOWED_SECONDS + 0.5, waited   # + the interpreter's exit
     assert "Traceback" not in engine.stderr.read()
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_default_net_answers_ctrl_c_in_the_middle_of_a_long_genmove(threads: int) -> None:
+    """The net plays by default on 9x9: its search (and its helper threads) stops on Ctrl-C too."""
+    engine = subprocess.Popen([sys.executable, "-c", "from margo_gtp.commands.gtp import main; main()",
+                               "--player", f"net:seconds=20,threads={threads}"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        engine.stdin.write("boardsize 9\ngenmove w\n")
+        engine.stdin.flush()
+        assert engine.stdout.readline() == "=\n"
+        time.sleep(2.0)   # the network loaded, well into the search
+        sent = time.perf_counter()
+        engine.send_signal(signal.SIGINT)
+        engine.wait(timeout=20)
+        waited = time.perf_counter() - sent
+    finally:
+        engine.kill()
+        engine.wait()
+    assert waited < ALLOWED_SECONDS + 0.5, waited   # + the interpreter's exit
+    assert "Traceback" not in engine.stderr.read()
