@@ -51,11 +51,17 @@ def node_bytes() -> int:
 
 def default_max_nodes() -> int:
     """``MEMORY_SHARE``-th of the physical memory, in nodes (2**20 when it is unknown)."""
+    return memory_share_nodes(node_bytes())
+
+
+def memory_share_nodes(bytes_per_node: int) -> int:
+    """How many nodes of ``bytes_per_node`` fill ``MEMORY_SHARE``-th of the physical memory,
+    at most 2**31 - 1 (2**20 when the memory is unknown): the default cap of every tree."""
     try:
         memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError):
         return 1 << 20
-    return max(1, min(2**31 - 1, memory // MEMORY_SHARE // node_bytes()))
+    return max(1, min(2**31 - 1, memory // MEMORY_SHARE // bytes_per_node))
 
 
 def available() -> bool:

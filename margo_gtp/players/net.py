@@ -710,13 +710,10 @@ def node_view(tree: NetNode, colour: Colour, principal: int = 10, pv_length: int
 
 def default_max_nodes(size: int) -> int:
     """The tree cap of ``size`` by default: the C tree's share of the physical memory
-    (native_search.MEMORY_SHARE, an eighth) at NODE_BYTES_PER_POINT a point a node; 2**20
-    nodes where the memory is unknown."""
-    try:
-        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError):
-        return 1 << 20
-    return max(1, memory // 8 // (NODE_BYTES_PER_POINT * board_points(size)))
+    (:func:`~.native_search.memory_share_nodes`) at NODE_BYTES_PER_POINT a point a node."""
+    from margo_gtp.players.native_search import memory_share_nodes
+
+    return memory_share_nodes(NODE_BYTES_PER_POINT * board_points(size))
 
 
 def board_points(size: int) -> int:
