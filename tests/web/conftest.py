@@ -72,6 +72,17 @@ def web_page(page):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
+def client(registry, games_dir: Path):  # noqa: ANN001, ANN201
+    """A Starlette TestClient of margo-web over the test engines and a fresh games folder."""
+    from starlette.testclient import TestClient
+
+    from margo_gtp.web.app import create_app
+
+    with TestClient(create_app(registry, GameStore(games_dir))) as test_client:
+        yield test_client
+
+
+@pytest.fixture
 def open_page(browser):  # noqa: ANN001, ANN201
     """``open_page(width, height, touch=True, dark=False)``: a page of a fresh context of that
     size (touch: a phone's touch and mobile emulation; dark: ``prefers-color-scheme: dark``),

@@ -14,15 +14,6 @@ from web_helpers import need_the_web_extra, receive_until
 need_the_web_extra()
 from starlette.testclient import TestClient  # noqa: E402
 
-from margo_gtp.web.app import create_app  # noqa: E402
-from margo_gtp.web.game import EngineRegistry  # noqa: E402
-from margo_gtp.web.store import GameStore  # noqa: E402
-
-
-@pytest.fixture
-def client(registry: EngineRegistry, games_dir: Path):
-    with TestClient(create_app(registry, GameStore(games_dir))) as test_client:
-        yield test_client
 
 
 def test_the_human_resigns_while_a_slow_engine_thinks(client: TestClient) -> None:

@@ -16,20 +16,11 @@ from starlette.testclient import TestClient  # noqa: E402
 from margo_gtp import sgf  # noqa: E402
 from margo_gtp.engine import Board, Move, Rules  # noqa: E402
 from margo_gtp.web import replay as replay_module  # noqa: E402
-from margo_gtp.web.app import create_app  # noqa: E402
-from margo_gtp.web.game import EngineRegistry  # noqa: E402
-from margo_gtp.web.store import GameStore  # noqa: E402
 from margo_gtp.web.replay import MAX_FRAMES_PER_REQUEST, MAX_REPLAY_MOVES  # noqa: E402
 from margo_gtp.web.view import frame, replay_frames  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LONG_GAME = (DATA / "random_19x19_3000_moves.sgf").read_text(encoding="utf-8")
-
-
-@pytest.fixture
-def client(registry: EngineRegistry, games_dir: Path):
-    with TestClient(create_app(registry, GameStore(games_dir))) as test_client:
-        yield test_client
 
 
 def test_a_3000_move_record_opens_with_its_first_frames_only(client: TestClient) -> None:

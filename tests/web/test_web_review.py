@@ -32,9 +32,6 @@ from margo_gtp.players.base import Budget  # noqa: E402
 from margo_gtp.analysis import game_review as review_library  # noqa: E402
 from margo_gtp.analysis.game_review import read_reviewed, review_game, reviewed_sgf  # noqa: E402
 from margo_gtp.web import review_mode as web_review  # noqa: E402
-from margo_gtp.web.app import create_app  # noqa: E402
-from margo_gtp.web.game import EngineRegistry  # noqa: E402
-from margo_gtp.web.store import GameStore  # noqa: E402
 from margo_gtp.web.review_mode import SECONDS_PER_POSITION, page_entry  # noqa: E402
 from needs import need_module  # noqa: E402
 from web_helpers import PLAYWRIGHT, SCREENSHOTS  # noqa: E402
@@ -64,12 +61,6 @@ def played_game(size: int, moves: int, seed: int) -> str:
         colour = board.to_move
         board.push(players[colour].select_move(board, colour, Budget()), colour)
     return sgf.dumps(sgf.record_from_board(board, white_name="heuristic", black_name="random"))
-
-
-@pytest.fixture
-def client(registry: EngineRegistry, games_dir: Path):
-    with TestClient(create_app(registry, GameStore(games_dir))) as test_client:
-        yield test_client
 
 
 def receive_review(ws) -> list[dict]:  # noqa: ANN001

@@ -85,12 +85,6 @@ def thinking_engine(server, game_id: str):  # noqa: ANN001, ANN201
     return engine
 
 
-@pytest.fixture
-def client(registry: EngineRegistry, games_dir: Path):
-    with TestClient(create_app(registry, GameStore(games_dir))) as test_client:
-        yield test_client
-
-
 def test_thinking_messages_carry_the_engines_own_search(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
         ws.receive_json()
@@ -114,13 +108,19 @@ def test_thinking_messages_carry_the_engines_own_search(client: TestClient) -> N
     assert len(received) <= (received[-1]["elapsed"] - received[0]["elapsed"]) / 0.25 + 2, received
 
 
+def thinking_mcts(client: TestClient, ws):  # noqa: ANN001, ANN201
+    """The engine process of a new 7x7 game whose White, mcts at 60 s a move, has reported
+    visits of its first search."""
+    ws.receive_json()
+    ws.send_json({"type": "new", "size": 7, "white": "mcts", "black": "human", "seconds": 60})
+    receive_until(ws, lambda m: m["type"] == "thinking" and m["visits"])
+    server = client.app.state.server
+    return thinking_engine(server, next(iter(server.games)))
+
+
 def test_resign_while_the_engine_thinks_stops_its_search_at_once(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
-        ws.receive_json()
-        ws.send_json({"type": "new", "size": 7, "white": "mcts", "black": "human", "seconds": 60})
-        receive_until(ws, lambda m: m["type"] == "thinking" and m["visits"])
-        server = client.app.state.server
-        engine = thinking_engine(server, next(iter(server.games)))
+        engine = thinking_mcts(client, ws)
         ws.send_json({"type": "play", "move": "resign"})
         state = receive_until(ws, lambda m: m["type"] == "state")
         assert (state["result"], state["thinking"], state["think"], state["moves"]) == ("W+R", None, None, [])
@@ -136,11 +136,7 @@ def test_resign_while_the_engine_thinks_stops_its_search_at_once(client: TestCli
 
 def test_an_engine_that_dies_mid_think_ends_the_turn_with_the_lost_engine_state(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
-        ws.receive_json()
-        ws.send_json({"type": "new", "size": 7, "white": "mcts", "black": "human", "seconds": 60})
-        receive_until(ws, lambda m: m["type"] == "thinking" and m["visits"])
-        server = client.app.state.server
-        engine = thinking_engine(server, next(iter(server.games)))
+        engine = thinking_mcts(client, ws)
         os.kill(engine.pid, signal.SIGKILL)
         state = receive_until(ws, lambda m: m["type"] == "state")
         assert (state["thinking"], state["think"], state["over"]) == (None, None, False)
