@@ -20,8 +20,14 @@ The kinds: :func:`as_done` (results as they finish) and :func:`in_order` (in job
 for independent jobs; :class:`WorkerProcesses` for long-lived workers that keep state
 between jobs (the referee's, which keep their two engines running) and talk back through
 a queue; :func:`executor` for a caller that submits jobs as they come (``margo-analysis``:
-one thread, or processes; ``margo-review``: threads that wait on engine processes). The Ray kind is the referee's cluster backend
-(:mod:`margo_gtp.match.cluster`): Ray is imported only when ``--cluster`` asks for it.
+one thread, or processes; ``margo-review``: threads that wait on engine processes).
+
+The Ray kind, :func:`ray_as_done`, is :class:`WorkerProcesses` on a cluster: long-lived
+actors that keep state between jobs, results handed back as they finish, a dead actor
+replaced and its job run again (the referee's ``--cluster`` backend,
+:mod:`margo_gtp.match.cluster`, is its user). This module is the one place that imports
+Ray, and only inside the Ray kind's functions: Ray is an optional extra
+(``margo-gtp[cluster]``) that a run on one machine never loads.
 
 On the ground floor: it imports nothing from the package.
 """
@@ -29,10 +35,12 @@ On the ground floor: it imports nothing from the package.
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import os
 import queue
 import signal
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
@@ -118,11 +126,12 @@ def _processes(parallel: int, start_method: str | None) -> Iterator[ProcessPoolE
 
 
 class WorkerStartError(RuntimeError):
-    """A worker process could not be started (the system's process limit)."""
+    """A worker could not be started: a process (the system's process limit), or Ray
+    actors that die before they answer."""
 
 
 class WorkersEnded(RuntimeError):
-    """Every worker process ended while messages were still expected."""
+    """Every worker ended while results were still expected."""
 
 
 class WorkerProcesses:
@@ -205,3 +214,162 @@ def next_job(jobs: Any, results: Any, parent: int) -> Any:
 
 def _exit_worker(signum: int, frame: object) -> None:
     raise SystemExit(0)
+
+
+# The Ray kind -------------------------------------------------------------------------
+
+#: Ray's address for a private instance on this machine, started for the run.
+RAY_LOCAL = "local"
+
+
+def ray_module() -> Any:
+    """Ray, imported here on first use (ImportError when the ``cluster`` extra is missing)."""
+    import ray  # here, not at the top: a run on one machine never loads Ray
+
+    return ray
+
+
+def connect_ray(address: str, runtime_env: dict[str, Any] | None = None) -> bool:
+    """Connect this process to Ray at ``address`` (:data:`RAY_LOCAL`: start a private
+    instance); what ``ray.init`` raises is left to the caller. True when this call
+    connected, and :func:`disconnect_ray` will end the connection (stopping a private
+    instance); a process already connected keeps its connection."""
+    ray = ray_module()
+    if ray.is_initialized():
+        return False
+    options: dict[str, Any] = {
+        "log_to_driver": False, "runtime_env": runtime_env,
+        "logging_level": logging.WARNING,  # Ray's "connecting to..." chatter is not the caller's output
+    }
+    if address == RAY_LOCAL:
+        options["include_dashboard"] = False  # only a new instance has a dashboard to leave out
+    ray.init(address=address, **options)
+    return True
+
+
+def disconnect_ray() -> None:
+    ray = ray_module()
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+def ray_cpus() -> int:
+    """The connected cluster's CPUs (at least 1)."""
+    return max(1, int(ray_module().cluster_resources().get("CPU", 1)))
+
+
+class RemoteJobError(RuntimeError):
+    """A Ray actor's method raised: ``cause`` is its exception (or Ray's report of it, when
+    Ray could not send the exception itself back)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+_ACTOR_CLASSES: dict[tuple[type, int], Any] = {}
+
+
+def _actor_class(worker_class: type, cpus: int) -> Any:
+    """``worker_class`` as a Ray actor class, made once per process (a tournament runs many
+    matches on the same class)."""
+    key = (worker_class, cpus)
+    if key not in _ACTOR_CLASSES:
+        # max_restarts=0: a dead actor is replaced here (and its job run again), not
+        # restarted by Ray behind the caller's back with the job silently half-done.
+        _ACTOR_CLASSES[key] = ray_module().remote(num_cpus=cpus, max_restarts=0)(worker_class)
+    return _ACTOR_CLASSES[key]
+
+
+def ray_as_done(worker_class: type, args: tuple, method: str, jobs: Iterable[tuple], parallel: int, *,
+                start: str, on_started: Callable[[Any], None] | None = None,
+                on_retry: Callable[[tuple], None] | None = None, cpus: int = 1) -> Iterator[Any]:
+    """``actor.method(*job)`` for every job, on ``parallel`` Ray actors of ``worker_class(*args)``
+    (``cpus`` CPUs each), each result as soon as its job is done. Ray must be connected
+    (:func:`connect_ray`).
+
+    An actor runs one job at a time and keeps its state between jobs. Each new actor first
+    answers ``start`` (a start-up check), whose answer goes to ``on_started``; only then
+    does it take jobs. An actor that dies (its process killed, its node lost) is replaced
+    by a new one, and its job is run again from the start by the next free actor
+    (``on_retry(job)`` is told): a job's result is yielded only from a call that returned,
+    so none is lost and none comes twice. A method that raises stops the run with
+    :class:`RemoteJobError`; actors that keep dying before they answer ``start``
+    (more than 2 × ``parallel`` in a row: none can start, say) with
+    :class:`WorkerStartError`. Leaving the loop, however it ends, kills every actor.
+    """
+    ray = ray_module()
+    from ray.exceptions import RayActorError, RayTaskError
+
+    actor_class = _actor_class(worker_class, cpus)
+    waiting: deque[tuple] = deque(jobs)
+    starting: dict[Any, Any] = {}  # start future -> actor
+    running: dict[Any, tuple[Any, tuple]] = {}  # job future -> (actor, job)
+    idle: list[Any] = []
+    actors: list[Any] = []
+    # Actors that died before answering ``start``, since the last one that answered: a few
+    # are a lost node; many in a row mean no actor can start at all (the workers cannot
+    # import the package, say), which must not loop forever.
+    stillborn = 0
+
+    def new_actor() -> None:
+        actor = actor_class.remote(*args)
+        actors.append(actor)
+        starting[getattr(actor, start).remote()] = actor
+
+    for _ in range(parallel):
+        new_actor()
+    try:
+        while waiting or running:
+            while idle and waiting:
+                actor, job = idle.pop(), waiting.popleft()
+                running[getattr(actor, method).remote(*job)] = (actor, job)
+            ready, _ = ray.wait([*starting, *running], num_returns=1, timeout=1.0)
+            for future in ready:
+                if future in starting:
+                    actor = starting.pop(future)
+                    try:
+                        answer = ray.get(future)
+                    except RayTaskError as error:
+                        raise RemoteJobError(getattr(error, "cause", None) or error) from None
+                    except RayActorError as error:
+                        stillborn += 1
+                        if stillborn > 2 * parallel:
+                            raise WorkerStartError(f"Ray actors die before they can start: {_first_error_line(error)}") from None
+                        new_actor()  # died before it could say anything: try another
+                        continue
+                    stillborn = 0
+                    if on_started is not None:
+                        on_started(answer)
+                    idle.append(actor)
+                    continue
+                actor, job = running.pop(future)
+                try:
+                    result = ray.get(future)
+                except RayTaskError as error:
+                    raise RemoteJobError(getattr(error, "cause", None) or error) from None
+                except RayActorError:
+                    # The actor (or its node) is gone and the job with it: run it again.
+                    waiting.appendleft(job)
+                    if on_retry is not None:
+                        on_retry(job)
+                    new_actor()
+                    continue
+                idle.append(actor)
+                yield result
+            if not ready and not running and not idle and waiting and not starting:
+                raise WorkersEnded("no Ray actor is left to run the remaining jobs")
+    finally:
+        for actor in actors:
+            try:
+                ray.kill(actor, no_restart=True)
+            except Exception:  # noqa: BLE001 - already dead, or the cluster is gone
+                pass
+
+
+def _first_error_line(error: BaseException) -> str:
+    """The line of a Ray error that says what happened (its text is a whole report)."""
+    for line in str(error).splitlines():
+        if line.strip() and ("Error" in line or "error" in line):
+            return line.strip()
+    return type(error).__name__

@@ -135,13 +135,39 @@ def third_party_imports(path: Path) -> set[str]:
     return names
 
 
-def test_ray_is_imported_by_the_cluster_backend_alone():
-    """Ray is an optional extra: the worker pool's Ray kind is the referee's cluster backend,
-    which ``--cluster`` imports when asked for; no other module imports Ray."""
+def module_level_imports(path: Path) -> set[str]:
+    """The top-level names ``path`` imports when it is imported: everywhere but inside a
+    function (a class body or a ``try`` at module level runs at import)."""
+    names = set()
+    pending = list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Import):
+            names.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def test_ray_is_imported_by_the_worker_pool_alone_and_only_when_used():
+    """Ray is an optional extra: the worker pool's Ray kind imports it inside its own
+    functions, which the referee's cluster backend calls and ``--cluster`` imports when
+    asked for; no other module imports Ray."""
     importers = sorted(name for name, path in MODULES.items() if "ray" in third_party_imports(path))
-    assert importers == ["margo_gtp.match.cluster"]
+    assert importers == ["margo_gtp.workers"]
+    assert "ray" not in module_level_imports(MODULES["margo_gtp.workers"])
     lazily = [name for name, targets in GRAPH.items() if "margo_gtp.match.cluster" in targets]
     assert sorted(lazily) == ["margo_gtp.match.referee_cli"]
+
+
+def test_the_import_guards_tell_module_level_imports_from_lazy_ones(tmp_path):
+    source = tmp_path / "lazy.py"
+    source.write_text("import json\ntry:\n    import numpy\nexcept ImportError:\n    pass\n\n"
+                      "def later():\n    import ray\n    from ray.exceptions import RayTaskError\n")
+    assert (third_party_imports(source), module_level_imports(source)) == ({"json", "numpy", "ray"}, {"json", "numpy"})
 
 
 def pool_makers(path: Path) -> set[str]:

@@ -1,7 +1,11 @@
 """The Ray backend of margo-match/margo-tournament ``--cluster ADDRESS``.
 
-Importing this module imports Ray; the referee imports it only when ``--cluster`` is given,
-so Ray stays an optional extra (``margo-gtp[cluster]``) and a local match never loads it.
+The Ray work itself (actors, results as they finish, a dead actor replaced and its job
+run again) is the worker pool's Ray kind, :func:`margo_gtp.workers.ray_as_done`, the one
+place that imports Ray; this module says what a game slot is and what the referee makes
+of the pool's errors. Importing it checks that Ray is there (ImportError otherwise); the
+referee imports it only when ``--cluster`` is given, so Ray stays an optional extra
+(``margo-gtp[cluster]``) and a local match never loads it.
 
 How games are played
     One Ray *actor* per game slot (:class:`GameSlot`, one CPU each: the two engines of a game
@@ -37,23 +41,24 @@ What a cluster run does not do
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import socket
 import sys
-from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import ray
-from ray.exceptions import RayActorError, RayTaskError
-
+from margo_gtp import workers
 from margo_gtp.game.faults import EngineFault, EngineStartError
 
 from margo_gtp.match.cluster_options import LOCAL, parse_runtime_env  # noqa: F401 - parse_runtime_env re-exported
 from margo_gtp.match.game_runner import GameRunner
 from margo_gtp.match.match_config import MatchConfig
+
+# Loading Ray now (through the pool, the one module that imports it) makes a missing
+# cluster extra an ImportError of this import, which margo-match turns into one line
+# before any game, rather than a failure once the match has started.
+workers.ray_module()
 
 
 class ClusterError(RuntimeError):
@@ -63,8 +68,8 @@ class ClusterError(RuntimeError):
 class GameSlot:
     """One game at a time on a Ray worker: the two engines and a :class:`GameRunner`.
 
-    A plain class, made a Ray actor class by :func:`_slot_class` when a match needs it
-    (the start-up check can also be run in-process)."""
+    A plain class, made a Ray actor class by the pool (:func:`margo_gtp.workers.ray_as_done`)
+    when a match needs it (the start-up check can also be run in-process)."""
 
     def __init__(self, config: MatchConfig) -> None:
         self.runner = GameRunner(config)
@@ -85,18 +90,6 @@ class GameSlot:
 
     def play(self, game: int) -> tuple[dict[str, Any], str | None]:
         return self.runner.play(game)
-
-
-_REMOTE_SLOT: Any = None
-
-
-def _slot_class() -> Any:
-    global _REMOTE_SLOT
-    if _REMOTE_SLOT is None:
-        # max_restarts=0: a dead actor is replaced by the referee (which re-queues its game),
-        # not restarted by Ray behind its back with the game silently half-played.
-        _REMOTE_SLOT = ray.remote(num_cpus=1, max_restarts=0)(GameSlot)
-    return _REMOTE_SLOT
 
 
 #: How long a HOST:PORT cluster address gets to accept a TCP connection before the match
@@ -147,50 +140,29 @@ def connect(address: str, runtime_env: dict[str, Any] | None = None) -> bool:
     """Connect this process to Ray at ``address`` (``local``: start a private instance).
     Returns True when this call connected (and :func:`disconnect` will end the connection,
     stopping a ``local`` instance); a process already connected keeps its connection."""
-    if ray.is_initialized():
-        return False
-    options: dict[str, Any] = {
-        "log_to_driver": False, "include_dashboard": False, "runtime_env": runtime_env,
-        "logging_level": logging.WARNING,  # Ray's "connecting to..." chatter is not the referee's output
-    }
     if address != LOCAL:
         probe_head(address)
     try:
-        if address == LOCAL:
-            ray.init(address="local", **options)
-        else:
-            options.pop("include_dashboard")
-            ray.init(address=address, **options)
+        return workers.connect_ray(address, runtime_env)
     except (ConnectionError, RuntimeError, ValueError) as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ClusterError(f"cannot connect to the Ray cluster at {address!r}: {first}") from None
-    return True
 
 
 def disconnect() -> None:
-    if ray.is_initialized():
-        ray.shutdown()
+    workers.disconnect_ray()
 
 
 def cluster_cpus() -> int:
-    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+    return workers.ray_cpus()
 
 
-def _first_line(error: BaseException) -> str:
-    """The line of a Ray error that says what happened (its text is a whole report)."""
-    for line in str(error).splitlines():
-        if line.strip() and ("Error" in line or "error" in line):
-            return line.strip()
-    return type(error).__name__
-
-
-def _task_error(error: RayTaskError) -> Exception:
-    """The exception raised inside an actor method, as the referee knows it."""
-    cause = getattr(error, "cause", None)
+def _task_error(cause: BaseException) -> Exception:
+    """The exception raised inside an actor method (``cause``), as the referee knows it."""
     if isinstance(cause, EngineStartError):
         return EngineStartError(str(cause))
-    last = str(cause or error).strip().splitlines()
-    return RuntimeError(f"a game on the cluster failed: {type(cause or error).__name__}: {last[-1] if last else ''}")
+    last = str(cause).strip().splitlines()
+    return RuntimeError(f"a game on the cluster failed: {type(cause).__name__}: {last[-1] if last else ''}")
 
 
 class RayBackend:
@@ -235,71 +207,28 @@ class RayBackend:
                     disconnect()
 
     def _play(self, config: MatchConfig, games: list[int], commit: Callable[[dict[str, Any], str | None], None]) -> None:
-        slot_class = _slot_class()
         count = min(self.slots or cluster_cpus(), len(games))
         self.slots_used = count
-        queue: deque[int] = deque(games)
-        checking: dict[Any, Any] = {}   # check future -> actor
-        playing: dict[Any, tuple[Any, int]] = {}  # play future -> (actor, game)
-        idle: list[Any] = []
-        actors: list[Any] = []
-        # Actors that die before their start-up check answers, since the last one that
-        # answered: a few are a lost node; many in a row mean no actor can start at all
-        # (the workers cannot import margo_gtp, say), which must not loop forever.
-        stillborn = 0
-
-        def new_actor() -> None:
-            actor = slot_class.remote(config)
-            actors.append(actor)
-            checking[actor.check.remote()] = actor
-
-        for _ in range(count):
-            new_actor()
+        finished = workers.ray_as_done(GameSlot, (config,), "play", [(game,) for game in games], count,
+                                       start="check", on_started=self._checked, on_retry=self._replayed)
         try:
-            while queue or playing:
-                while idle and queue:
-                    actor, game = idle.pop(), queue.popleft()
-                    playing[actor.play.remote(game)] = (actor, game)
-                ready, _ = ray.wait([*checking, *playing], num_returns=1, timeout=1.0)
-                for future in ready:
-                    if future in checking:
-                        actor = checking.pop(future)
-                        try:
-                            report = ray.get(future)
-                        except RayTaskError as error:
-                            raise _task_error(error) from None
-                        except RayActorError as error:
-                            stillborn += 1
-                            if stillborn > 2 * count:
-                                raise ClusterError(f"Ray actors die before they can start: {_first_line(error)}") from None
-                            new_actor()  # died before it could say anything: try another
-                            continue
-                        stillborn = 0
-                        self.checks.append(report)
-                        if self.on_checked is not None:
-                            self.on_checked(report)
-                        idle.append(actor)
-                        continue
-                    actor, game = playing.pop(future)
-                    try:
-                        record, sgf_text = ray.get(future)
-                    except RayTaskError as error:
-                        raise _task_error(error) from None
-                    except RayActorError:
-                        # The worker (or its node) is gone and the game with it: play it again.
-                        queue.appendleft(game)
-                        self.replayed.append(game)
-                        if self.on_replay is not None:
-                            self.on_replay(game)
-                        new_actor()
-                        continue
-                    idle.append(actor)
+            with contextlib.closing(finished):  # leaving early (a decided SPRT, Ctrl-C) kills the actors now
+                for record, sgf_text in finished:
                     commit(record, sgf_text)
-                if not ready and not playing and not idle and queue and not checking:
-                    raise ClusterError("no Ray actor is left to play the remaining games")
-        finally:
-            for actor in actors:
-                try:
-                    ray.kill(actor, no_restart=True)
-                except Exception:  # noqa: BLE001 - already dead or the cluster is gone
-                    pass
+        except workers.RemoteJobError as error:
+            raise _task_error(error.cause) from None
+        except workers.WorkerStartError as error:
+            raise ClusterError(str(error)) from None
+        except workers.WorkersEnded:
+            raise ClusterError("no Ray actor is left to play the remaining games") from None
+
+    def _checked(self, report: dict[str, Any]) -> None:
+        self.checks.append(report)
+        if self.on_checked is not None:
+            self.on_checked(report)
+
+    def _replayed(self, job: tuple) -> None:
+        (game,) = job
+        self.replayed.append(game)
+        if self.on_replay is not None:
+            self.on_replay(game)

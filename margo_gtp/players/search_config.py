@@ -82,6 +82,66 @@ POLICY_NAMES = ("light", "heavy")
 CORE_NAMES = ("native", "python")
 
 
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and abs(value) != float("inf")
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What a field accepts: ``allows(value)``, and in ``words`` the bounds a refusal names
+    (``FIELD must be WORDS: VALUE``; the words of the spec's refusals, which read the same
+    fields from text first)."""
+
+    allows: Callable[[object], bool]
+    words: str
+
+    @classmethod
+    def between(cls, low: float | None, high: float | None, words: str, whole: bool = False) -> "Bounds":
+        def allows(value: object) -> bool:
+            if not (_whole(value) if whole else _number(value)):
+                return False
+            return (low is None or value >= low) and (high is None or value <= high)  # type: ignore[operator]
+        return cls(allows, words)
+
+    def or_none(self) -> "Bounds":
+        """These bounds, or None (the field's "not set")."""
+        return Bounds(lambda value: value is None or self.allows(value), self.words)
+
+
+def _one_of(names: tuple[str, ...]) -> Bounds:
+    return Bounds(lambda value: value in names, f"one of {', '.join(names)}")
+
+
+# The bounds of the checked fields, each written once (most are shared).
+FINITE_AT_LEAST_0 = Bounds.between(0, None, "a finite number >= 0")
+FINITE_ABOVE_0 = Bounds(lambda value: _number(value) and value > 0, "a finite number > 0")  # type: ignore[operator]
+WHOLE_AT_LEAST_0 = Bounds.between(0, None, "a whole number >= 0", whole=True)
+WHOLE_AT_LEAST_1 = Bounds.between(1, None, "a whole number >= 1", whole=True)
+MINUS_1_OR_WHOLE = Bounds.between(-1, None, "-1 or a whole number >= 0", whole=True)
+SHARE = Bounds.between(0, 1, "between 0 and 1")
+LADDER_DEPTHS = Bounds.between(0, MAX_LADDER_DEPTH, f"between 0 and {MAX_LADDER_DEPTH}", whole=True)
+POOL_CAPS = Bounds.between(MIN_MAX_NODES, MAX_MAX_NODES, f"a whole number from {MIN_MAX_NODES} to {MAX_MAX_NODES}", whole=True)
+EVALUATORS = Bounds(lambda value: value in EVALUATOR_NAMES or callable(value),
+                    f"one of {', '.join(EVALUATOR_NAMES)} (or a callable)")
+POLICIES = _one_of(POLICY_NAMES)
+CORES = _one_of(CORE_NAMES)
+
+
+def checked(default: Any, bounds: Bounds) -> Any:
+    """A field whose value :meth:`SearchConfig.__post_init__` checks against ``bounds``."""
+    return dataclasses.field(default=default, metadata={"bounds": bounds})
+
+
+def at_least_1(default: int) -> Any:
+    """A count of which less than 1 counts as 1 (a leaf expanded at its first visit, one move
+    in a row, one thread)."""
+    return dataclasses.field(default=default, metadata={"least": 1})
+
+
 @dataclass(frozen=True)
 class SearchConfig:
     """Every setting of one MCTS player's search (defaults: the tunables block above).
@@ -89,47 +149,48 @@ class SearchConfig:
     The first group are the player's options, each a ``mcts:`` spec option (see
     :data:`.spec.OPTIONS` for the spec key of each); the second group are the tunables that
     have no spec option (tests, ``scripts/tune`` and callers may still set them). A config
-    is checked when it is made: a value out of range is a ``ValueError`` of one line,
-    ``FIELD must be BOUNDS: VALUE``; ``expand_visits``, ``resign_moves`` and ``threads``
-    below 1 count as 1. ``ladder_depth=None`` reads :data:`LADDER_DEPTH` at each
+    is checked when it is made: a value out of a field's :class:`Bounds` is a ``ValueError``
+    of one line, ``FIELD must be BOUNDS: VALUE``; ``expand_visits``, ``resign_moves`` and
+    ``threads`` below 1 count as 1. ``ladder_depth=None`` reads :data:`LADDER_DEPTH` at each
     evaluation (:attr:`ladder`). ``uct_c`` and ``rave_k`` are taken as they are (a negative ``rave_k``
     fails the search itself, which the tests use to reach its error path).
     """
 
     # -- the player's options (mcts:... spec keys)
-    seconds: float | None = None          # default thinking time per move (None: DEFAULT_SECONDS
-    playouts: int | None = None           # ... unless a playout budget is set)
+    # the default thinking time per move (None: DEFAULT_SECONDS unless a playout budget is set)
+    seconds: float | None = checked(None, FINITE_AT_LEAST_0.or_none())
+    playouts: int | None = checked(None, WHOLE_AT_LEAST_1.or_none())
     uct_c: float = UCT_C
     rave_k: float = RAVE_EQUIVALENCE
-    playout_moves: int = PLAYOUT_MOVES
-    evaluator: str | Callable[..., float] = EVALUATOR
-    playout_policy: str = PLAYOUT_POLICY
-    heavy_tactics: float = HEAVY_TACTICS
-    ladder_depth: int | None = None
-    expand_visits: int = EXPAND_VISITS
-    prior_depth: int = PRIOR_DEPTH
-    prior_visits: int = PRIOR_HEURISTIC_VISITS
-    prior_temp: float = PRIOR_TEMPERATURE
+    playout_moves: int = checked(PLAYOUT_MOVES, MINUS_1_OR_WHOLE)
+    evaluator: str | Callable[..., float] = checked(EVALUATOR, EVALUATORS)
+    playout_policy: str = checked(PLAYOUT_POLICY, POLICIES)
+    heavy_tactics: float = checked(HEAVY_TACTICS, SHARE)
+    ladder_depth: int | None = checked(None, LADDER_DEPTHS.or_none())
+    expand_visits: int = at_least_1(EXPAND_VISITS)
+    prior_depth: int = checked(PRIOR_DEPTH, MINUS_1_OR_WHOLE)
+    prior_visits: int = checked(PRIOR_HEURISTIC_VISITS, WHOLE_AT_LEAST_0)
+    prior_temp: float = checked(PRIOR_TEMPERATURE, FINITE_ABOVE_0)
     patterns: bool = PATTERNS
-    pattern_mix: float = PATTERN_MIX
+    pattern_mix: float = checked(PATTERN_MIX, SHARE)
     pattern_weights: str | None = None    # None: the shipped weights (with patterns on)
-    resign: float = RESIGN_THRESHOLD
-    resign_min_visits: int = RESIGN_MIN_VISITS
-    resign_moves: int = RESIGN_MOVES
+    resign: float = checked(RESIGN_THRESHOLD, SHARE)
+    resign_min_visits: int = checked(RESIGN_MIN_VISITS, WHOLE_AT_LEAST_0)
+    resign_moves: int = at_least_1(RESIGN_MOVES)
     reuse: bool = True
     early_stop: bool = EARLY_STOP
-    threads: int = 1                      # search threads of the C tree (the Python tree runs one)
-    max_nodes: int | None = None          # the C tree's pool cap (None: native_search.default_max_nodes())
-    core: str | None = None               # search a copy on this rules core (None: the board's own)
-    temperature: float = 0.0              # the move choice: 0 the most visited, above 0 drawn by visits ** (1/T) (levels.py)
+    threads: int = at_least_1(1)          # search threads of the C tree (the Python tree runs one)
+    max_nodes: int | None = checked(None, POOL_CAPS.or_none())  # the C tree's pool cap (None: native_search.default_max_nodes())
+    core: str | None = checked(None, CORES.or_none())  # search a copy on this rules core (None: the board's own)
+    temperature: float = checked(0.0, FINITE_AT_LEAST_0)  # the move choice: 0 the most visited, above 0 drawn by visits ** (1/T) (levels.py)
     # -- tunables without a spec option
-    uct_prior_visits: int = PRIOR_VISITS
+    uct_prior_visits: int = checked(PRIOR_VISITS, WHOLE_AT_LEAST_0)
     prior_value: float = PRIOR_VALUE
     prior_low: float = PRIOR_LOW
     prior_high: float = PRIOR_HIGH
-    playout_cap: int = PLAYOUT_CAP
-    decided_check_every: int = DECIDED_CHECK_EVERY
-    default_seconds: float = DEFAULT_SECONDS
+    playout_cap: int = checked(PLAYOUT_CAP, WHOLE_AT_LEAST_1)
+    decided_check_every: int = checked(DECIDED_CHECK_EVERY, WHOLE_AT_LEAST_1)
+    default_seconds: float = checked(DEFAULT_SECONDS, FINITE_AT_LEAST_0)
     eval_scale_min: float = EVAL_SCALE_MIN
     eval_scale_per_point: float = EVAL_SCALE_PER_POINT
     freedom_value: float = FREEDOM_VALUE
@@ -137,13 +198,12 @@ class SearchConfig:
     group_cost: float = GROUP_COST
 
     def __post_init__(self) -> None:
-        clamp = {"expand_visits": 1, "resign_moves": 1, "threads": 1}
-        for name, least in clamp.items():
+        for name, least in _LEAST.items():
             object.__setattr__(self, name, max(least, getattr(self, name)))
-        for name, (check, bounds) in _CHECKS.items():
+        for name, bounds in _BOUNDS.items():
             value = getattr(self, name)
-            if not check(value):
-                raise ValueError(f"{name} must be {bounds}: {value!r}")
+            if not bounds.allows(value):
+                raise ValueError(f"{name} must be {bounds.words}: {value!r}")
 
     @property
     def ladder(self) -> int:
@@ -156,52 +216,12 @@ class SearchConfig:
         return dataclasses.replace(self, **changes)
 
 
-def _whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and abs(value) != float("inf")
-
-
-def _between(low: float | None, high: float | None, whole: bool = False) -> Callable[[object], bool]:
-    def check(value: object) -> bool:
-        if not (_whole(value) if whole else _number(value)):
-            return False
-        return (low is None or value >= low) and (high is None or value <= high)  # type: ignore[operator]
-    return check
-
-
-def _optional(check: Callable[[object], bool]) -> Callable[[object], bool]:
-    return lambda value: value is None or check(value)
-
-
-#: The checks of SearchConfig: field -> (check, the bounds in words). The words are those of
-#: the spec's refusals (mcts:...), which read the same fields from text first.
-_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
-    "seconds": (_optional(_between(0, None)), "a finite number >= 0"),
-    "playouts": (_optional(_between(1, None, whole=True)), "a whole number >= 1"),
-    "playout_moves": (_between(-1, None, whole=True), "-1 or a whole number >= 0"),
-    "evaluator": (lambda value: value in EVALUATOR_NAMES or callable(value),
-                  f"one of {', '.join(EVALUATOR_NAMES)} (or a callable)"),
-    "playout_policy": (lambda value: value in POLICY_NAMES, f"one of {', '.join(POLICY_NAMES)}"),
-    "heavy_tactics": (_between(0, 1), "between 0 and 1"),
-    "ladder_depth": (_optional(_between(0, MAX_LADDER_DEPTH, whole=True)), f"between 0 and {MAX_LADDER_DEPTH}"),
-    "prior_depth": (_between(-1, None, whole=True), "-1 or a whole number >= 0"),
-    "prior_visits": (_between(0, None, whole=True), "a whole number >= 0"),
-    "prior_temp": (lambda value: _number(value) and value > 0, "a finite number > 0"),  # type: ignore[operator]
-    "pattern_mix": (_between(0, 1), "between 0 and 1"),
-    "resign": (_between(0, 1), "between 0 and 1"),
-    "resign_min_visits": (_between(0, None, whole=True), "a whole number >= 0"),
-    "max_nodes": (_optional(_between(MIN_MAX_NODES, MAX_MAX_NODES, whole=True)),
-                  f"a whole number from {MIN_MAX_NODES} to {MAX_MAX_NODES}"),
-    "core": (lambda value: value is None or value in CORE_NAMES, f"one of {', '.join(CORE_NAMES)}"),
-    "uct_prior_visits": (_between(0, None, whole=True), "a whole number >= 0"),
-    "playout_cap": (_between(1, None, whole=True), "a whole number >= 1"),
-    "decided_check_every": (_between(1, None, whole=True), "a whole number >= 1"),
-    "default_seconds": (_between(0, None), "a finite number >= 0"),
-    "temperature": (_between(0, None), "a finite number >= 0"),
-}
+#: The fields :meth:`SearchConfig.__post_init__` raises to a least value (:func:`at_least_1`)
+#: and those it checks (:func:`checked`), in field order.
+_LEAST: dict[str, int] = {field.name: field.metadata["least"] for field in dataclasses.fields(SearchConfig)
+                          if "least" in field.metadata}
+_BOUNDS: dict[str, Bounds] = {field.name: field.metadata["bounds"] for field in dataclasses.fields(SearchConfig)
+                              if "bounds" in field.metadata}
 
 #: The player's options (the fields a spec may set) and the tunables, by field name: the
 #: tunables are the fields from ``uct_prior_visits`` on.
