@@ -55,7 +55,7 @@ def test_the_solver_agrees_with_the_brute_force(size, vertices):
 def test_the_shipped_2x2_proof_checks_and_is_what_the_writer_writes():
     path = SHIPPED / "proof-2x2.txt"
     header = check_proof(path)
-    assert header == {"format": "margo-proof 1", "rules": "default", "size": "2", "value": "W+1", "nodes": "265"}
+    assert header == {"format": "margo-proof 1", "rules": "default", "size": "2", "value": "W+1", "nodes": "275"}
     assert path.read_text() == proof_text(2)
 
 
@@ -89,7 +89,7 @@ def test_a_missing_reply_and_a_wrong_leaf_are_refused():
     assert refusal(dropped) == "p.txt: line 7: 1 of 3 replies missing (first: B1:1)"
     wrong = "\n".join(lines).replace("value: W+1", "value: W+2").replace("at-least 1", "at-least 2").replace(
         "at-most 1", "at-most 2")
-    assert refusal(wrong) == "p.txt: line 21: the game ends with the prover's margin 1, less than 2"
+    assert refusal(wrong) == "p.txt: line 27: the game ends with the prover's margin 1, less than 2"
 
 
 def test_a_foreign_or_broken_header_is_refused():
@@ -98,7 +98,7 @@ def test_a_foreign_or_broken_header_is_refused():
         "p.txt: proof for rules 'ko_rule=simple'; this checker checks the default rules only")
     assert refusal(text.replace("margo-proof 1", "margo-proof 2")) == (
         "p.txt: format 'margo-proof 2', this checker reads 'margo-proof 1'")
-    assert refusal(text.replace("nodes: 265", "nodes: 264")) == "p.txt: the header says 264 nodes, the trees hold 265"
+    assert refusal(text.replace("nodes: 275", "nodes: 274")) == "p.txt: the header says 274 nodes, the trees hold 275"
     assert refusal(text.replace("\nend\n", "\n")) == "p.txt: truncated: no 'end' line"
     assert refusal("hello\n") == "p.txt: line 1: not a proof header line: 'hello'"
 
@@ -123,8 +123,8 @@ def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path)
     out = tmp_path / "run"
     first = run_solve_script("--size", "2", "--out", str(out), "--proof", str(tmp_path / "p.txt"))
     assert first.returncode == 0, first.stderr
-    assert "2x2: W+1 (White's margin 1) in 57 nodes" in first.stdout
-    assert f"{tmp_path / 'p.txt'}: checked, 265 nodes" in first.stdout
+    assert "2x2: W+1 (White's margin 1) in 213 nodes" in first.stdout
+    assert f"{tmp_path / 'p.txt'}: checked, 275 nodes" in first.stdout
     state = json.loads((out / "state.json").read_text())
     assert (state["size"], state["lower"], state["upper"]) == (2, 1, 1)
     again = run_solve_script("--size", "2", "--out", str(out))
