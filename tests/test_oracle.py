@@ -25,9 +25,9 @@ def test_the_oracle_counts_errors_on_2x2():
         "2x2: White's margin under perfect play 1; 2 games a spec against perfect",
         # perfect against itself: no error, and the game from White's side (the winning
         # one: W+1) is won
-        "perfect: moves 9, margin errors 0 (0.0%), result errors 0 (0.0%), won 1 of 1 from the winning side",
+        "perfect: moves 15, margin errors 0 (0.0%), result errors 0 (0.0%), won 1 of 1 from the winning side",
         "random: moves 4, margin errors 2 (50.0%), result errors 1 (25.0%), won 0 of 1 from the winning side",
-        "mcts:playouts=50: moves 9, margin errors 0 (0.0%), result errors 0 (0.0%), won 1 of 1 from the winning side",
+        "mcts:playouts=50: moves 12, margin errors 0 (0.0%), result errors 0 (0.0%), won 1 of 1 from the winning side",
     ]
 
 

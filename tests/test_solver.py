@@ -132,3 +132,22 @@ def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path)
     assert "White's margin in [1, 1]" in again.stdout.splitlines()[0]
     other = run_solve_script("--size", "3", "--out", str(out))
     assert (other.returncode, other.stderr) == (2, f"solve: {out / 'state.json'}: size 2, this run has 3\n")
+
+
+def test_white_keeps_a_margin_of_5_on_3x3_by_a_checked_strategy():
+    # 3x3 is not solved; White's margin is proven at least 5 (docs/solving.md). The
+    # solver's strategy for it is replayed by the independent checker, every reply of Black
+    # with the whole history, and the same tree does not hold a margin of 6.
+    from margo_gtp.players.proof import strategy_lines
+    from margo_gtp.players.proof_check import check_strategy
+
+    lines = strategy_lines(3, 0, 5, ExactSolver(3, 20))
+    assert len(lines) == 7225
+    assert lines[:3] == ["1 B2:1", "2 A1:1", "3 B1:1"]
+    check_strategy(lines, 3, 0, 5, "w5")
+    with pytest.raises(ProofCheckError) as caught:
+        check_strategy(lines, 3, 0, 6, "w5")
+    assert str(caught.value) == "w5: line 41: the game ends with the prover's margin 5, less than 6"
+    with pytest.raises(ProofCheckError) as caught:
+        check_strategy(lines[:99] + lines[100:], 3, 0, 5, "w5")
+    assert str(caught.value) == "w5: line 100: C1:1 is not a legal move here"
