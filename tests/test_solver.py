@@ -55,7 +55,7 @@ def test_the_solver_agrees_with_the_brute_force(size, vertices):
 def test_the_shipped_2x2_proof_checks_and_is_what_the_writer_writes():
     path = SHIPPED / "proof-2x2.txt"
     header = check_proof(path)
-    assert header == {"format": "margo-proof 1", "rules": "default", "size": "2", "value": "W+1", "nodes": "265"}
+    assert header == {"format": "margo-proof 1", "rules": "default", "size": "2", "value": "W+1", "nodes": "275"}
     assert path.read_text() == proof_text(2)
 
 
@@ -89,7 +89,7 @@ def test_a_missing_reply_and_a_wrong_leaf_are_refused():
     assert refusal(dropped) == "p.txt: line 7: 1 of 3 replies missing (first: B1:1)"
     wrong = "\n".join(lines).replace("value: W+1", "value: W+2").replace("at-least 1", "at-least 2").replace(
         "at-most 1", "at-most 2")
-    assert refusal(wrong) == "p.txt: line 21: the game ends with the prover's margin 1, less than 2"
+    assert refusal(wrong) == "p.txt: line 27: the game ends with the prover's margin 1, less than 2"
 
 
 def test_a_foreign_or_broken_header_is_refused():
@@ -98,7 +98,7 @@ def test_a_foreign_or_broken_header_is_refused():
         "p.txt: proof for rules 'ko_rule=simple'; this checker checks the default rules only")
     assert refusal(text.replace("margo-proof 1", "margo-proof 2")) == (
         "p.txt: format 'margo-proof 2', this checker reads 'margo-proof 1'")
-    assert refusal(text.replace("nodes: 265", "nodes: 264")) == "p.txt: the header says 264 nodes, the trees hold 265"
+    assert refusal(text.replace("nodes: 275", "nodes: 274")) == "p.txt: the header says 274 nodes, the trees hold 275"
     assert refusal(text.replace("\nend\n", "\n")) == "p.txt: truncated: no 'end' line"
     assert refusal("hello\n") == "p.txt: line 1: not a proof header line: 'hello'"
 
@@ -123,8 +123,8 @@ def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path)
     out = tmp_path / "run"
     first = run_solve_script("--size", "2", "--out", str(out), "--proof", str(tmp_path / "p.txt"))
     assert first.returncode == 0, first.stderr
-    assert "2x2: W+1 (White's margin 1) in 57 nodes" in first.stdout
-    assert f"{tmp_path / 'p.txt'}: checked, 265 nodes" in first.stdout
+    assert "2x2: W+1 (White's margin 1) in 213 nodes" in first.stdout
+    assert f"{tmp_path / 'p.txt'}: checked, 275 nodes" in first.stdout
     state = json.loads((out / "state.json").read_text())
     assert (state["size"], state["lower"], state["upper"]) == (2, 1, 1)
     again = run_solve_script("--size", "2", "--out", str(out))
@@ -132,3 +132,22 @@ def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path)
     assert "White's margin in [1, 1]" in again.stdout.splitlines()[0]
     other = run_solve_script("--size", "3", "--out", str(out))
     assert (other.returncode, other.stderr) == (2, f"solve: {out / 'state.json'}: size 2, this run has 3\n")
+
+
+def test_white_keeps_a_margin_of_5_on_3x3_by_a_checked_strategy():
+    # 3x3 is not solved; White's margin is proven at least 5 (docs/solving.md). The
+    # solver's strategy for it is replayed by the independent checker, every reply of Black
+    # with the whole history, and the same tree does not hold a margin of 6.
+    from margo_gtp.players.proof import strategy_lines
+    from margo_gtp.players.proof_check import check_strategy
+
+    lines = strategy_lines(3, 0, 5, ExactSolver(3, 20))
+    assert len(lines) == 7225
+    assert lines[:3] == ["1 B2:1", "2 A1:1", "3 B1:1"]
+    check_strategy(lines, 3, 0, 5, "w5")
+    with pytest.raises(ProofCheckError) as caught:
+        check_strategy(lines, 3, 0, 6, "w5")
+    assert str(caught.value) == "w5: line 41: the game ends with the prover's margin 5, less than 6"
+    with pytest.raises(ProofCheckError) as caught:
+        check_strategy(lines[:99] + lines[100:], 3, 0, 5, "w5")
+    assert str(caught.value) == "w5: line 100: C1:1 is not a legal move here"

@@ -26,7 +26,7 @@ from margo_gtp.files import write_atomically
 from margo_gtp.players.solver import ExactSolver
 from margo_gtp.vertex import format_vertex
 
-__all__ = ["FORMAT", "ProofError", "format_value", "proof_text", "write_proof"]
+__all__ = ["FORMAT", "ProofError", "format_value", "proof_text", "strategy_lines", "write_proof"]
 
 FORMAT = "margo-proof 1"
 
@@ -62,6 +62,16 @@ def _strategy(solver: ExactSolver, board: Board, line: list[int], prover: int, c
         _strategy(solver, board, line, prover, claim, out)
         line.pop()
         board.pop()
+
+
+def strategy_lines(size: int, prover: int, claim: int, solver: ExactSolver | None = None) -> list[str]:
+    """One strategy tree from the empty board, as node lines: ``prover`` (0 White, 1 Black)
+    keeps its margin at least ``claim``; a one-sided bound where the value is not known
+    (:func:`.proof_check.check_strategy` checks it). :class:`ProofError` if the solver
+    cannot keep the claim."""
+    out: list[str] = []
+    _strategy(solver or ExactSolver(size), Board(Rules(size=size)), [], prover, claim, out)
+    return out
 
 
 def proof_text(size: int, solver: ExactSolver | None = None) -> str:

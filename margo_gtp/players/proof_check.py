@@ -21,7 +21,7 @@ from margo_gtp.engine.types import BLACK, WHITE, IllegalMoveError, Move
 from margo_gtp.textfile import TextFileError, read_text
 from margo_gtp.vertex import InvalidVertexError, parse_vertex
 
-__all__ = ["ProofCheckError", "check_proof", "check_proof_text"]
+__all__ = ["ProofCheckError", "check_proof", "check_proof_text", "check_strategy"]
 
 FORMAT = "margo-proof 1"  # the writer's (proof.py); kept here too: the checker imports no writer
 HEADER_KEYS = ("format", "rules", "size", "value", "nodes")
@@ -97,6 +97,17 @@ class _Tree:
             missing = sorted(legal - set(children), key=lambda p: (p.level, p.y, p.x))
             raise self.fail(number, f"{len(legal) - len(children)} of {len(legal)} replies missing"
                             f" (first: {Move(missing[0]).gtp()})")
+
+
+def check_strategy(lines: list[str], size: int, prover: int, claim: int, where: str) -> None:
+    """Check one strategy tree alone (its node lines, numbered from 1): ``prover`` (0 White,
+    1 Black) keeps its margin at least ``claim`` from the empty board. A one-sided bound,
+    e.g. White's margin at least 5 on 3x3 (docs/solving.md); :class:`ProofCheckError` if not."""
+    tree = _Tree(where, list(enumerate(lines, start=1)), size, prover, claim)
+    tree.node(0, 0)
+    if tree.at != len(tree.lines):
+        number, line = tree.lines[tree.at]
+        raise ProofCheckError(f"{where}: line {number}: a node outside the tree: {line!r}")
 
 
 def check_proof_text(text: str, where: str) -> dict[str, str]:

@@ -144,23 +144,48 @@ static SolverEntry *table_find(Solver *sv, uint64_t key) {
     return NULL;
 }
 
-static void table_store(Solver *sv, uint64_t key, int lower, int upper, int best, uint64_t effort) {
+static int bit_length(uint64_t x) {
+    return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+/* The tag of the bounds that hold at this iteration only (never 0). */
+static uint16_t cut_tag(const Solver *sv) {
+    return (uint16_t)(2 * (sv->root_ply + sv->horizon) + sv->pessimist + 2);
+}
+
+/* Store a result: proven bounds [lower, upper] (tightening what the slot holds), and when
+ * `cut` the bounds [cut_lower, cut_upper] of this iteration (solver.c's negamax). */
+static void table_store(Solver *sv, uint64_t key, int lower, int upper, int cut, int cut_lower, int cut_upper,
+                        int best, uint64_t nodes) {
+    int effort = bit_length(nodes), tag = cut ? cut_tag(sv) : 0;
     SolverEntry *slot = table_find(sv, key);
     if (slot) { /* both are bounds on the same value: keep the tighter of each */
         if (slot->lower > lower) lower = slot->lower;
         if (slot->upper < upper) upper = slot->upper;
         if (effort < slot->effort) effort = slot->effort;
+        if (best < 0) best = slot->best;
+        if (tag && slot->cut_tag == tag) {
+            if (slot->cut_lower > cut_lower) cut_lower = slot->cut_lower;
+            if (slot->cut_upper < cut_upper) cut_upper = slot->cut_upper;
+        } else if (!tag) { /* keep the bounds of the iteration that wrote them */
+            tag = slot->cut_tag;
+            cut_lower = slot->cut_lower;
+            cut_upper = slot->cut_upper;
+        }
     } else {
         SolverEntry *bucket = sv->table + (key & sv->table_mask & ~(size_t)1);
         /* slot 0 keeps the larger subtree, slot 1 takes the rest */
         slot = effort >= bucket[0].effort ? &bucket[0] : &bucket[1];
         if (slot == &bucket[0] && bucket[0].key) bucket[1] = bucket[0];
     }
+    slot->cut_tag = (uint16_t)tag;
+    slot->cut_lower = (int8_t)(tag ? cut_lower : -SOLVER_INF);
+    slot->cut_upper = (int8_t)(tag ? cut_upper : SOLVER_INF);
     slot->key = key;
     slot->lower = (int8_t)lower;
     slot->upper = (int8_t)upper;
-    slot->best = (int16_t)best;
-    slot->effort = effort > UINT32_MAX ? UINT32_MAX : (uint32_t)effort;
+    slot->best = (int8_t)best;
+    slot->effort = (uint8_t)effort;
 }
 
 /* -- the search */
@@ -177,15 +202,23 @@ static int move_rank(const Solver *sv, int i, const Res *r, int c, int table_mov
     return (int)r->removed[c ^ 1] * 4096 + p->level * 256 + centre + 128;
 }
 
-static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move) {
+/* Negamax alpha-beta, fail-soft, with lines cut at sv->horizon plies from the root. A cut
+ * line counts as lost by the widest margin for sv->pessimist (the horizon's value is the
+ * worst it could be for that side), so by the monotonicity of minimax in its leaves every
+ * result bounds the true value from below for the pessimist: a fail-high of the pessimist
+ * (a lower bound on its margin) is proven whatever the horizon cut. Any other answer is
+ * proven only when no line was cut below it: *cut says whether one was. The table keeps
+ * proven bounds only, so whatever it holds is true at every horizon and for both sides. */
+static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int *cut) {
     State *s = &sv->state;
     sv->nodes++;
     *best_move = -1;
+    *cut = 0;
     if (sv->node_limit && sv->nodes > sv->node_limit) {
         sv->aborted = 1;
         return 0;
     }
-    if (ply >= SOLVER_MAX_PLY) {
+    if (sv->root_ply + ply >= SOLVER_MAX_PLY - 1) {
         sv->aborted = sv->too_deep = 1;
         return 0;
     }
@@ -203,6 +236,15 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move) {
             if (hit->lower >= beta) return hit->lower;
             if (hit->upper <= alpha) return hit->upper;
             if (hit->lower == hit->upper) return hit->lower;
+            if (hit->cut_tag == cut_tag(sv)) { /* this iteration's bounds: the answer is cut too */
+                int lower = hit->lower > hit->cut_lower ? hit->lower : hit->cut_lower;
+                int upper = hit->upper < hit->cut_upper ? hit->upper : hit->cut_upper;
+                *cut = 1;
+                if (lower >= beta) return lower;
+                if (upper <= alpha) return upper;
+                if (lower == upper) return lower;
+                *cut = 0;
+            }
         }
     }
     int c = s->to_move, count = sv->geo.count, n = 0;
@@ -220,10 +262,16 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move) {
                 n++;
             }
         }
-    int alpha0 = alpha, best = -SOLVER_INF, best_index = -1;
     if (n == 0) { /* the game is over: the margin in balls, buried balls and zombies included */
-        best = popcount_bits(BITS(s, c), s->nw) - popcount_bits(BITS(s, c ^ 1), s->nw);
+        int margin = popcount_bits(BITS(s, c), s->nw) - popcount_bits(BITS(s, c ^ 1), s->nw);
+        table_store(sv, key, margin, margin, 0, 0, 0, -1, 1);
+        return margin;
     }
+    if (ply >= sv->horizon) { /* cut: the worst for the pessimist, nothing stored */
+        *cut = 1;
+        return c == sv->pessimist ? -SOLVER_INF : SOLVER_INF;
+    }
+    int alpha0 = alpha, best = -SOLVER_INF, best_index = -1, any_cut = 0;
     int order[SOLVER_MAX_POINTS];
     for (int k = 0; k < n; k++) { /* insertion sort, highest rank first */
         int m = k;
@@ -232,15 +280,16 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move) {
     }
     toggle_history(sv, keys); /* the children's history holds this position */
     for (int k = 0; k < n; k++) {
-        int m = order[k], unused;
+        int m = order[k], unused, child_cut;
         if (check_play(s, moves[m], c, result) != RULES_OK || commit(s, moves[m], c, result) != RULES_OK) {
             sv->aborted = 1;
-            return 0;
+            break;
         }
-        int value = -negamax(sv, -beta, -(alpha > best ? alpha : best), ply + 1, &unused);
+        int value = -negamax(sv, -beta, -(alpha > best ? alpha : best), ply + 1, &unused, &child_cut);
         undo(s);
         if (sv->aborted) break;
-        if (value > best) {
+        any_cut |= child_cut;
+        if (value > best || best_index < 0) {
             best = value;
             best_index = m;
         }
@@ -250,16 +299,62 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move) {
     toggle_history(sv, keys);
     if (sv->aborted) return 0;
     *best_move = best_index >= 0 ? moves[best_index] : -1;
+    *cut = any_cut;
     {
-        int lower = n == 0 || best > alpha0 ? best : -SOLVER_INF;
-        int upper = n == 0 || best < beta ? best : SOLVER_INF;
+        int lower = best > alpha0 ? best : -SOLVER_INF;
+        int upper = best < beta ? best : SOLVER_INF;
+        int cut_lower = lower, cut_upper = upper;
+        if (any_cut) { /* only the pessimist's lower bound holds; the other, this iteration */
+            if (c == sv->pessimist) upper = SOLVER_INF;
+            else lower = -SOLVER_INF;
+        }
         int canonical_best = best_index >= 0 ? sv->symmetry[transform][moves[best_index]] : -1;
-        table_store(sv, key, lower, upper, canonical_best, sv->nodes - nodes_before + 1);
+        table_store(sv, key, lower, upper, any_cut, cut_lower, cut_upper, canonical_best, sv->nodes - nodes_before + 1);
     }
     return best;
 }
 
+/* Iterative deepening: at each horizon, first with the side to move as the pessimist (its
+ * fail-high, or a result with no line cut, is proven), then with the other side (its
+ * fail-high, a fail-low here, is proven); the two also meet when both bound the value
+ * inside the window. Else the horizon grows by half. */
 int solver_search(Solver *sv, int alpha, int beta, int *best) {
     sv->aborted = sv->too_deep = 0;
-    return negamax(sv, alpha, beta, 0, best);
+    State *s = &sv->state;
+    sv->root_ply = (int)s->nstack;
+    uint64_t keys[8];
+    int transform;
+    image_keys(sv, keys);
+    uint64_t root = canonical_key(sv, keys, &transform);
+    int horizon = SOLVER_FIRST_HORIZON;
+    if (root == sv->resume_key && alpha == sv->resume_alpha && beta == sv->resume_beta)
+        horizon = sv->resume_horizon;
+    int c = s->to_move;
+    for (;;) {
+        sv->horizon = horizon;
+        int cut, other_best;
+        sv->pessimist = c;
+        int mine = negamax(sv, alpha, beta, 0, best, &cut);
+        if (sv->aborted) break;
+        if (mine >= beta || !cut) return mine;
+        sv->pessimist = c ^ 1;
+        int theirs = negamax(sv, alpha, beta, 0, &other_best, &cut);
+        if (sv->aborted) break;
+        if (theirs <= alpha || !cut) {
+            if (theirs > alpha) *best = other_best;
+            return theirs;
+        }
+        if (mine > alpha && mine == theirs) return mine;
+        if (sv->root_ply + horizon >= SOLVER_MAX_PLY - 1) {
+            sv->aborted = sv->too_deep = 1;
+            break;
+        }
+        horizon += horizon / 2;
+        if (sv->root_ply + horizon > SOLVER_MAX_PLY - 1) horizon = SOLVER_MAX_PLY - 1 - sv->root_ply;
+    }
+    sv->resume_key = root;
+    sv->resume_alpha = alpha;
+    sv->resume_beta = beta;
+    sv->resume_horizon = horizon;
+    return 0;
 }

@@ -14,6 +14,15 @@
  * subtree), which the brute force and the proof checker caught. The verification still
  * decides: the proof checker (proof_check.py) replays every line of a proof with the full
  * history, and the brute force (brute_force.py), which uses no table, must agree.
+ *
+ * Long lines. With no passing, captures and refills under superko make lines of hundreds
+ * of plies; a depth-first search that follows each to its end never comes back. So the
+ * search is iterative deepening with a pessimistic horizon: a line cut at the horizon
+ * counts as the worst result for one side, the pessimist, and by the monotonicity of
+ * minimax in its leaves the pessimist's lower bounds are then true; any other bound is true
+ * only when no line below it was cut. The table keeps only true bounds, plus, tagged with
+ * the horizon and the pessimist, the others for reuse within the same iteration (where a
+ * result built on them counts as cut). solver.c's negamax and solver_search have the rule.
  */
 #ifndef MARGO_SOLVER_CORE_H
 #define MARGO_SOLVER_CORE_H
@@ -24,15 +33,20 @@
 #define SOLVER_MAX_POINTS 55
 #define SOLVER_MAX_PLY 4000    /* deeper than any line seen; deeper aborts the search */
 #define SOLVER_INF 100         /* beyond every margin (|margin| <= 55) */
+#define SOLVER_FIRST_HORIZON 8 /* the first iteration's lines, in plies from the root */
 
-/* One table slot (16 bytes): the canonical key, bounds on the node's value for the side to
- * move (lower == upper: exact), the best move in the canonical frame, and the effort (nodes
- * of the subtree, saturated) that decides which of a bucket's two slots a result replaces. */
+/* One table slot (16 bytes): the canonical key; proven bounds on the node's value for the
+ * side to move (lower == upper: exact); bounds that hold only at one horizon and for one
+ * pessimist (cut_lower, cut_upper, valid while `cut_tag` is the search's: see solver.c);
+ * the best move in the canonical frame (-1: none); and the effort (the bit length of the
+ * subtree's node count) that decides which of a bucket's two slots a result replaces. */
 typedef struct {
     uint64_t key;
     int8_t lower, upper;
-    int16_t best;
-    uint32_t effort;
+    int8_t cut_lower, cut_upper;
+    uint16_t cut_tag;                      /* 2 * (absolute horizon) + pessimist; 0: none */
+    int8_t best;
+    uint8_t effort;
 } SolverEntry;
 
 typedef struct {
@@ -46,6 +60,10 @@ typedef struct {
     uint64_t nodes, node_limit;            /* node_limit 0: none */
     uint64_t history[8];                   /* the set of positions before the node, per image */
     int aborted, too_deep, deepest;         /* deepest: the longest line searched, in plies */
+    int root_ply, horizon, pessimist;      /* the iteration: lines stop at root_ply + horizon; the
+                                              side (0 White, 1 Black) the horizon counts against */
+    uint64_t resume_key;                   /* the root and window of the last unfinished search ... */
+    int resume_alpha, resume_beta, resume_horizon; /* ... and its horizon, to go on from there */
     Res *results;                          /* SOLVER_MAX_PLY: each ply's resolution scratch */
     int *moves;                            /* SOLVER_MAX_PLY * points */
 } Solver;
@@ -64,8 +82,10 @@ int solver_play(Solver *sv, int code);
 /* The value (ball margin for the side to move, under perfect play) of the current
  * position, within [alpha, beta] in the fail-soft sense: a result <= alpha is an upper
  * bound, >= beta a lower bound, else exact. *best: a best move at the root (-1 when the
- * game is over). Stops early when node_limit is passed (sv->aborted set, the answer
- * meaningless; what was finished stays in the table). */
+ * game is over). Iterative deepening with a pessimistic horizon (solver.c): every answer
+ * is proven, none rests on a cut-off line. Stops early when node_limit is passed
+ * (sv->aborted set, the answer meaningless; what was proven stays in the table, and the
+ * same call goes on at the horizon it had reached). */
 int solver_search(Solver *sv, int alpha, int beta, int *best);
 
 #endif /* MARGO_SOLVER_CORE_H */

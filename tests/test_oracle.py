@@ -1,0 +1,43 @@
+"""scripts/oracle (issue 38): a player held to the perfect player on a solved board, with its
+report line by line, and its refusals of bad options in one line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("margo_gtp.players._solver", reason="the C solver is not built")
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "oracle"
+
+
+def oracle(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *arguments], capture_output=True, text=True, timeout=300)
+
+
+def test_the_oracle_counts_errors_on_2x2():
+    run = oracle("--size", "2", "--games", "2", "perfect", "random", "mcts:playouts=50")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "2x2: White's margin under perfect play 1; 2 games a spec against perfect",
+        # perfect against itself: no error, and the game from White's side (the winning
+        # one: W+1) is won
+        "perfect: moves 15, margin errors 0 (0.0%), result errors 0 (0.0%), won 1 of 1 from the winning side",
+        "random: moves 4, margin errors 2 (50.0%), result errors 1 (25.0%), won 0 of 1 from the winning side",
+        "mcts:playouts=50: moves 12, margin errors 0 (0.0%), result errors 0 (0.0%), won 1 of 1 from the winning side",
+    ]
+
+
+def test_the_oracle_refuses_bad_options_in_one_line():
+    for arguments, line in [
+        (("--size", "4"), "oracle: --size 4: the sizes with a shipped proof are 2"),
+        (("--size", "2", "--games", "0"), "oracle: --games 0: 1..1000"),
+        (("--size", "2", "nobody"), "oracle: unknown player 'nobody' in spec 'nobody' (known: "),
+    ]:
+        run = oracle(*arguments)
+        assert run.returncode == 2
+        assert run.stdout == ""
+        assert run.stderr.startswith(line) and run.stderr.count("\n") == 1
