@@ -175,7 +175,7 @@ def test_snapshot_without_a_time_searches_exactly_the_margo_set_limit_playouts(p
     reference = MctsPlayer(random.Random(3))
     board = Board(Rules(size=5))
     reference.reset(board)
-    root = reference.search(board.copy(), Colour.WHITE, playouts=playouts)
+    root = reference.search(board.copy(), Colour.WHITE, playouts=playouts, scores=True)  # as the analyses ask
     assert answer == "=\n\n= \n" + "\n".join(format_info(item) for item in reference.analysis(root)) + "\n\n"
 
 

@@ -269,6 +269,11 @@ def test_benchmark_reports_the_bench_keys() -> None:
 
     threads2 = figures["mcts_sims_per_s_9x9_midgame_threads2"]  # two threads on the C tree, when it runs
     assert (threads2 > 0) if native_search.available() and core_name() == "native" else threads2 is None
+    if threads2 is not None:  # the C node of the searches timed: no score sums (an analysis adds them beside)
+        from margo_gtp.players import _search
+
+        assert figures["mcts_c_tree_bytes_per_node"] == _search.NODE_BYTES == 64
+        assert native_search.node_bytes() == _search.NODE_BYTES + _search.SCORE_BYTES == 88  # what the caps count
 
 
 def test_a_reused_tree_gets_the_priors_a_fresh_search_gives() -> None:

@@ -4,7 +4,9 @@ Differential, as for the playouts and ``uct_select``: with the same seed, the C 
 (:func:`margo_gtp.players.native_search.tree_search`) and ``MctsPlayer.search`` build the
 same tree -- every node's move, visits, wins, AMAF statistics, prior and final score
 sums (their sum, sum of squares and count), compared as floats with ``==`` -- and leave the player's generator in the same state, on the bench
-positions and on random positions under random rules and random player options. The pool
+positions and on random positions under random rules and random player options. The
+searches here count the score sums (``scores=True``, as the analyses ask) unless a test
+says otherwise; a search that does not builds the same tree with zero sums. The pool
 cap (``max_nodes``) bounds the tree without stopping the search.
 """
 
@@ -49,20 +51,22 @@ def python_nodes(root: Node, board: Board) -> list[tuple]:
     return out
 
 
-def c_tree(player: MctsPlayer, board: Board, colour, playouts: int, max_nodes: int = 1 << 24) -> tuple:
+def c_tree(player: MctsPlayer, board: Board, colour, playouts: int, max_nodes: int = 1 << 24,
+           scores: bool = True) -> tuple:
     """``player``'s search by the C tree, every node in preorder: (simulations, nodes, full)."""
     return native_search.tree_search(board, colour, player.rng, player._c_tree_params(board), playouts,
-                                     player._c_tree_priors(), max_nodes)
+                                     player._c_tree_priors(), max_nodes, scores=scores)
 
 
-def both_searches(board: Board, playouts: int, seed: int, colour=None, **options) -> tuple[tuple, tuple]:
+def both_searches(board: Board, playouts: int, seed: int, colour=None, scores: bool = True,
+                  **options) -> tuple[tuple, tuple]:
     """(Python tree, C tree): each as (simulations, nodes, the generator's state after)."""
     board = core.board_on_core(board, "native")
     colour = board.to_move if colour is None else colour
     python_player = MctsPlayer(random.Random(seed), c_tree=False, **options)
-    root = python_player.search(board, colour, playouts=playouts)
+    root = python_player.search(board, colour, playouts=playouts, scores=scores)
     native_player = MctsPlayer(random.Random(seed), reuse=False, **options)
-    done, nodes, full = c_tree(native_player, board, colour, playouts)
+    done, nodes, full = c_tree(native_player, board, colour, playouts, scores=scores)
     assert not full
     return ((python_player.last_simulations, python_nodes(root, board), python_player.rng.getstate()),
             (done, nodes, native_player.rng.getstate()))
@@ -75,6 +79,20 @@ def test_the_c_tree_is_the_python_tree_on_the_bench_positions(position, early_st
     python_tree, c_tree = both_searches(board, 250, seed=position + 3, early_stop=early_stop)
     assert c_tree == python_tree
     assert len(c_tree[1]) > 250  # expanded beyond the root's children
+
+
+@pytest.mark.parametrize("position", [1, 3])
+def test_a_search_not_asked_for_scores_builds_the_same_tree_with_zero_score_sums(position):
+    """Without ``scores`` (a plain genmove, the bench) neither tree computes a final score:
+    the same tree, node for node and draw for draw, as a search that counts them, its
+    score sums all zero; and the counted sums are not all zero (the test can fail)."""
+    board = midgame_positions()[position]
+    counted = both_searches(board, 200, seed=position)
+    plain = both_searches(board, 200, seed=position, scores=False)
+    assert plain[0] == plain[1]
+    zeroed = [node[:7] + (0.0, 0.0, 0) for node in counted[0][1]]
+    assert (plain[0][0], plain[0][1], plain[0][2]) == (counted[0][0], zeroed, counted[0][2])
+    assert any(node[9] for node in counted[0][1]) and not any(node[9] for node in plain[0][1])
 
 
 def test_the_c_tree_searches_for_the_colour_not_to_move_as_the_python_tree():
@@ -170,6 +188,7 @@ def test_the_player_on_the_c_tree_chooses_and_analyses_as_on_the_python_tree(pos
     results = []
     for python in (True, False):
         player = MctsPlayer(random.Random(position), playouts=300, c_tree=not python)
+        player.scores = True  # as after an analysis: the genmove counts the score sums too (Analysis.score)
         move = player.select_move(board, board.to_move, Budget())
         results.append((move, player.last_visits, player.last_winrate, player.last_simulations,
                         player.analysis(player.root, max_moves=40, pv_length=12), player.rng.getstate()))
@@ -191,18 +210,20 @@ def test_the_c_tree_leaves_out_the_root_moves_the_python_tree_leaves_out(positio
     allowed = frozenset(board.legal_moves(colour)[::3])
     restriction = MoveRestriction.only_at_root(colour, allowed)
     python_player = MctsPlayer(random.Random(position), c_tree=False)
-    root = python_player.search(board, colour, playouts=150, restriction=restriction)
+    root = python_player.search(board, colour, playouts=150, restriction=restriction, scores=True)
     native_player = MctsPlayer(random.Random(position), reuse=False)
     done, nodes, full = native_search.tree_search(board, colour, native_player.rng, native_player._c_tree_params(board),
-                                                  150, native_player._c_tree_priors(), restriction=restriction)
+                                                  150, native_player._c_tree_priors(), restriction=restriction,
+                                                  scores=True)
     assert (done, nodes, native_player.rng.getstate()) == (
         python_player.last_simulations, python_nodes(root, board), python_player.rng.getstate())
     assert {child.move for child in root.children} == allowed and len(allowed) > 1
     viewer = MctsPlayer(random.Random(position))
-    view = viewer.search(board, colour, playouts=150, restriction=restriction)
+    view = viewer.search(board, colour, playouts=150, restriction=restriction, scores=True)
     assert viewer.last_tree_nodes > 0  # the C tree ran
     assert root_stats(view) == root_stats(root)
     assert (view.score_sum, view.score_sq, view.scored) == (root.score_sum, root.score_sq, root.scored)
+    assert root.scored == root.n == python_player.last_simulations > 0
     # the next search of the same position, without the filter, starts afresh with every move
     for player in (python_player, viewer):
         again = player.search(board, colour, playouts=20)
@@ -228,7 +249,8 @@ def test_tree_reuse_keeps_the_same_tree_in_c_as_in_python(prior_depth):
     """A game of eight moves between two players of each kind, with tree reuse: the C tree
     keeps the subtree of each move played (compacted into a fresh pool) and gives the nodes
     near its new root the priors they missed (MctsPlayer._prime), so every move, its visits
-    and the analysis are those of the Python players."""
+    and the analysis are those of the Python players (the score sums, which the players
+    count as after an analysis, follow their nodes into the fresh pool)."""
     from margo_gtp.players.base import Budget
 
     records = []
@@ -236,16 +258,37 @@ def test_tree_reuse_keeps_the_same_tree_in_c_as_in_python(prior_depth):
         board = core.board_on_core(midgame_positions()[2], "native")
         players = [MctsPlayer(random.Random(seed), playouts=200, prior_depth=prior_depth, c_tree=not python)
                    for seed in (1, 2)]
+        for player in players:
+            player.scores = True
         record = []
         for ply in range(8):
             colour = board.to_move
             player = players[ply % 2]
             move = player.select_move(board, colour, Budget())
+            root = player.root
             record.append((move, player.last_visits, player.last_winrate, player.last_simulations,
-                           player.analysis(player.root, max_moves=5)))
-            assert (player.last_tree_nodes > 0) == (not python)
+                           player.analysis(root, max_moves=5), (root.score_sum, root.score_sq, root.scored)))
+            assert (player.last_tree_nodes > 0) == (not python) and root.scored > 0
             board.push(move, colour)
             for each in players:
                 each.notify(board, move, colour)
         records.append(record)
     assert records[1] == records[0]
+
+
+@pytest.mark.parametrize("python", [True, False], ids=["python-tree", "c-tree"])
+def test_a_search_asked_for_scores_starts_afresh_on_a_kept_tree_without_them_and_then_keeps_them(python):
+    """A kept tree grown without score sums is not searched on by a search that asks for
+    them (its visits would lack their scores): that search starts a fresh tree. From then
+    on the player counts them in every search (MctsPlayer.scores), so the kept tree's sums
+    stay whole: every simulation through the root has its score."""
+    board = core.board_on_core(midgame_positions()[1], "native")
+    colour = board.to_move
+    player = MctsPlayer(random.Random(4), c_tree=not python, early_stop=False)
+    plain = player.search(board, colour, playouts=60)
+    assert (plain.n, plain.scored, player.scores) == (60, 0, False)
+    assert (player.last_tree_nodes > 0) == (not python)
+    counted = player.search(board, colour, playouts=50, scores=True)
+    assert (counted.n, counted.scored) == (50, 50)  # afresh: not on the 60 visits without scores
+    again = player.search(board, colour, playouts=40)  # a plain search of this player now counts them
+    assert (again.n, again.scored, player.scores) == (90, 90, True)

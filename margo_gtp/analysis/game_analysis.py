@@ -310,7 +310,7 @@ def analyse_position(board: Board, visits: int | None = DEFAULT_VISITS, *, seed:
     interval = PROGRESS_SECONDS if progress_interval is None else progress_interval
     try:
         root = player.search(board, mover, playouts=visits, deadline=deadline, stop=stop, on_progress=watch,
-                             interval=interval, restriction=restriction)
+                             interval=interval, restriction=restriction, scores=True)
     finally:
         player.ownership = before
     info = root_info(player, root, mover)

@@ -61,8 +61,7 @@ static PyObject *search_simulate(PyObject *module, PyObject *args) {
     if (!s) return NULL;
     if (evaluator != 0 && evaluator != 1) return PyErr_Format(PyExc_ValueError, "evaluator must be 0 or 1");
     if (read_eval_params(config, prm) < 0) return NULL;
-    double margin;
-    double result = simulate(s, (uint64_t)seed, max_moves, komi, territory_scoring, evaluator, prm, &margin);
+    double result = simulate(s, (uint64_t)seed, max_moves, komi, territory_scoring, evaluator, prm, NULL);
     if (result < -1.5) return PyErr_NoMemory();
     return PyFloat_FromDouble(result);
 }
@@ -286,9 +285,10 @@ static int read_progress(void *ctx, const Tree *t, int32_t root, long done) {
     SearchTick *tick = ctx;
     PyGILState_STATE gil = PyGILState_Ensure();
     const TreeNode *r = &t->nodes[root];
+    NodeScore score = tree_score(t, r);
     PyObject *owned = tick->owner_run ? ownership_counts(tick->owner_run, 1, tick->owner_points) : Py_NewRef(Py_None);
     tick->report = owned ? Py_BuildValue("(lLdNi(ddL)N)", done, (long long)r->n, r->w, root_children(t, root),
-                                         t->count, r->score_sum, r->score_sq, (long long)r->scored, owned)
+                                         t->count, score.sum, score.sq, (long long)score.scored, owned)
                          : NULL;
     if (!tick->report) tick_failed(tick);
     PyGILState_Release(gil);
@@ -347,7 +347,7 @@ static PyObject *TreeObject_new(PyTypeObject *type, PyObject *args, PyObject *kw
     if (max_nodes < 1 || max_nodes > INT32_MAX) return PyErr_Format(PyExc_ValueError, "max_nodes must be 1..2**31-1");
     TreeObject *o = (TreeObject *)type->tp_alloc(type, 0);
     if (!o) return NULL;
-    o->tree = (Tree){NULL, 0, 0, (int32_t)max_nodes};
+    o->tree = (Tree){NULL, NULL, 0, 0, (int32_t)max_nodes};
     o->root = -1;
     o->busy = 0;
     return (PyObject *)o;
@@ -429,7 +429,9 @@ static PyTypeObject TreeType = {
  * pass -1, point i) the depth from which it may be played, as 2 * (count + 2) native int32
  * at colour * (count + 2) + c + 2 (read_move_limits): a node expanded by this search
  * shallower than the largest gets only the legal moves allowed at its depth
- * (avoidMoves/allowMoves, native_search.limit_table; nodes already expanded are not changed) */
+ * (avoidMoves/allowMoves, native_search.limit_table; nodes already expanded are not changed);
+ * scores: the tree counts the score sums from now on (tree_count_scores; a kept tree that
+ * does goes on in every search), else they are zeros and no margin is computed */
 #define MAX_SEARCH_THREADS 1024
 
 /* The threads' ownership counts summed: (white, black, playouts), the two lists indexed by
@@ -462,19 +464,19 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
     static char *keywords[] = {"state", "colour", "mt_state", "config", "komi", "territory_scoring", "playouts",
                                "max_nodes", "priors", "deadline",
                                "whole", "tree", "helpers", "stop", "progress", "interval", "ownership", "move_limits",
-                               NULL};
+                               "scores", NULL};
     PyObject *so, *mt_state, *config, *priors_obj, *deadline_obj = Py_None, *tree_obj = Py_None, *helpers = NULL;
     PyObject *stop = Py_None, *progress = Py_None, *limits_obj = Py_None;
     double interval = 0.5;
-    int colour, territory_scoring, whole = 1, ownership = 0;
+    int colour, territory_scoring, whole = 1, ownership = 0, scores = 0;
     double komi;
     long playouts;
     long max_nodes;
     SearchParams prm;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiO!OdpllO|OpOO!OOdpO", keywords, &so, &colour, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiO!OdpllO|OpOO!OOdpOp", keywords, &so, &colour, &PyTuple_Type,
                                      &mt_state, &config, &komi, &territory_scoring, &playouts, &max_nodes, &priors_obj,
                                      &deadline_obj, &whole, &tree_obj, &PyTuple_Type, &helpers, &stop, &progress,
-                                     &interval, &ownership, &limits_obj))
+                                     &interval, &ownership, &limits_obj, &scores))
         return NULL;
     double deadline = 0.0;
     if (deadline_obj != Py_None) {
@@ -510,7 +512,7 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
         PyMem_RawFree(move_limits);
         return PyErr_NoMemory();
     }
-    Tree local = {NULL, 0, 0, (int32_t)max_nodes};
+    Tree local = {NULL, NULL, 0, 0, (int32_t)max_nodes};
     Tree *tree = kept ? &kept->tree : &local;
     SearchShared sh = {tree, &prm, priors_obj == Py_None ? NULL : &priors, move_limits, limits_depth, -1,
                        colour, playouts, deadline_obj != Py_None, deadline, 0.0};
@@ -547,6 +549,10 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
         }
     }
     if (!ready) goto done;
+    if (scores && tree_count_scores(tree) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
     if (ownership) {
         tick.owner_run = &runs[0];
         tick.owner_points = s->count;
@@ -577,10 +583,11 @@ static PyObject *search_tree_search(PyObject *module, PyObject *args, PyObject *
         PyErr_NoMemory();
         goto done;
     }
+    NodeScore root_score = tree_score(tree, &tree->nodes[root]);
     PyObject *nodes = whole ? tree_nodes(tree, root)
                             : Py_BuildValue("(LdNi(ddL))", (long long)tree->nodes[root].n, tree->nodes[root].w,
-                                            root_children(tree, root), tree->count, tree->nodes[root].score_sum,
-                                            tree->nodes[root].score_sq, (long long)tree->nodes[root].scored);
+                                            root_children(tree, root), tree->count, root_score.sum, root_score.sq,
+                                            (long long)root_score.scored);
     PyObject *nt = nodes ? mt_to_tuple(&mts[0]) : NULL;
     PyObject *owned = nt && ownership ? ownership_counts(runs, threads, s->count) : NULL;
     if (nodes && nt && (owned || !ownership))
@@ -755,6 +762,7 @@ PyMODINIT_FUNC PyInit__search(void) {
     if (PyType_Ready(&TreeType) < 0 || PyType_Ready(&StopFlagType) < 0) return NULL;
     PyObject *m = PyModule_Create(&search_module);
     if (m && PyModule_AddIntConstant(m, "NODE_BYTES", (long)sizeof(TreeNode)) < 0) Py_CLEAR(m);
+    if (m && PyModule_AddIntConstant(m, "SCORE_BYTES", (long)sizeof(NodeScore)) < 0) Py_CLEAR(m);
     if (m && PyModule_AddIntConstant(m, "MAX_THREADS", MAX_SEARCH_THREADS) < 0) Py_CLEAR(m);
     if (m && PyModule_AddIntConstant(m, "PATTERN_GROUPS", PATTERN_GROUPS) < 0) Py_CLEAR(m);
     if (m && PyModule_AddIntConstant(m, "PATTERN_TABLE_SIZE", PATTERN_TABLE_SIZE) < 0) Py_CLEAR(m);

@@ -87,6 +87,7 @@ class CTree:
         self.root: Node | None = None  # the view of the tree
         self._root_key: tuple[int, int, int] | None = None
         self._filtered = False  # the kept tree lacks moves (a restriction): no later search goes on from it
+        self._tree_scores = False  # the kept tree counts the score sums (since its first search asked for them)
         self.last_simulations = 0
         self.last_tree_nodes = 0  # nodes of the last search's C tree
 
@@ -120,24 +121,30 @@ class CTree:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = PROGRESS_SECONDS, ownership: Any = None, restriction: Any = None) -> Node:
+               interval: float = PROGRESS_SECONDS, ownership: Any = None, restriction: Any = None,
+               scores: bool = False) -> Node:
         """The search by the C tree, returning a view of the tree as :class:`Node` objects:
         the root and all its children exact, below each child only its principal variation
         (the most visited child, then its most visited child, ...). With ``reuse`` the C tree
         is kept for the next move (:meth:`advance` keeps the subtree of the move played),
         else freed. A stoppable search (``stop`` or ``on_progress``) refreshes the view every
-        ``interval`` seconds. :meth:`can_search` must hold. ``restriction``: see
-        :meth:`.Searcher.search` (the C tree filters the moves as the Python tree does)."""
+        ``interval`` seconds. :meth:`can_search` must hold. ``restriction`` and ``scores``:
+        see :meth:`.Searcher.search` (the C tree filters the moves, and counts the scores, as
+        the Python tree does)."""
         config = self.config
         key = position_key(board, colour)
         if restriction is not None or self._filtered:
             self.reset()  # a kept tree has every move, or lacks some: start afresh
+        if scores and self.tree is not None and not self._tree_scores:
+            self.reset()  # a kept tree without score sums: start afresh, so every visit has its score
         self._filtered = restriction is not None
         tree = None
         if config.reuse:
             if self.tree is None or self._root_key != key:
                 self.tree = native_search.new_tree(config.max_nodes)
+                self._tree_scores = False
             tree = self.tree
+            scores = self._tree_scores = scores or self._tree_scores
         if self._root_key != key:
             self.root = None  # the view of another position: not to be refreshed
         self._root_key = key
@@ -152,7 +159,8 @@ class CTree:
         done, n, w, children, size, root_score = native_search.search(
             board, colour, self.rng, config, playouts, deadline, self.priors(board),
             max_nodes=config.max_nodes, tree=tree, threads=config.threads, stop=stop, progress=progress,
-            interval=max(interval, C_TREE_SHORTEST_INTERVAL), ownership=ownership, restriction=restriction)
+            interval=max(interval, C_TREE_SHORTEST_INTERVAL), ownership=ownership, restriction=restriction,
+            scores=scores)
         self.last_simulations, self.last_tree_nodes = done, size
         return self._refresh_view(board, colour, n, w, children, root_score)
 

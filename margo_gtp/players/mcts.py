@@ -140,6 +140,10 @@ class MctsPlayer:
         # margo_gtp.analysis.game_analysis sets one for the positions it analyses). The
         # Python search adds each position as it goes, the C tree its sums when it returns.
         self.ownership = None
+        # True once a search was asked for the score sums (search(scores=True): analysis,
+        # margo-genmove_analyze): every later search counts them too, so the trees kept
+        # between moves have them whole. Until then the searches compute no score at all.
+        self.scores = False
         # Called with the root about every progress_interval seconds while select_move
         # searches (margo-genmove_analyze shows a genmove's search as it grows); None: not called.
         self.progress: Callable[[Node], object] | None = None
@@ -198,8 +202,9 @@ class MctsPlayer:
             self.last_simulations = 0
             return moves[0]
         playouts, deadline = self._limits(budget)
+        # the score sums only for a search shown as it runs (margo-genmove_analyze's scoreLead)
         root = self.search(board, colour, playouts=playouts, deadline=deadline, on_progress=self.progress,
-                           interval=self.progress_interval)
+                           interval=self.progress_interval, scores=self.progress is not None)
         best = best_child(root)
         move, visits, rate = best.move, root.n, best.win_rate()
         if self.config.temperature > 0:  # a level below the strongest: the search's own liking, drawn
@@ -257,6 +262,7 @@ class MctsPlayer:
         on_progress: Callable[[Node], object] | None = None,
         interval: float = PROGRESS_SECONDS,
         restriction: Any = None,
+        scores: bool = False,
     ) -> Node:
         """Run simulations for ``colour`` to move in ``board`` until ``playouts`` were run,
         ``deadline`` (on :attr:`clock`) passed or ``stop()`` is true; return the root.
@@ -277,6 +283,10 @@ class MctsPlayer:
         ``restriction`` (a :class:`~.restriction.MoveRestriction`; None: none) leaves each
         node within its depth only the moves it allows the node's mover (KataGo's
         avoidMoves/allowMoves; a fresh tree, :meth:`.Searcher.search`).
+
+        ``scores`` (what the analyses ask for) counts each simulation's final score in the
+        nodes' score sums (``Node.score_mean``: ``scoreLead``); from then on the player's
+        searches all count them (:attr:`scores`). Without it they stay 0.
         """
         if playouts is None and deadline is None and stop is None:
             deadline = self.clock() + self.config.default_seconds
@@ -287,9 +297,10 @@ class MctsPlayer:
             self._searcher.reset()
             self._searcher = searcher
         searcher.last_tree_nodes = 0
+        self.scores = self.scores or scores
         return searcher.search(board, colour, playouts=playouts, deadline=deadline, stop=stop,
                                on_progress=on_progress, interval=interval, ownership=self.ownership,
-                               restriction=restriction)
+                               restriction=restriction, scores=self.scores)
 
     # -- the searchers' pieces, for tests and tools
 
@@ -420,7 +431,8 @@ def benchmark(seconds: float = 2.0) -> dict:
                                                  if threads2_rates else None),
         "mcts_bytes_per_node": round(bytes_per_node, 1),
         "mcts_tree_nodes_measured": node_count,
-        # a node of the C tree (players/search_tree.c), which the rates above measure on the native core
-        "mcts_c_tree_bytes_per_node": native_search.node_bytes() if empty_player.last_tree_nodes else None,
+        # a node of the C tree (players/search_tree.c), which the rates above measure on the native core,
+        # in the searches timed: without the score sums of an analysis (24 bytes more a node)
+        "mcts_c_tree_bytes_per_node": native_search.node_bytes(scores=False) if empty_player.last_tree_nodes else None,
         "mcts_playout_moves": PLAYOUT_MOVES,
     }

@@ -39,14 +39,19 @@ def _load() -> tuple[Any, str | None]:
 _search, unavailable_reason = _load()
 
 #: Pool cap of the C tree by default: an eighth of the machine's memory, at most 2**31 - 1
-#: nodes (a node is ``_search.NODE_BYTES`` bytes); a search that fills it stops growing the
+#: nodes (a node at most :func:`node_bytes` bytes); a search that fills it stops growing the
 #: tree, not the process.
 MEMORY_SHARE = 8
 
 
-def node_bytes() -> int:
-    """Bytes of one node of the C tree (64 when the extension is not built)."""
-    return _search.NODE_BYTES if _search is not None else 64
+def node_bytes(scores: bool = True) -> int:
+    """Bytes of one node of the C tree: its ``TreeNode`` (``_search.NODE_BYTES``, 64) and,
+    with ``scores``, its score sums (``NodeScore``, ``_search.SCORE_BYTES``, 24), which only
+    a tree that counts scores keeps (:func:`search`'s ``scores``). With them, the most a node
+    takes: what the memory caps count (:func:`default_max_nodes`, ``max_nodes=256MB``). The
+    sizes of this build when the extension is not built."""
+    node, score = (_search.NODE_BYTES, _search.SCORE_BYTES) if _search is not None else (64, 24)
+    return node + score if scores else node
 
 
 def default_max_nodes() -> int:
@@ -216,7 +221,8 @@ def search(board: Board, colour: Colour, rng: random.Random, config: Any, playou
            threads: int = 1, stop: Callable[[], bool] | None = None,
            progress: Callable[..., object] | None = None,
            interval: float = 0.5, ownership: Any = None,
-           restriction: Any = None) -> tuple[int, int, float, list[tuple], int, tuple[float, float, int]]:
+           restriction: Any = None,
+           scores: bool = False) -> tuple[int, int, float, list[tuple], int, tuple[float, float, int]]:
     """One search by the C tree (``search_tree.c``) of ``board`` for ``colour``, drawing from
     ``rng`` as ``PythonTree.search`` does (its state goes in and comes back): until
     ``playouts`` simulations (None: no limit) or ``deadline`` (a ``time.perf_counter()``
@@ -250,7 +256,12 @@ def search(board: Board, colour: Colour, rng: random.Random, config: Any, playou
 
     ``restriction`` (a :class:`~.restriction.MoveRestriction`, or None): a node this search
     expands within its depth gets only the legal moves it leaves the node's mover
-    (avoidMoves/allowMoves, :func:`limit_table`)."""
+    (avoidMoves/allowMoves, :func:`limit_table`).
+
+    ``scores``: the tree counts each simulation's final score margin (the score sums above,
+    what ``scoreLead``/``scoreStdev`` read) from this search on -- a kept ``tree`` in every
+    later search too; otherwise the sums are zeros and no margin is computed, so a search
+    nobody reads scores from pays nothing for them."""
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
     relay = None
@@ -264,7 +275,8 @@ def search(board: Board, colour: Colour, rng: random.Random, config: Any, playou
             native_state(board), int(colour), internal, config, board.rules.komi, board.rules.scoring == "territory",
             -1 if playouts is None else playouts,
             max_nodes or default_max_nodes(), priors, deadline, False, tree, helpers, stop=stop, progress=relay,
-            interval=interval, ownership=ownership is not None, move_limits=limit_table(board, restriction))
+            interval=interval, ownership=ownership is not None, move_limits=limit_table(board, restriction),
+            scores=scores)
     finally:
         if ownership is not None:
             ownership.running = None
@@ -284,17 +296,18 @@ def helper_states(rng: random.Random, threads: int) -> tuple:
 def tree_search(board: Board, colour: Colour, rng: random.Random, config: Any, playouts: int,
                 priors: Any,
                 max_nodes: int = 1 << 24, threads: int = 1, tree: Any = None,
-                ownership: Any = None, restriction: Any = None) -> tuple[int, list[tuple], bool]:
+                ownership: Any = None, restriction: Any = None,
+                scores: bool = False) -> tuple[int, list[tuple], bool]:
     """As :func:`search` with a playout budget, returning every node in preorder as (depth,
     move code, n, w, rave_n, rave_w, prior, score_sum, score_sq, scored) and whether the
-    pool reached ``max_nodes``: what the tests compare with the Python tree. ``ownership``
-    and ``restriction`` as in :func:`search`."""
+    pool reached ``max_nodes``: what the tests compare with the Python tree. ``ownership``,
+    ``restriction`` and ``scores`` as in :func:`search`."""
     helpers = helper_states(rng, threads)
     version, internal, gauss = rng.getstate()
     done, internal, nodes, full, *owned = _search.tree_search(
         native_state(board), int(colour), internal, config, board.rules.komi, board.rules.scoring == "territory",
         playouts, max_nodes, priors, None, True, tree, helpers,
-        ownership=ownership is not None, move_limits=limit_table(board, restriction))
+        ownership=ownership is not None, move_limits=limit_table(board, restriction), scores=scores)
     rng.setstate((version, internal, gauss))
     if ownership is not None:
         ownership.add_counts(*owned[0])

@@ -612,7 +612,7 @@ class NetPlayer:
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = 0.1, ownership: object = None, restriction=None) -> Node:
+               interval: float = 0.1, ownership: object = None, restriction=None, scores: bool = False) -> Node:
         """The search in the searchers' shape (:class:`~.searcher.Searcher`): a root of
         :class:`~.searcher.Node` objects whose children are exact, each with its ``prior``
         the policy's probability, and the principal variation below the visited ones.
@@ -620,14 +620,17 @@ class NetPlayer:
         ``mcts`` fallback searches. ``restriction``: see :meth:`NetSearch.search`. When
         ``ownership`` (else :attr:`ownership`) is an :class:`~.ownership.Ownership`, its
         counts become the root's ownership (:meth:`fill_ownership`) before each progress
-        report and at the end; the fallback counts its simulations into it instead."""
+        report and at the end; the fallback counts its simulations into it instead.
+        ``scores`` is the fallback's (:meth:`.MctsPlayer.search`): the net search keeps its
+        score head's sums always."""
         target = self.ownership if ownership is None else ownership
         fallback = self._fallback_for(board)
         if fallback is not None:
             before, fallback.ownership = fallback.ownership, target
             try:
                 return fallback.search(board, colour, playouts=playouts, deadline=deadline, stop=stop,
-                                       on_progress=on_progress, interval=interval, restriction=restriction)
+                                       on_progress=on_progress, interval=interval, restriction=restriction,
+                                       scores=scores)
             finally:
                 fallback.ownership = before
         tree = self.searches[board.size]

@@ -60,6 +60,8 @@ class PythonTree:
         self._ownership: Any = None  # the Ownership of the search running
         self._restriction: MoveRestriction | None = None  # avoidMoves/allowMoves of the search running
         self._filtered = False  # the kept tree lacks moves (a restriction): no later search goes on from it
+        self._root_scores = False  # the kept tree counts the score sums (since its first search asked for them)
+        self._scores = False  # the search running counts them
 
     # -- the Searcher shape
 
@@ -90,23 +92,27 @@ class PythonTree:
             return self.root
         self.root = Node(None, int(colour) ^ 1, -1, None)
         self._root_key = key
+        self._root_scores = False
         return self.root
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
                interval: float = PROGRESS_SECONDS, ownership: Any = None,
-               restriction: MoveRestriction | None = None) -> Node:
+               restriction: MoveRestriction | None = None, scores: bool = False) -> Node:
         """Simulations until ``playouts``, ``deadline`` (on :attr:`clock`) or ``stop()``
         (read before every simulation); the early-stop check and ``on_progress`` every
         ``decided_check_every`` simulations (``on_progress`` at most every ``interval``
-        seconds; 0: at every check). ``restriction``: see :meth:`.Searcher.search`."""
+        seconds; 0: at every check). ``restriction`` and ``scores``: see :meth:`.Searcher.search`."""
         self._ownership = ownership
         self._restriction = restriction
         if restriction is not None or self._filtered:
             self.reset()  # a kept tree has every move, or lacks some: start afresh
+        if scores and self.root is not None and not self._root_scores:
+            self.reset()  # a kept tree without score sums: start afresh, so every visit has its score
         self._filtered = restriction is not None
         every, early_stop = self.config.decided_check_every, self.config.early_stop
         root = self._root_for(board, colour)
+        self._scores = self._root_scores = scores or self._root_scores
         if root.children is None:
             self._expand(root, board, int(colour), depth=0)
         else:  # a reused tree: its top was expanded deeper down, without the priors
@@ -168,7 +174,8 @@ class PythonTree:
                                       config.ladder_depth, config)
         if self._ownership is not None:
             self._ownership.add(work)
-        self._backup(path, result, evaluate.final_margin(work), work, start)
+        # the final score only for a search that counts it: it costs a scoring of the position
+        self._backup(path, result, evaluate.final_margin(work) if self._scores else None, work, start)
 
     # Step 1
     def _descend(self, root: Node, board: Board, colour: int) -> tuple[list[Node], int]:
@@ -306,19 +313,22 @@ class PythonTree:
                 board.pop()
 
     # Step 3
-    def _backup(self, path: list[Node], white_result: float, white_margin: float, board: Board, start: int) -> None:
-        """Add the result and the final score margin (White's) along ``path``, and the AMAF
-        statistics of the siblings."""
+    def _backup(self, path: list[Node], white_result: float, white_margin: float | None, board: Board,
+                start: int) -> None:
+        """Add the result and the final score margin (White's; None: not counted) along
+        ``path``, and the AMAF statistics of the siblings."""
         played = board.played_points_since(start)  # the points of this playout, per colour
         rewards = (white_result, 1.0 - white_result)
-        margins = (white_margin, -white_margin)
-        square = white_margin * white_margin
+        counted = white_margin is not None
+        margins = (white_margin, -white_margin) if counted else (0.0, 0.0)
+        square = white_margin * white_margin if counted else 0.0
         for node in reversed(path):
             node.n += 1
             node.w += rewards[node.player]
-            node.score_sum += margins[node.player]
-            node.score_sq += square
-            node.scored += 1
+            if counted:
+                node.score_sum += margins[node.player]
+                node.score_sq += square
+                node.scored += 1
             children = node.children
             if children:
                 # Siblings share their player (one _expand made them all): one lookup of

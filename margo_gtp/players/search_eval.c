@@ -195,8 +195,8 @@ double final_margin(State *s, double komi, int territory_scoring) {
 /* The MCTS bulk call (evaluate.seeded_playout): a splitmix64 playout of at most max_moves moves
  * (Board.seeded_playout), then White's result: exact (1, 0 or 1/2) if the game is over,
  * else evaluator 0 (heuristic, with prm) or 1 (the sign of the territory count); the final
- * score margin (final_margin, from the counts the result was scored from) in *margin.
- * Returns -2 on a memory error (no exception set). */
+ * score margin (final_margin, from the counts the result was scored from) in *margin,
+ * when margin is not NULL. Returns -2 on a memory error (no exception set). */
 double simulate(State *s, uint64_t seed, long max_moves, double komi, int territory_scoring, int evaluator,
                 const double prm[6], double *margin) {
     if (max_moves > 0) {
@@ -205,13 +205,13 @@ double simulate(State *s, uint64_t seed, long max_moves, double komi, int territ
     }
     double result = result_if_over(s, komi, territory_scoring);
     if (result >= 0) {
-        *margin = over_margin(s, komi, territory_scoring);
+        if (margin) *margin = over_margin(s, komi, territory_scoring);
         return result;
     }
     if (evaluator == 1) {
         long sc[2];
         territory_score(s, sc);
-        *margin = (sc[0] + komi) - (double)sc[1];
+        if (margin) *margin = (sc[0] + komi) - (double)sc[1];
         return result_of_scores(sc[0] + komi, (double)sc[1]);
     }
     return heuristic(s, komi, prm, margin);

@@ -172,7 +172,8 @@ int read_priors(PyObject *priors, double komi, PriorParams *pp) {
 /* -- the tree's answers as Python lists (tree_search's result, the tick's progress report) */
 
 /* Every node in preorder (children in pool order) as (depth, code, n, w, rave_n, rave_w,
- * prior, score_sum, score_sq, scored): what the tests compare with the Python tree. */
+ * prior, score_sum, score_sq, scored): what the tests compare with the Python tree. The
+ * score sums are zeros in a tree that does not count them (tree_score), here and below. */
 PyObject *tree_nodes(const Tree *t, int32_t root) {
     PyObject *out = PyList_New(0);
     int32_t *stack = PyMem_RawMalloc((size_t)(t->count + 1) * sizeof(int32_t));
@@ -184,10 +185,11 @@ PyObject *tree_nodes(const Tree *t, int32_t root) {
     while (top) {
         top--;
         const TreeNode *node = &t->nodes[stack[top]];
+        NodeScore score = tree_score(t, node);
         int depth = depths[top];
         PyObject *item = Py_BuildValue("(iiLdLddddL)", depth, node->code, (long long)node->n, node->w,
-                                       (long long)node->rave_n, node->rave_w, node->prior, node->score_sum,
-                                       node->score_sq, (long long)node->scored);
+                                       (long long)node->rave_n, node->rave_w, node->prior, score.sum, score.sq,
+                                       (long long)score.scored);
         if (!item || PyList_Append(out, item) < 0) {
             Py_XDECREF(item);
             goto fail;
@@ -232,9 +234,10 @@ PyObject *root_children(const Tree *t, int32_t root) {
                 const TreeNode *x = &t->nodes[c];
                 if (x->n > best->n || (x->n == best->n && x->w > best->w)) best = x;
             }
+            NodeScore score = tree_score(t, best);
             PyObject *item = Py_BuildValue("(iiLdLddddL)", best->code, best->player, (long long)best->n, best->w,
-                                           (long long)best->rave_n, best->rave_w, best->prior, best->score_sum,
-                                           best->score_sq, (long long)best->scored);
+                                           (long long)best->rave_n, best->rave_w, best->prior, score.sum, score.sq,
+                                           (long long)score.scored);
             if (!item || PyList_Append(pv, item) < 0) {
                 Py_XDECREF(item);
                 Py_DECREF(pv);
@@ -244,9 +247,10 @@ PyObject *root_children(const Tree *t, int32_t root) {
             if (best->n == 0) break;
             node = best;
         }
+        NodeScore score = tree_score(t, child);
         PyObject *entry = Py_BuildValue("(iLdLddNddL)", child->code, (long long)child->n, child->w,
-                                        (long long)child->rave_n, child->rave_w, child->prior, pv, child->score_sum,
-                                        child->score_sq, (long long)child->scored);
+                                        (long long)child->rave_n, child->rave_w, child->prior, pv, score.sum, score.sq,
+                                        (long long)score.scored);
         if (!entry) goto fail;
         PyList_SET_ITEM(out, k, entry);
     }

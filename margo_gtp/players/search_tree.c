@@ -73,8 +73,16 @@ static uint32_t randbelow(MT *m, uint32_t n) {
 
 void tree_free(Tree *t) {
     PyMem_RawFree(t->nodes);
+    PyMem_RawFree(t->scores);
     t->nodes = NULL;
+    t->scores = NULL;
     t->count = t->cap = 0;
+}
+
+int tree_count_scores(Tree *t) {
+    if (t->scores) return 0;
+    t->scores = PyMem_RawCalloc(t->cap > 0 ? (size_t)t->cap : 1, sizeof(NodeScore));
+    return t->scores ? 0 : -1;
 }
 
 /* Room for `more` nodes, growing the pool geometrically up to max_nodes; 0 when the cap
@@ -88,6 +96,11 @@ static int tree_reserve(Tree *t, int32_t more) {
     TreeNode *nodes = PyMem_RawRealloc(t->nodes, (size_t)cap * sizeof(TreeNode));
     if (!nodes) return -1;
     t->nodes = nodes;
+    if (t->scores) { /* cap grows only once both arrays hold it */
+        NodeScore *scores = PyMem_RawRealloc(t->scores, (size_t)cap * sizeof(NodeScore));
+        if (!scores) return -1;
+        t->scores = scores;
+    }
     t->cap = (int32_t)cap;
     return 1;
 }
@@ -106,6 +119,7 @@ int32_t tree_new_root(Tree *t, int player, double prior_value) {
     root->player = (int8_t)player;
     root->first_child = -1;
     root->prior = prior_value;
+    if (t->scores) memset(&t->scores[t->count], 0, sizeof(NodeScore));
     return t->count++;
 }
 
@@ -240,6 +254,7 @@ static int attach_children(SearchRun *run, int32_t node_index, int to_move, int 
             }
             t->nodes[first + b + 1] = moving;
         }
+    if (t->scores) memset(&t->scores[first], 0, (size_t)n * sizeof(NodeScore));
     t->count += n;
     TreeNode *node = &t->nodes[node_index];
     node->first_child = first;
@@ -404,8 +419,9 @@ static void count_balls(SearchRun *run, const State *s) {
     run->owner_playouts += 1;
 }
 
-/* PythonTree._backup: the result and the final score margin (White's, komi included) along
- * the path, AMAF statistics of the siblings; the path's virtual loss removed. Under the lock. */
+/* PythonTree._backup: the result and, in a tree that counts scores, the final score margin
+ * (White's, komi included) along the path, AMAF statistics of the siblings; the path's
+ * virtual loss removed. Under the lock. */
 static void backup(SearchRun *run, int len, double white_result, double white_margin, W played[2][MAXW]) {
     SearchShared *sh = run->sh;
     Tree *t = sh->tree;
@@ -415,9 +431,12 @@ static void backup(SearchRun *run, int len, double white_result, double white_ma
         node->in_flight -= 1;
         node->n += 1;
         node->w += rewards[node->player];
-        node->score_sum += node->player == 0 ? white_margin : -white_margin;
-        node->score_sq += white_margin * white_margin;
-        node->scored += 1;
+        if (t->scores) {
+            NodeScore *score = &t->scores[run->path[k]];
+            score->sum += node->player == 0 ? white_margin : -white_margin;
+            score->sq += white_margin * white_margin;
+            score->scored += 1;
+        }
         if (node->first_child >= 0 && node->nchildren > 0) {
             int player = t->nodes[node->first_child].player;
             const W *seen = played[player];
@@ -535,8 +554,11 @@ int tree_advance(Tree *t, int32_t *root, int code, int colour) {
     int64_t cap = size > 1024 ? size : 1024;
     if (cap > t->max_nodes && size <= t->max_nodes) cap = t->max_nodes;
     TreeNode *nodes = PyMem_RawMalloc((size_t)cap * sizeof(TreeNode));
-    if (!nodes) {
+    NodeScore *scores = t->scores ? PyMem_RawMalloc((size_t)cap * sizeof(NodeScore)) : NULL;
+    if (!nodes || (t->scores && !scores)) {
         PyMem_RawFree(todo);
+        PyMem_RawFree(nodes);
+        PyMem_RawFree(scores);
         PyErr_NoMemory();
         return -1;
     }
@@ -553,9 +575,13 @@ int tree_advance(Tree *t, int32_t *root, int code, int colour) {
             todo[count++] = old->first_child + k;
         }
     }
+    if (scores) /* the score sums follow their nodes */
+        for (int32_t i = 0; i < count; i++) scores[i] = t->scores[todo[i]];
     PyMem_RawFree(todo);
     PyMem_RawFree(t->nodes);
+    PyMem_RawFree(t->scores);
     t->nodes = nodes;
+    t->scores = scores;
     t->count = count;
     t->cap = (int32_t)cap;
     *root = 0;
@@ -608,6 +634,7 @@ static void run_simulations(SearchRun *run) {
     Py_ssize_t base = s->nstack;
     int len = 0; /* the path of the simulation to back up (0: none) */
     double result = 0.0, margin = 0.0;
+    double *want_margin = sh->tree->scores ? &margin : NULL; /* the margin only for a tree that counts it */
     W played[2][MAXW];
     double next_tick = sh->control.tick ? perf_counter() + sh->control.tick_seconds : 0.0;
     for (;;) {
@@ -631,7 +658,7 @@ static void run_simulations(SearchRun *run) {
         if (len < 0) break;
         Py_ssize_t start = s->nstack;
         uint64_t seed = getrandbits64(run->mt);
-        result = simulate(s, seed, p->playout_moves, p->komi, p->territory_scoring, p->evaluator, p->eval, &margin);
+        result = simulate(s, seed, p->playout_moves, p->komi, p->territory_scoring, p->evaluator, p->eval, want_margin);
         if (result < -1.5) {
             abandon(run, len, SEARCH_NO_MEMORY, -1);
             break;

@@ -53,8 +53,10 @@ class Node:
     ``score_sum``, ``score_sq``, ``scored``  the final score margins of the ``scored``
                   evaluations below this node (their sum for ``player``, and the sum of
                   their squares): the MCTS trees count each simulation's
-                  (:func:`.evaluate.final_margin`), the net search its score head's; no
-                  virtual prior visit is among them (:meth:`score_mean`, :meth:`score_stdev`)
+                  (:func:`.evaluate.final_margin`) in a search asked for them
+                  (:meth:`Searcher.search`'s ``scores``; else they stay 0), the net search its
+                  score head's; no virtual prior visit is among them (:meth:`score_mean`,
+                  :meth:`score_stdev`)
     """
 
     __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w", "prior", "primed",
@@ -224,7 +226,8 @@ class Searcher(Protocol):
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
                stop: Callable[[], bool] | None = None, on_progress: Callable[[Node], object] | None = None,
-               interval: float = PROGRESS_SECONDS, ownership: Any = None, restriction: Any = None) -> Node:
+               interval: float = PROGRESS_SECONDS, ownership: Any = None, restriction: Any = None,
+               scores: bool = False) -> Node:
         """Search ``board`` for ``colour`` to move until ``playouts`` simulations, the
         ``deadline`` (on the player's clock) or ``stop()``; report ``on_progress(root)``
         about every ``interval`` seconds (a true answer stops); count every simulation's
@@ -233,7 +236,11 @@ class Searcher(Protocol):
         ``restriction`` (a :class:`~.restriction.MoveRestriction`; None: none) gives each
         node it expands within its depth only the legal moves it leaves the node's mover
         (KataGo's avoidMoves/allowMoves): such a search starts a fresh tree, and its tree
-        is never searched on."""
+        is never searched on. ``scores``: count each simulation's final score margin in the
+        nodes' score sums (what ``scoreLead``/``scoreStdev`` read); a tree that counts them
+        goes on counting them in every later search, and a kept tree that does not is not
+        searched on by a search that asks for them (a fresh tree: every visit has its
+        score). Without them no margin is computed: a plain ``genmove`` pays nothing for them."""
         ...
 
     def advance(self, board: Board, move: Move, colour: Colour) -> None:

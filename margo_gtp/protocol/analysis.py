@@ -207,7 +207,7 @@ class AnalysisStream:
         # tree reads it before every simulation.
         with counting(self.player, self.ownership):
             root = self.player.search(self.board, self.colour, stop=stop_requested, on_progress=report,
-                                      interval=self.interval)
+                                      interval=self.interval, scores=True)
         while not stop_requested():  # the visit cap: the same lines, every interval, until the next input
             next_report = self.clock() + self.interval
             while self.clock() < next_report and not stop_requested():
@@ -242,7 +242,8 @@ class SnapshotStream:
         seconds = MAX_SNAPSHOT_CS / 100 if self.seconds is None else self.seconds
         deadline = self.player.clock() + seconds
         with counting(self.player, self.ownership):
-            root = self.player.search(self.board, self.colour, playouts=self.playouts, deadline=deadline)
+            root = self.player.search(self.board, self.colour, playouts=self.playouts, deadline=deadline,
+                                      scores=True)
         for item in self.player.analysis(root):
             write(format_info(item))
         if self.ownership is not None:
