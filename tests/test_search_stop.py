@@ -92,7 +92,7 @@ def test_progress_reports_the_running_search_and_a_true_answer_stops_it() -> Non
     tree = native_search.new_tree(1 << 20)
     done, n, w, children, size, root_score = native_search.search(
         board, board.to_move, player.rng, player._c_tree_params(board), None, None, None, tree=tree,
-        progress=progress, interval=1e-4)
+        progress=progress, interval=1e-4, scores=True)  # scores: the root's score sums ride along in each report
     assert root_score[2] == done  # every simulation's final score is counted at the root
     # no simulation starts after the 4th report (the one played before it may be backed up after it)
     assert len(reports) == 4 and reports[-1][0] <= done <= reports[-1][0] + 1 and n == done
