@@ -9,6 +9,7 @@ import { escapeHtml, fetchJson, setStatus, shortName, ui } from "./page.js";
 import { formPreset, formRules, presetTitle, showPresets } from "./presets.js";
 import { receiveReview, renderReview, reviewFrom, reviewOptions, startReview, stopReview } from "./review.js";
 import { wireRulesDialog } from "./rules.js";
+import { soundForMoves } from "./sound.js";
 import { sideLine } from "./variation.js";
 import { followLive, openWatchGame, receiveWatched, refreshWatch } from "./watch.js";
 import { followThinking, receiveThinking, stopThinking, thinkingLine, thinkingStatus } from "./thinking.js";
@@ -157,6 +158,7 @@ function receive(message) {
       // into view (on a phone Start is far down the page).
       requestAnimationFrame(() => window.scrollTo(0, 0));
     }
+    soundForMoves(game);
     followClocks(game);
     followThinking(game, () => {
       if (mode === "play" && game && !lookBack && !offline) setStatus(playStatus());
