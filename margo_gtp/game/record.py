@@ -56,6 +56,7 @@ class GameRecord:
     end: GameEnd | None = None
     started: datetime | None = None
     duration: float = 0.0
+    root_properties: Mapping[str, list[str]] = field(default_factory=dict)   # more SGF root properties, raw
 
     def holders(self, final: bool = False) -> dict[Colour, str]:
         """The label holding each colour at the start (or, ``final``, at the end)."""
@@ -130,7 +131,7 @@ class GameRecord:
         """The game as SGF: a match game with its result, reason and forfeit as ``GC`` and
         its date as ``DT``; a game without a number with the players and result only."""
         holder = self.holders(final=self.game is not None)
-        root: dict[str, list[str]] = {}
+        root: dict[str, list[str]] = dict(self.root_properties)
         if self.game is not None and self.end is not None:
             comment = f"margo-match game {self.game}: {self.end.result} ({self.end.reason})"
             if self.end.forfeit is not None:

@@ -26,7 +26,10 @@ one). Every refused message answers one ``error`` and changes nothing. Players a
 message can name a command line or a path.
 
 A ``new`` may carry ``"clock": {"main": S, "increment": S}``: game clocks
-(:mod:`~margo_gtp.web.clocks`); a state then has ``"clock"``.
+(:mod:`~margo_gtp.web.clocks`); a state then has ``"clock"``. It may name a rule preset,
+``"preset": "designer" | "jocly" | "spargo" | "custom"`` (:mod:`~margo_gtp.web.presets`,
+listed in ``hello``): its options are the rules the message's ``rules`` add to, and the
+state, the journal and the SGF keep its name.
 
 HTTP: ``/`` the page; ``/rules`` the rules page (its diagrams from ``/api/rules/diagrams``,
 see :mod:`~margo_gtp.web.rules_diagrams`); ``/static/*`` its files; ``/api/games/<id>.sgf`` a game's SGF
@@ -70,6 +73,7 @@ from margo_gtp.engine import Colour, Move, Rules, RulesError
 from margo_gtp.analysis.game_review import reviewed_sgf
 from margo_gtp.web.clocks import ClockError, GameClock
 from margo_gtp.web.game import HUMAN, EngineRegistry, GameError, Seat, WebGame
+from margo_gtp.web.presets import named_preset, presets_view, read_preset
 from margo_gtp.web.store import GameStore, is_game_id, new_game_id
 from margo_gtp.web.replay import ReplayBook
 from margo_gtp.web.review_mode import ReviewRunner, review_visits
@@ -118,7 +122,10 @@ class Server:
         """A game of a ``new`` message (its players, seconds and rules), or with ``rules``
         given, one that goes on from ``line``, the moves that led to a replayed position
         (:mod:`~margo_gtp.web.variation`); its journal holds them all before any page sees it."""
-        rules = parse_rules(message) if rules is None else rules
+        preset = None
+        if rules is None:
+            rules = parse_rules(message)
+            preset = read_preset(message, rules)
         seats = {}
         for colour in (Colour.WHITE, Colour.BLACK):
             player = message.get(colour.name.lower(), HUMAN)
@@ -135,7 +142,7 @@ class Server:
         except ClockError as error:
             raise GameError(str(error)) from None
         game = WebGame(new_game_id(), rules, {c: Seat(p) for c, p in seats.items()}, float(seconds), self.registry,
-                       None, clock)
+                       None, clock, preset)
         for colour, move in line:   # checked already: played again as the game's own moves (off the clock)
             game._push(move, colour)
         # The seats are those asked for now, at this position (a swap in the line moved them).
@@ -168,11 +175,13 @@ class Server:
 
 
 def parse_rules(message: dict[str, Any]) -> Rules:
-    """Rules from a ``new`` message: ``size`` plus ``rules`` = ``{option: value}`` (rules.md §9)."""
+    """Rules from a ``new`` message: ``size`` plus ``rules`` = ``{option: value}`` (rules.md §9)
+    over the options of its ``preset``, if it names one (:mod:`~margo_gtp.web.presets`)."""
     options = message.get("rules") or {}
     if not isinstance(options, dict):
         raise GameError("invalid rules: expected an object of option: value")
-    options = {str(key): str(value) for key, value in options.items()}
+    preset = named_preset(message)
+    options = {**(preset.options if preset is not None else {}), **{str(key): str(value) for key, value in options.items()}}
     if "size" in message:
         options["size"] = str(message["size"])
     try:
@@ -208,7 +217,7 @@ async def game_socket(websocket: WebSocket) -> None:
         await websocket.send_text(json.dumps(message))
 
     await send({"type": "hello", "engines": server.registry.names(), "labels": dict(server.registry.labels),
-                "version": __version__,
+                "presets": presets_view(), "version": __version__,
                 "watch": server.watch is not None})
     try:
         while True:

@@ -144,6 +144,7 @@ class WebGame:
     registry: EngineRegistry
     store: Any = None   # a margo_gtp.web.store.GameStore (which imports this module), or None
     clock: GameClock | None = None   # the game clocks of a time control (margo_gtp.web.clocks)
+    preset: str | None = None   # the rule preset it was started with (margo_gtp.web.presets), if any
     board: Board = field(init=False)
     outcome: Outcome | None = field(default=None, init=False)
     message: str | None = field(default=None, init=False)   # last error (engine crash ...)
@@ -180,7 +181,7 @@ class WebGame:
         return {
             "type": "state",
             "game": self.game_id,
-            "rules": self.rules.options(),
+            "rules": self.rules.options(), "preset": self.preset,
             "seats": {colour.letter: seat.player for colour, seat in self.seats.items()},
             "seconds": self.seconds,
             "frame": view,
@@ -302,7 +303,7 @@ class WebGame:
     def journal_lines(self) -> list[dict[str, Any]]:
         """The whole game as journal lines (:mod:`margo_gtp.web.journal`)."""
         start = journal.start_line(self.game_id, self.rules.options(), self.initial_seats(), self.seconds,
-                                   self.clock.settings_line() if self.clock is not None else None)
+                                   self.clock.settings_line() if self.clock is not None else None, self.preset)
         moves = [journal.move_line(colour.letter, move.gtp(), seconds)
                  for (colour, move), seconds in zip(self.board.history, _padded(self.times, len(self.board.history)))]
         return [start, *moves]
@@ -712,7 +713,8 @@ class WebGame:
         moves = [{"colour": colour.letter, "move": move.gtp(), "engine": None, "seconds": seconds}
                  for (colour, move), seconds in zip(self.board.history, self.times, strict=False)]
         return GameRecord(self.rules, names, {"W": Colour.WHITE, "B": Colour.BLACK}, self.board, moves=moves,
-                          end=end_of(self.outcome, moves) if self.outcome is not None else None)
+                          end=end_of(self.outcome, moves) if self.outcome is not None else None,
+                          root_properties={journal.PRESET_PROPERTY: [self.preset]} if self.preset else {})
 
     def sgf(self) -> str:
         return self.record().sgf_text()

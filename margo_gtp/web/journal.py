@@ -10,7 +10,9 @@ before the page hears of it, so nothing acknowledged is lost. The lines::
 
 A game with a time control has ``"clock": {"main": 300, "increment": 5}`` in its start line
 and every move's seconds (a human's too), from which the clocks are read back
-(:mod:`margo_gtp.web.clocks`).
+(:mod:`margo_gtp.web.clocks`). A game started with a rule preset has ``"preset": "designer"``
+(:mod:`margo_gtp.web.presets`); its SGF keeps it as the private root property
+``MP[designer]`` (:data:`PRESET_PROPERTY`).
 
 ``seats`` are the players of each colour *before* any swap (a ``swap`` line exchanges them
 again when the game is read back). Changes that are not moves (an undo, a new player for a
@@ -35,6 +37,8 @@ from typing import Any
 
 from margo_gtp import files
 
+#: The SGF root property a web game's rule preset is kept in ("MarGo preset"; private, as MR).
+PRESET_PROPERTY = "MP"
 #: Largest journal read back (a 19x19 game of 6,000 moves is about 400 KB).
 MAX_JOURNAL_BYTES = 8 * 1024 * 1024
 
@@ -44,10 +48,13 @@ class JournalError(ValueError):
 
 
 def start_line(game_id: str, rules: dict[str, Any], seats: dict[str, str], seconds: float,
-               clock: dict[str, float] | None = None) -> dict[str, Any]:
-    """The first line; ``clock`` (a time control's ``{"main", "increment"}``) only when there is one."""
+               clock: dict[str, float] | None = None, preset: str | None = None) -> dict[str, Any]:
+    """The first line; ``clock`` (a time control's ``{"main", "increment"}``) and ``preset``
+    only when there is one."""
     line = {"type": "start", "game": game_id, "rules": rules, "seats": seats, "seconds": seconds}
-    return line if clock is None else {**line, "clock": clock}
+    if clock is not None:
+        line["clock"] = clock
+    return line if preset is None else {**line, "preset": preset}
 
 
 def move_line(colour: str, move: str, seconds: float | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from margo_gtp.engine import Colour, Move, Rules
 from margo_gtp.web import journal
 from margo_gtp.web.clocks import GameClock
 from margo_gtp.web.game import EngineRegistry, GameError, Seat, WebGame
+from margo_gtp.web.presets import known_preset, preset_title
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class GameStore:
             rules = Rules().with_options({str(k): str(v) for k, v in dict(start["rules"]).items()})
             seats = {Colour.parse(letter): Seat(str(start["seats"][letter])) for letter in ("W", "B")}
             game = WebGame(game_id, rules, seats, float(start["seconds"]), registry, None,
-                           GameClock.parse(start.get("clock")))
+                           GameClock.parse(start.get("clock")), known_preset(start.get("preset")))
             for item in moves:
                 game._push(Move.from_gtp(item["move"], rules.size), Colour.parse(item["colour"]), item.get("seconds"))
                 if game.clock is not None and item.get("seconds") is not None:   # None: played off the clock
@@ -123,7 +124,8 @@ class GameStore:
                     continue   # started and left before a move: resumable by its link, not worth a line
                 size = int(start["rules"]["size"])
                 out.append({"id": path.stem, "size": size, "white": start["seats"]["W"], "black": start["seats"]["B"],
-                            "result": None, "moves": len(moves), "unfinished": True, "date": _date_of(path)})
+                            "result": None, "moves": len(moves), "unfinished": True, "date": _date_of(path),
+                            **_preset_item(start.get("preset"))})
             except (OSError, journal.JournalError, KeyError, TypeError, ValueError):
                 continue
         return out
@@ -144,8 +146,9 @@ class GameStore:
                 # One bad file (not UTF-8, not SGF, unreadable) must not hide the others.
                 log.warning("saved games: skipping %s: %s", path.name, " ".join(str(error).split())[:200])
                 continue
+            preset = record.root_properties.get(journal.PRESET_PROPERTY, [None])[0]
             out.append({"id": path.stem, "size": record.size, "white": record.white_name, "black": record.black_name,
-                        "result": record.result, "moves": len(record.moves), "date": date})
+                        "result": record.result, "moves": len(record.moves), "date": date, **_preset_item(preset)})
         return out
 
     def delete(self, game_id: str) -> None:
@@ -168,6 +171,13 @@ class GameStore:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             raise GameError(f"no such game: {game_id!r}") from None
+
+
+def _preset_item(name: Any) -> dict[str, str]:
+    """A saved game's preset for the list (its name and words), nothing when it has none
+    this version knows (a game from before the presets, or edited by hand)."""
+    name = known_preset(name)
+    return {} if name is None else {"preset": name, "preset_title": preset_title(name)}
 
 
 def _newest_first(path: Path) -> float:

@@ -1,6 +1,6 @@
 """Benchmark of margo-web (``scripts/bench --only web``, or ``python -m margo_gtp.web.web_timings``).
 
-Two figures, measured, never asserted in tests:
+The figures, measured, never asserted in tests:
 
 ``web_move_p50_ms`` / ``web_move_p95_ms``
     Server side, from a click to the engine's move on the page: the time from sending a
@@ -23,6 +23,11 @@ Two figures, measured, never asserted in tests:
 ``web_index_under_replay_p50_ms`` / ``..._max_ms``
     ``GET /`` answered meanwhile, sampled back to back by another client for as long as the
     replay is built. Target: max <= 1,000 ms (before issue #26 it waited 12-18 s).
+``web_first_paint_p50_ms`` / ``..._max_ms``, ``web_first_contentful_paint_p50_ms``
+    The page's first paint in Chromium on a desktop profile (1280x800, a fresh context each
+    time, so nothing is cached): ``performance.getEntriesByName('first-paint')`` (and
+    ``first-contentful-paint``) of ``/`` served by a real uvicorn server, over five loads.
+    Target: under 500 ms.
 ``web_review_first_entry_ms``, ``web_review_9x9_30_moves_s``
     The review mode: a 30-move 9x9 record (random legal moves, seed 1) reviewed at 50
     visits over the websocket (TestClient, the search in the server's worker thread): the
@@ -33,11 +38,13 @@ Two figures, measured, never asserted in tests:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from margo_gtp.engine.positions import midgame_positions
@@ -142,6 +149,55 @@ def draw_time(draws: int = DRAWS) -> dict[str, float]:
             "web_draw_9x9_balls": len(view["balls"]), "web_draw_9x9_points": sum((9 - l) ** 2 for l in range(9))}
 
 
+def first_paint(loads: int = 5) -> dict[str, float]:
+    """The page's first paint and first contentful paint in Chromium (see the docstring)."""
+    from playwright.sync_api import sync_playwright
+
+    paints: list[float] = []
+    contentful: list[float] = []
+    with served_app() as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-background-networking"])
+        for _ in range(loads):
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            page = context.new_page()
+            page.goto(url + "/", wait_until="load")
+            page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0")
+            first, full = page.evaluate("['first-paint', 'first-contentful-paint']"
+                                        ".map((name) => performance.getEntriesByName(name)[0].startTime)")
+            paints.append(first)
+            contentful.append(full)
+            context.close()
+        browser.close()
+    return {"web_first_paint_p50_ms": round(statistics.median(paints), 1), "web_first_paint_max_ms": round(max(paints), 1),
+            "web_first_contentful_paint_p50_ms": round(statistics.median(contentful), 1)}
+
+
+@contextlib.contextmanager
+def served_app() -> Iterator[str]:
+    """margo-web's app with the default engines and a fresh games folder, served by uvicorn on
+    a free loopback port in a thread; yields its URL, and stops it after."""
+    import threading
+
+    import uvicorn
+
+    from margo_gtp.web.app import create_app
+    from margo_gtp.web.cli import default_engine_commands
+    from margo_gtp.web.game import EngineRegistry
+    from margo_gtp.web.store import GameStore
+
+    app = create_app(EngineRegistry(default_engine_commands()), GameStore(Path(tempfile.mkdtemp(prefix="margo-web-bench-"))))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
 def long_record(moves: int = 3000, size: int = 19, seed: int = 1) -> str:
     """A legal record of ``moves`` random moves on ``size`` x ``size`` (native SGF)."""
     import random
@@ -161,24 +217,16 @@ def long_record(moves: int = 3000, size: int = 19, seed: int = 1) -> str:
 
 def replay_under_load() -> dict[str, float]:
     """The 3,000-move replay's times, and GET / latency while it is built (a real server)."""
+    text = long_record().encode("utf-8")
+    with served_app() as url:
+        return _replay_times(url, text)
+
+
+def _replay_times(url: str, text: bytes) -> dict[str, float]:
+    """The replay's times and the index's latency meanwhile, from the server at ``url``."""
     import threading
     import urllib.request
 
-    import uvicorn
-
-    from margo_gtp.web.app import create_app
-    from margo_gtp.web.cli import default_engine_commands
-    from margo_gtp.web.game import EngineRegistry
-    from margo_gtp.web.store import GameStore
-
-    text = long_record().encode("utf-8")
-    app = create_app(EngineRegistry(default_engine_commands()), GameStore(Path(tempfile.mkdtemp(prefix="margo-web-bench-"))))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
     building = threading.Event()
     building.set()
     index_ms: list[float] = []
@@ -207,8 +255,6 @@ def replay_under_load() -> dict[str, float]:
     finally:
         building.clear()
         sampler.join()
-        server.should_exit = True
-        thread.join(timeout=30)
     return {"web_replay_3000_open_ms": round(open_ms, 1), "web_replay_3000_open_bytes": len(body),
             "web_replay_3000_frames_s": round(frames_s, 2),
             "web_index_under_replay_p50_ms": round(statistics.median(index_ms), 2),
@@ -250,6 +296,7 @@ def figures() -> dict[str, float]:
     result.update(review_stream())
     if Path(CHROMIUM).exists():
         result.update(draw_time())
+        result.update(first_paint())
     else:
         result["web_draw_unavailable"] = f"{CHROMIUM} is missing (scripts/setup installs it)"
     return result

@@ -266,12 +266,14 @@ def test_the_new_game_form_starts_human_vs_human_with_its_rules(web_page: Page, 
     form.locator("[name=size]").select_option("3")
     form.locator("[name=white]").select_option("human")
     form.locator("[name=black]").select_option("human")
+    form.locator("[data-role=rule-options] > summary").click()   # the options are folded under the presets
     form.locator("[name=max_level]").fill("1")
     form.locator("[name=swap]").check()
     form.locator("button[type=submit]").click()
     expect(page.locator(STATUS)).to_have_text("White to move")
     rules = page.evaluate("window.margo.game.rules")
     assert (rules["size"], rules["max_level"], rules["swap"]) == (3, 0, "on")
+    assert page.evaluate("window.margo.game.preset") == "custom"   # a level limit is no preset's
     page.click("g[data-vertex='B2:1']")
     expect(page.locator(STATUS)).to_have_text("Black to move")
     expect(page.locator("[data-action=swap]")).to_be_enabled()

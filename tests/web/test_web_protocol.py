@@ -20,6 +20,7 @@ from margo_gtp import __version__, sgf  # noqa: E402
 from margo_gtp.engine import Board, Move, Rules  # noqa: E402
 from margo_gtp.web.app import create_app  # noqa: E402
 from margo_gtp.web.game import EngineRegistry  # noqa: E402
+from margo_gtp.web.presets import presets_view  # noqa: E402
 from margo_gtp.web.store import GameStore  # noqa: E402
 from margo_gtp.web.watch import WatchFolder  # noqa: E402
 
@@ -38,7 +39,7 @@ def new_game(ws, **fields):  # noqa: ANN001, ANN201
 def test_hello_lists_the_engine_names_only(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
         assert ws.receive_json() == {"type": "hello", "engines": ["random", "heuristic", "mcts", "crasher"],
-                                     "labels": {}, "version": __version__, "watch": True}
+                                     "labels": {}, "presets": presets_view(), "version": __version__, "watch": True}
 
 
 @pytest.mark.parametrize("fields, message", [

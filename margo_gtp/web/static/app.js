@@ -6,8 +6,10 @@ import { clockHtml, followClocks, stopClocks } from "./clocks.js";
 import { followGuide } from "./guide.js";
 import { drawCursor } from "./keyboard.js";
 import { escapeHtml, fetchJson, setStatus, shortName, ui } from "./page.js";
+import { formPreset, formRules, presetTitle, showPresets } from "./presets.js";
 import { receiveReview, renderReview, reviewFrom, reviewOptions, startReview, stopReview } from "./review.js";
 import { wireRulesDialog } from "./rules.js";
+import { soundForMoves } from "./sound.js";
 import { sideLine } from "./variation.js";
 import { followLive, openWatchGame, receiveWatched, refreshWatch } from "./watch.js";
 import { followThinking, receiveThinking, stopThinking, thinkingLine, thinkingStatus } from "./thinking.js";
@@ -141,6 +143,7 @@ function receive(message) {
     engines = message.engines;
     engineLabels = message.labels || {};
     fillPlayerSelects();
+    showPresets(message.presets);
     document.querySelector("[data-tab=watch]").hidden = !message.watch;
     if (!gameId && !pendingNew && mode === "play" && !game) showEmptyBoard();
   } else if (message.type === "state") {
@@ -155,6 +158,7 @@ function receive(message) {
       // into view (on a phone Start is far down the page).
       requestAnimationFrame(() => window.scrollTo(0, 0));
     }
+    soundForMoves(game);
     followClocks(game);
     followThinking(game, () => {
       if (mode === "play" && game && !lookBack && !offline) setStatus(playStatus());
@@ -298,6 +302,7 @@ function renderResult() {
   const words = resultWords(game.result, game.status);
   ui.winner.textContent = words.title;
   ui.resultWhy.textContent = words.why;
+  ui.resultRules.textContent = presetTitle(game.preset) ? `Rules: ${presetTitle(game.preset)}` : "";
   ui.resultPanel.dataset.winner = words.winner || "";
   ui.resultDownload.href = `/api/games/${game.game}.sgf`;
 }
@@ -409,18 +414,9 @@ function startGame(message) {
 ui.form.addEventListener("submit", (event) => {
   event.preventDefault();
   const f = ui.form;
-  const rules = {
-    first_player: f.first_player.value, ko_rule: f.ko_rule.value, scoring: f.scoring.value,
-    komi: f.komi.value || "0", swap: f.swap.checked ? "on" : "off",
-    allow_pass: f.allow_pass.checked ? "on" : "off", first_capture_wins: f.first_capture_wins.checked ? "on" : "off",
-    own_freedomless_group: f.own_freedomless_group.value, ko_position: f.ko_position.value,
-    bridge_cutting: f.bridge_cutting.checked ? "on" : "off", all_freedoms: f.all_freedoms.checked ? "on" : "off",
-  };
-  // The form counts levels from 1 as GTP does; the rules option is 0-based. Empty: no limit.
-  if (f.max_level.value) rules.max_level = String(Number(f.max_level.value) - 1);
   const minutes = Number(f.clock_minutes.value);   // 0: no game clock
   startGame({ type: "new", size: Number(f.size.value), white: f.white.value, black: f.black.value,
-    seconds: Number(f.seconds.value), rules,
+    seconds: Number(f.seconds.value), rules: formRules(), preset: formPreset(),
     ...(minutes > 0 ? { clock: { main: minutes * 60, increment: Number(f.clock_increment.value) || 0 } } : {}) });
 });
 
@@ -477,7 +473,8 @@ document.querySelector("[data-action=rematch]").addEventListener("click", () => 
   if (!game) return;
   startGame({ type: "new", size: game.frame.size, white: game.seats.W, black: game.seats.B, seconds: game.seconds,
     ...(game.clock ? { clock: { main: game.clock.main, increment: game.clock.increment } } : {}),
-    rules: Object.fromEntries(Object.entries(game.rules).map(([k, v]) => [k, String(v)])) });
+    rules: Object.fromEntries(Object.entries(game.rules).map(([k, v]) => [k, String(v)])),
+    ...(game.preset ? { preset: game.preset } : {}) });
 });
 document.querySelector("[data-action=result-review]").addEventListener("click", () => ui.reviewGame.click());
 document.querySelector("[data-action=show-new-game]").addEventListener("click", () => {
@@ -652,6 +649,7 @@ async function loadSaved() {
       `<li data-game="${escapeHtml(g.id)}"><span class="saved-what" data-${g.unfinished ? "resume" : "saved"}="${escapeHtml(g.id)}">` +
       `${g.size}×${g.size} ${escapeHtml(shortName(g.white))} – ${escapeHtml(shortName(g.black))}: ` +
       `${g.unfinished ? "<b>unfinished — resume</b>" : escapeHtml(g.result ?? "unfinished")} (${g.moves} moves)` +
+      (g.preset_title ? ` <span class="saved-rules" data-role="saved-rules">${escapeHtml(g.preset_title)}</span>` : "") +
       ` <span class="saved-date" data-role="saved-date">${escapeHtml(g.date)}</span></span>` +
       `${own(g)}</li>`).join("") ||
       "<li>none yet</li>";

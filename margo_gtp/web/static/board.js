@@ -290,8 +290,17 @@ export function renderSlices(container, frame) {
 // the current ply marked; each point carries data-ply (the page jumps there on a click, and
 // graphPly reads a click between points). Options: marks [{ply, kind}] (a review's
 // blunders, mistakes and inaccuracies, drawn as coloured dots), dots (false: the line only).
+// A graph drawn taller than 80 px (the review's on a large screen, style.css) gets a taller
+// scale, not a larger drawing: its viewBox takes the shape of its box, and a new box draws it
+// again.
+const graphBoxes = new ResizeObserver((entries) => { for (const entry of entries) entry.target.redrawGraph(); });
+
 export function renderWinrates(svg, winrates, current = null, { marks = [], dots: withDots = true } = {}) {
-  const width = 300, height = 80, left = 30;
+  const width = 300, left = 30;
+  const box = svg.getBoundingClientRect();
+  const height = box.width > 0 ? Math.max(80, Math.round((width * box.height) / box.width)) : 80;
+  svg.redrawGraph = () => renderWinrates(svg, winrates, current, { marks, dots: withDots });
+  graphBoxes.observe(svg);
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   const points = [];
   let dots = "";

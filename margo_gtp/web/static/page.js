@@ -48,6 +48,7 @@ export const ui = {
   resultPanel: $("[data-role=result-panel]"),
   winner: $("[data-role=winner]"),
   resultWhy: $("[data-role=result-why]"),
+  resultRules: $("[data-role=result-rules]"),
   resultDownload: $("[data-role=result-download]"),
   resign: $("[data-action=resign]"),
   resignConfirm: $("[data-role=resign-confirm]"),
