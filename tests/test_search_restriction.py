@@ -34,11 +34,13 @@ def both_trees(board: Board, restriction: MoveRestriction | None, playouts: int,
     board = core.board_on_core(board, "native")
     colour = board.to_move
     python_player = MctsPlayer(random.Random(seed), c_tree=False, **options)
-    root = python_player.search(board, colour, playouts=playouts, restriction=restriction)
+    # scores: the two trees' score sums are compared too, and the dead-end test reads `scored`
+    root = python_player.search(board, colour, playouts=playouts, restriction=restriction, scores=True)
     native_player = MctsPlayer(random.Random(seed), reuse=False, **options)
     done, nodes, full = native_search.tree_search(board, colour, native_player.rng,
                                                   native_player._c_tree_params(board), playouts,
-                                                  native_player._c_tree_priors(), restriction=restriction)
+                                                  native_player._c_tree_priors(), restriction=restriction,
+                                                  scores=True)
     assert not full
     return ((python_player.last_simulations, python_nodes(root, board), python_player.rng.getstate()),
             (done, nodes, native_player.rng.getstate()), root)
