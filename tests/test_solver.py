@@ -134,6 +134,19 @@ def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path)
     assert (other.returncode, other.stderr) == (2, f"solve: {out / 'state.json'}: size 2, this run has 3\n")
 
 
+def test_the_solve_script_refuses_a_proof_path_that_is_a_pipe_before_it_solves(tmp_path):
+    # the proof is renamed over its path, which would replace a pipe or a device (as root,
+    # /dev/zero itself) with a regular file: refused in one line, nothing written
+    import os
+
+    fifo = tmp_path / "proof.fifo"
+    os.mkfifo(fifo)
+    refused = run_solve_script("--size", "2", "--out", str(tmp_path / "run"), "--proof", str(fifo))
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == f"solve: --proof {fifo}: is a named pipe (FIFO), not a regular file\n"
+    assert not (tmp_path / "run").exists() and os.listdir(tmp_path) == ["proof.fifo"]
+
+
 def test_white_keeps_a_margin_of_5_on_3x3_by_a_checked_strategy():
     # 3x3 is not solved; White's margin is proven at least 5 (docs/solving.md). The
     # solver's strategy for it is replayed by the independent checker, every reply of Black
