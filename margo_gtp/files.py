@@ -13,6 +13,14 @@ or the new one whole, never a part. :func:`replace_atomically` is the same for a
 that needs the temporary *path* (``torch.save``); the caller writes it, this syncs and
 renames.
 
+A rename replaces whatever the target path holds, so both replace only a *regular file*
+(or nothing): a directory, a pipe, a device or a socket there is refused before anything
+is written (:func:`margo_gtp.textfile.regular_target`; as root, a rename over
+``/dev/zero`` had put a regular file in its place), with
+:class:`~margo_gtp.textfile.NotRegularTargetError`, an ``OSError`` whose ``strerror`` is
+the reason (``is a named pipe (FIFO), not a regular file``). A symbolic link is written
+through, as a shell's ``>`` does: the link stays, and the file it names is replaced.
+
 **JSON lines.** A JSON-lines file is a sequence of lines, each ended by ``"\\n"``. Writers
 append one whole line per ``write`` (:func:`append_durably` also ``fsync`` s it). The one
 rule for a torn line: *the bytes after the last newline are a line whose writer died in
@@ -29,7 +37,7 @@ a controller that sends endless lines. So every log file the tools write (the wi
 ``[log capped at N bytes]``, and everything after it dropped (not rotated: the start of a
 session, where a fault usually shows first, is kept).
 
-Imports nothing from the package: it sits on the ground floor beside ``textfile``.
+Imports only :mod:`margo_gtp.textfile` from the package: it sits on the ground floor above it.
 """
 
 from __future__ import annotations
@@ -37,10 +45,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from margo_gtp import textfile
 
 _TEMPORARY_NUMBERS = itertools.count()
 
@@ -83,23 +94,43 @@ def sync_file(path: Path) -> None:
 def write_atomically(path: Path, data: str | bytes) -> None:
     """Replace ``path`` with ``data`` (text is UTF-8) so that a reader, or a run after a
     crash, sees the old file or the whole new one; OSError as ``open`` raises it (the
-    temporary file is removed)."""
+    temporary file is removed), and a target that is not a regular file is refused (see
+    :func:`replace_atomically`)."""
     replace_atomically(path, lambda temporary: _write_synced(temporary, data))
 
 
 def replace_atomically(path: Path, write: Callable[[Path], Any]) -> None:
     """``write(temporary)`` (a path beside ``path``), then ``fsync`` it and rename it over
-    ``path`` (see :func:`write_atomically`). For writers that want a path, not bytes."""
-    path = Path(path)
+    ``path`` (see :func:`write_atomically`). For writers that want a path, not bytes.
+
+    :class:`~margo_gtp.textfile.NotRegularTargetError` (an ``OSError``), before
+    ``write`` is called, when ``path`` is a directory, a pipe, a device or a socket; a
+    symbolic link is followed and the file it names replaced (the module's doc)."""
+    path = Path(textfile.regular_target(path))
     temporary = temporary_path(path)
     try:
         write(temporary)
         sync_file(temporary)
+        # Checked again just before the rename: the target may have become a pipe while
+        # ``write`` ran (a checkpoint takes seconds). A swap between this check and the
+        # rename is still possible (no system call renames only over a regular file:
+        # renameat2's flags are NOREPLACE, EXCHANGE and WHITEOUT), so this guards against
+        # a mistaken path, not against someone who can write in the target's folder.
+        _refuse_unless_regular(path)
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
     sync_folder(path.parent)
+
+
+def _refuse_unless_regular(path: Path) -> None:
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise textfile.not_regular(path, mode)
 
 
 def _write_synced(path: Path, data: str | bytes) -> None:

@@ -22,7 +22,11 @@ Files a user names for *writing* a stream (a GTP log) go through
 opened with ``O_NONBLOCK`` (the system then answers "no such device or address" at
 once), and a FIFO that has a reader, a terminal or ``/dev/null`` works as usual. A whole
 document (``printsgf FILE``) goes to a regular file only (:func:`check_regular_target`),
-written atomically by the caller.
+written atomically by the caller. Every atomic replacement (:mod:`margo_gtp.files`) asks
+:func:`regular_target` first: a rename over a pipe or a device (as root, ``/dev/zero``)
+would replace it with a regular file. Its refusal, :class:`NotRegularTargetError`, is a
+:class:`TextFileError` and an ``OSError`` both, so a writer that says a full disk in one
+line says this one too.
 
 Process substitution (``--openings <(...)``) is a pipe, so it is refused: the tools read a
 book or a configuration more than once (or check it before playing), which a pipe cannot
@@ -49,6 +53,21 @@ class TextFileError(ValueError):
         self.path = os.fspath(path)
         self.reason = reason
         self.errno = number
+
+
+class NotRegularTargetError(TextFileError, OSError):
+    """A path a writer may not replace with a file of its own: it is a directory, a pipe, a
+    device, a socket, or a link to an open file. An ``OSError`` too (as ``io``'s
+    ``UnsupportedOperation`` is both ``OSError`` and ``ValueError``), so the many writers
+    that catch ``OSError`` and print ``strerror`` (a full disk) print this reason in the
+    same line; ``str()`` stays ``PATH: reason``."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str, number: int | None = None) -> None:
+        TextFileError.__init__(self, path, reason, number)
+        self.strerror = reason
+        self.filename = self.path
+
+    __str__ = BaseException.__str__  # OSError's would be "[Errno None] reason: 'PATH'"
 
 
 def _kind(mode: int) -> str:
@@ -133,20 +152,21 @@ def _is_standard_output(status: os.stat_result) -> bool:
 
 
 def check_regular_target(path: str | os.PathLike[str]) -> str:
-    """The file ``path`` names, for a writer that replaces a whole document (``printsgf
-    FILE``): symbolic links followed, so the link stays and its target is written.
-    TextFileError when it exists and is not a regular file (a terminal, a pipe, a device:
-    no place for a document), or is this process's own standard input, output or error
-    (``/dev/stdout`` redirected to a file is a regular file, and a record written there
-    would land between two GTP answers)."""
+    """The file ``path`` names, for a writer that replaces a whole document a user names
+    (``printsgf FILE``, ``--proof FILE``), checked before the document is made:
+    :func:`regular_target`, and also refused when it is this process's own standard input,
+    output or error (``/dev/stdout`` redirected to a file is a regular file, and a record
+    written there would land between two GTP answers). TextFileError (a
+    :class:`NotRegularTargetError` for the kinds of file) otherwise."""
     try:
-        status = os.stat(path)
+        target = regular_target(path)
+        status = os.stat(target)
     except FileNotFoundError:
         return os.path.realpath(path)
+    except TextFileError:
+        raise
     except OSError as error:
         raise _error(path, error) from None
-    if not stat.S_ISREG(status.st_mode):
-        raise TextFileError(path, _kind(status.st_mode), errno.EISDIR if stat.S_ISDIR(status.st_mode) else None)
     for number, name in ((0, "input"), (1, "output"), (2, "error output")):
         try:
             own = os.fstat(number)
@@ -154,14 +174,39 @@ def check_regular_target(path: str | os.PathLike[str]) -> str:
             continue
         if (own.st_dev, own.st_ino) == (status.st_dev, status.st_ino):
             raise TextFileError(path, f"is this process's standard {name}, not a file of its own")
+    return target
+
+
+def regular_target(path: str | os.PathLike[str]) -> str:
+    """The path a writer that replaces ``path`` whole (a new file renamed over it) must
+    rename onto: ``path`` with symbolic links followed, whether its file exists yet or not.
+    A link is written *through*, as a shell's ``>`` writes: the link stays and the file it
+    names is replaced (renaming onto the link itself would turn a link someone made on
+    purpose into a copy). :class:`NotRegularTargetError` when the file exists and is not
+    a regular file (a directory, a pipe, a device, a socket: a rename would put a regular
+    file in its place; as root, in place of ``/dev/zero``), or is a link of ``/proc`` or
+    ``/dev/fd`` to an open file, which has no path of its own to replace. OSError as
+    ``stat`` raises it (a link that loops, a parent that is a file)."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return os.path.realpath(path)
+    if not stat.S_ISREG(status.st_mode):
+        raise not_regular(path, status.st_mode)
     target = os.path.realpath(path)
     try:
         same = os.path.samefile(target, path)
     except OSError:
         same = False
-    if not same:  # a link of /proc or /dev/fd: no path of its own to replace
-        raise TextFileError(path, "is a link to an open file, not a regular file")
+    if not same:  # /proc/self/fd/N of a deleted file: realpath names "PATH (deleted)"
+        raise NotRegularTargetError(path, "is a link to an open file, not a regular file")
     return target
+
+
+def not_regular(path: str | os.PathLike[str], mode: int) -> NotRegularTargetError:
+    """The refusal of a writer's target whose ``stat`` mode is not a regular file's, in the
+    words the readers use (a directory is ``EISDIR``, as a failed ``open`` says it)."""
+    return NotRegularTargetError(path, _kind(mode), errno.EISDIR if stat.S_ISDIR(mode) else None)
 
 
 def append_line(handle: IO[str], line: str) -> None:

@@ -3,10 +3,13 @@ the machine's cores and percentiles, and that each of them has one home in the t
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import signal
+import socket
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -91,6 +94,98 @@ def test_a_failed_atomic_write_removes_its_temporary_and_keeps_the_old_file(tmp_
     assert target.read_bytes() == b"old"
     files.replace_atomically(target, lambda temporary: temporary.write_bytes(b"new"))
     assert target.read_bytes() == b"new" and sorted(p.name for p in tmp_path.iterdir()) == ["model.pt"]
+
+
+def _make_target(kind: str, path: Path) -> str:
+    """A target of ``kind`` at ``path``; the reason the writer gives for it."""
+    if kind == "fifo":
+        os.mkfifo(path)
+        return "is a named pipe (FIFO), not a regular file"
+    if kind == "directory":
+        path.mkdir()
+        (path / "inside.txt").write_text("kept\n")
+        return "Is a directory"
+    if kind == "socket":
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(path))
+        listener.close()  # the socket file stays
+        return "is a socket, not a regular file"
+    if kind == "character device":  # the device /dev/null is, made in tmp_path: never a real /dev path
+        if os.geteuid() != 0:
+            pytest.skip("making a device needs root (CI runs as root)")
+        os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))
+        return "is a character device, not a regular file"
+    raise AssertionError(kind)
+
+
+def _file_kind(path: Path) -> str:
+    mode = os.lstat(path).st_mode
+    return next(name for name, test in [("fifo", stat.S_ISFIFO), ("directory", stat.S_ISDIR), ("socket", stat.S_ISSOCK),
+                                        ("character device", stat.S_ISCHR), ("link", stat.S_ISLNK),
+                                        ("regular", stat.S_ISREG)] if test(mode))
+
+
+TARGET_KINDS = ["fifo", "directory", "socket", "character device"]
+
+
+@pytest.mark.parametrize("through_a_link", [False, True], ids=["itself", "through a link"])
+@pytest.mark.parametrize("kind", TARGET_KINDS)
+def test_an_atomic_write_never_replaces_what_is_not_a_regular_file(tmp_path: Path, kind: str, through_a_link: bool) -> None:
+    """A rename over a pipe or a device replaced it with a regular file (as root,
+    ``scripts/solve --proof /dev/zero`` replaced /dev/zero): refused in textfile's words, an
+    OSError too, before the writer is called, and nothing is left beside it."""
+    from margo_gtp.textfile import NotRegularTargetError, TextFileError
+
+    thing = tmp_path / "thing"
+    reason = _make_target(kind, thing)
+    path = thing
+    if through_a_link:
+        path = tmp_path / "link"
+        path.symlink_to("thing")
+    calls: list[Path] = []
+    for write in [lambda: files.write_atomically(path, "new\n"),
+                  lambda: files.replace_atomically(path, calls.append)]:
+        with pytest.raises(NotRegularTargetError) as refused:
+            write()
+        error = refused.value
+        assert isinstance(error, OSError) and isinstance(error, TextFileError)
+        assert (str(error), error.strerror, error.filename) == (f"{path}: {reason}", reason, str(path))
+        assert error.errno == (errno.EISDIR if kind == "directory" else None)
+    assert calls == []
+    assert _file_kind(thing) == kind and (not through_a_link or _file_kind(path) == "link")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["thing", *(["link"] if through_a_link else [])])
+    if kind == "directory":
+        assert [p.name for p in thing.iterdir()] == ["inside.txt"]
+
+
+def test_an_atomic_write_through_a_link_replaces_the_file_the_link_names(tmp_path: Path) -> None:
+    """As a shell's ``>``: the link stays a link, and the file it names is replaced (a
+    link that names no file yet makes it)."""
+    (tmp_path / "real.json").write_text("old\n")
+    (tmp_path / "link.json").symlink_to("real.json")
+    (tmp_path / "dangling.json").symlink_to("made.json")
+    files.write_atomically(tmp_path / "link.json", "new\n")
+    files.write_atomically(tmp_path / "dangling.json", "made\n")
+    assert [_file_kind(tmp_path / name) for name in ("link.json", "dangling.json")] == ["link", "link"]
+    assert (tmp_path / "real.json").read_text() == "new\n" and (tmp_path / "made.json").read_text() == "made\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.json", "link.json", "made.json", "real.json"]
+
+
+def test_a_target_that_becomes_a_pipe_while_it_is_written_is_not_replaced(tmp_path: Path) -> None:
+    """Checked again just before the rename (a checkpoint takes seconds to write)."""
+    from margo_gtp.textfile import NotRegularTargetError
+
+    target = tmp_path / "model.pt"
+    target.write_bytes(b"old")
+
+    def write_while_it_becomes_a_pipe(temporary: Path) -> None:
+        temporary.write_bytes(b"new")
+        target.unlink()
+        os.mkfifo(target)
+
+    with pytest.raises(NotRegularTargetError, match=r"model\.pt: is a named pipe \(FIFO\), not a regular file$"):
+        files.replace_atomically(target, write_while_it_becomes_a_pipe)
+    assert _file_kind(target) == "fifo" and [p.name for p in tmp_path.iterdir()] == ["model.pt"]
 
 
 def test_temporary_names_are_hidden_and_never_shared(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import random
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -266,6 +267,21 @@ def test_the_levels_script_chains_the_pairs_and_fills_the_file_the_form_reads(tm
     doc.write_text(f"# Strength\n\n{script.BEGIN}\nold table\n{script.END}\nkept\n")
     script.write_doc(doc, "new table\n")
     assert doc.read_text() == f"# Strength\n\n{script.BEGIN}\nnew table\n{script.END}\nkept\n"
+
+
+@pytest.mark.parametrize("option", ["--levels-file", "--doc"])
+def test_the_levels_script_refuses_a_file_it_writes_that_is_a_pipe_before_any_match(tmp_path: Path, option: str,
+                                                                                    capsys) -> None:
+    # both are renamed over their paths at the end, which would replace a pipe with a
+    # regular file; a pipe as --doc hung the read of its markers
+    script = _levels_script()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(SystemExit) as exit_:
+        script.parse(["--out", str(tmp_path / "out"), option, str(fifo)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"levels: error: {option} {fifo}: is a named pipe (FIFO), not a regular file"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and [p.name for p in tmp_path.iterdir()] == ["pipe"]
 
 
 def test_the_default_player_thinks_1s_without_a_clock_and_the_clocks_share_with_one() -> None:

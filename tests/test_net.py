@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -196,6 +198,21 @@ def test_training_refuses_an_empty_folder_and_a_corrupt_chunk(tmp_path):
     done = subprocess.run([sys.executable, str(script), "--data", str(empty), "--out", str(tmp_path / "no" / "n.onnx")],
                           capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr) == (2, f"net-train: --out {tmp_path / 'no' / 'n.onnx'}: its folder does not exist\n")
+
+
+def test_training_refuses_an_out_or_checkpoint_that_is_a_pipe_before_it_trains(tmp_path):
+    # both are renamed over their paths, which would replace a pipe or a device (as root,
+    # /dev/zero itself) with a regular file: one line before the data is even read
+    script = ROOT / "scripts" / "net-train"
+    fifo = tmp_path / "n.onnx"
+    os.mkfifo(fifo)
+    for option in ("--out", "--checkpoint"):
+        done = subprocess.run([sys.executable, str(script), "--data", str(tmp_path / "missing"),
+                               "--out", str(tmp_path / "out.onnx"), option, str(fifo)],
+                              capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == f"net-train: {option} {fifo}: is a named pipe (FIFO), not a regular file\n"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["n.onnx"]
 
 
 

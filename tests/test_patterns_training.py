@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -173,6 +175,17 @@ def test_bad_numbers_are_refused_by_the_command_line(tmp_path):
     assert done.returncode == 2 and done.stderr.endswith("train-patterns: error: --cluster plays games, --from reads them: give one\n")
     done = run("--player", "mcts:nope=1", "--out", str(tmp_path / "w.json"))
     assert done.returncode == 2 and "train-patterns: error: --player: unknown option for player 'mcts': 'nope'" in done.stderr
+
+
+def test_an_out_that_is_a_pipe_is_refused_before_any_game_is_played(tmp_path):
+    # the weights are renamed over --out, which would replace a pipe or a device (as root,
+    # /dev/zero itself) with a regular file
+    fifo = tmp_path / "w.json"
+    os.mkfifo(fifo)
+    done = run("--games", "1", "--out", str(fifo))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.endswith(f"train-patterns: error: --out {fifo}: is a named pipe (FIFO), not a regular file\n")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and [p.name for p in tmp_path.iterdir()] == ["w.json"]
 
 
 def test_the_reported_mix_is_the_search_s_prior(tmp_path):

@@ -6,6 +6,8 @@ seeded repeatability, the summary, and one line with exit 2 for every bad input.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -197,6 +199,20 @@ def test_bad_places_and_engines_are_one_line_and_exit_2(reviewed, tmp_path):
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("margo-review: "), done.stderr
         if message is not None:
             assert done.stderr == f"margo-review: {message}\n"
+
+
+def test_an_output_file_that_is_a_pipe_is_refused_before_the_review(tmp_path):
+    # each file is renamed over its path, which would replace a pipe or a device (as root,
+    # /dev/zero itself) with a regular file: one line before any position is searched
+    game = tmp_path / "game.sgf"
+    game.write_text(dumps(game_record()), encoding="utf-8")
+    fifo = tmp_path / "game.reviewed.sgf"
+    os.mkfifo(fifo)
+    done = run_review(str(game), "--visits", "5", "--parallel", "1", "--player", "mcts")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"margo-review: cannot write {str(fifo)!r}: is a named pipe (FIFO), not a regular file\n"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["game.reviewed.sgf", "game.sgf"]
 
 
 def test_a_new_out_folder_is_made_as_margo_match_does(reviewed, tmp_path):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shlex
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -166,6 +168,22 @@ def test_another_tournament_in_the_same_out_directory_is_refused_once_games_are_
     with pytest.raises(MatchMismatch) as refused:
         prepare_tournament_directory(other)
     assert str(refused.value) == f"{tmp_path / 't'} holds a different tournament (differs in: engines); use another 'out'"
+
+
+def test_a_tournament_file_that_is_a_pipe_is_refused_in_one_line_before_any_game(tmp_path):
+    # it is renamed over its path, which would replace a pipe with a regular file, and its
+    # read hung on a pipe first
+    config_file = tmp_path / "t.toml"
+    config_file.write_text(f'games = 1\nsize = 3\nout = "t"\n[[engines]]\nname = "a"\ncommand = "{faulty()}"\n'
+                           f'[[engines]]\nname = "b"\ncommand = "{faulty()}"\n')
+    (tmp_path / "t").mkdir()
+    fifo = tmp_path / "t" / "tournament.json"
+    os.mkfifo(fifo)
+    done = subprocess.run([MARGO_TOURNAMENT, str(config_file), "--no-progress"], capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2, "", f"margo-tournament: {fifo}: is a named pipe (FIFO), not a regular file\n")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and [p.name for p in (tmp_path / "t").iterdir()] == ["tournament.json"]
 
 
 def test_a_configuration_nested_too_deeply_is_one_error(tmp_path):

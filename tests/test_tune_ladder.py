@@ -8,7 +8,9 @@ import importlib.util
 import json
 import os
 import signal
+import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -279,6 +281,20 @@ def test_scripts_writing_to_dev_full_fail_in_one_line(script, args, message):
     done = subprocess.run([str(SCRIPTS / script), *args, "--out", "/dev/full"], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr.splitlines()[-1:]) == (2, [message])
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("name", ["match.json", "results.jsonl", "summary.json"])
+def test_strength_refuses_a_run_file_that_is_a_pipe_before_any_game(tmp_path: Path, name: str) -> None:
+    # match.json and summary.json are renamed over their paths, which would replace a pipe
+    # with a regular file (summary.json after all the games); reading a pipe hung
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / name)
+    done = subprocess.run([sys.executable, str(SCRIPTS / "strength"), "random", "random", "--size", "3", "--games", "1",
+                           "--out", str(out)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"strength: {out / name}: is a named pipe (FIFO), not a regular file\n"
+    assert stat.S_ISFIFO(os.lstat(out / name).st_mode) and [p.name for p in out.iterdir()] == [name]
 
 
 def test_ladder_report_only_without_games_is_one_line_and_writes_nothing(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from margo_gtp import files
+from margo_gtp import files, textfile
 from margo_gtp.console import pointed_to_players, run_app, version_callback
 from margo_gtp.machine import available_cores
 
@@ -199,9 +199,20 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
         raise ReviewFailed(f"--out {str(folder)!r} is not a directory")
     if not os.access(folder, os.W_OK):
         raise ReviewFailed(f"--out {str(folder)!r} is not writable")
+    name = game.name[:-4] if game.name.lower().endswith(".sgf") else game.name
+    kinds = ["review.jsonl", "reviewed.sgf", "reviewed-go.sgf", "winrate.png"]
+    if record.size > MAX_PROJECTED_SIZE:
+        kinds.remove("reviewed-go.sgf")
+    paths = {kind: folder / f"{name}.{kind}" for kind in kinds}
+    for path in paths.values():
+        # each is renamed over its path (files.write_atomically, which refuses a pipe or a
+        # device there): refused now, not after minutes of review
+        try:
+            textfile.regular_target(path)
+        except OSError as error:
+            raise ReviewFailed(f"cannot write {str(path)!r}: {error.strerror or error}") from None
     if variations:
         sys.stderr.write(f"{PROGRAM}: {game} has variations: reviewing the main line only\n")
-    name = game.name[:-4] if game.name.lower().endswith(".sgf") else game.name
     if engine is not None:
         analyses = _engine_analyses(engine, record, visits, seconds, parallel)
     else:
@@ -220,12 +231,9 @@ def review(game: Path, out: Path | None, visits: int | None, seconds: float | No
         entries = _collect(stream, len(record.moves))
     except ReviewError as error:
         raise ReviewFailed(f"{game}: {error}") from None
-    kinds = ["review.jsonl", "reviewed.sgf", "reviewed-go.sgf", "winrate.png"]
     if record.size > MAX_PROJECTED_SIZE:
-        kinds.remove("reviewed-go.sgf")
         sys.stderr.write(f"{PROGRAM}: no {name}.reviewed-go.sgf: a {record.size}x{record.size} board has no "
                          f"Go board (at most {MAX_PROJECTED_SIZE}x{MAX_PROJECTED_SIZE})\n")
-    paths = {kind: folder / f"{name}.{kind}" for kind in kinds}
     try:
         # Each file replaces its old version whole or not at all (temporary file, fsync,
         # rename): a full disk must not leave a cut review where a complete one was.

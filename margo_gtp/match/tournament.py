@@ -248,9 +248,12 @@ TOURNAMENT_FILE = "tournament.json"
 
 def prepare_tournament_directory(config: TournamentConfig) -> None:
     """Create ``config.out`` or check that it holds this tournament; MatchMismatch when it
-    holds another one with finished games (two tournaments would mix in one crosstable)."""
+    holds another one with finished games (two tournaments would mix in one crosstable),
+    :class:`~margo_gtp.textfile.NotRegularTargetError` (an OSError) when its
+    ``tournament.json`` is a pipe, a device or a directory."""
     config.out.mkdir(parents=True, exist_ok=True)
     path = config.out / TOURNAMENT_FILE
+    textfile.regular_target(path)  # before the read, which a pipe would hang (the write refuses one too)
     identity = config.identity()
     if path.exists():
         try:
