@@ -235,10 +235,12 @@ def test_saved_games_show_their_date_and_a_delete_that_asks_first(open_page, liv
     assert not (games_dir / "unfinished" / f"{game}.jsonl").exists()
 
 
-def test_a_review_on_a_phone_shows_the_board_and_the_mistakes_together(open_page, live_server, tmp_path: Path) -> None:
+@pytest.mark.parametrize("width, height", PHONES)
+def test_a_review_on_a_phone_shows_the_board_and_the_mistakes_together(open_page, live_server, tmp_path: Path,
+                                                                       width: int, height: int) -> None:
     from test_web_review import GAME, reviewed_text
 
-    page = open_page(390, 844)
+    page = open_page(width, height)
     page.goto(f"{live_server.url}/?tab=replay")
     path = tmp_path / "game.reviewed.sgf"
     path.write_text(reviewed_text(GAME), encoding="utf-8")
@@ -256,8 +258,8 @@ def test_a_review_on_a_phone_shows_the_board_and_the_mistakes_together(open_page
     tapped = assert_on_screen(page, f"[data-mistake='{number}']")
     assert tapped["top"] >= box(page, ".board-area")["bottom"] - 0.5   # not under the board
     assert_no_page_overflow(page)
-    assert box(page, "[data-role=ply]")["right"] <= 390
-    screenshot(page, "phone-390x844-review")
+    assert box(page, "[data-role=ply]")["right"] <= width
+    screenshot(page, f"phone-{width}x{height}-review")
 
 
 def test_the_board_is_played_by_keyboard_and_names_its_points(open_page, live_server) -> None:
@@ -326,3 +328,79 @@ def test_a_long_replay_on_the_smallest_phone_keeps_its_bar_inside(open_page, liv
         assert_on_screen(page, selector)
     assert_tap_target(page, "[data-role=replay-bar] button")
     assert_no_page_overflow(page)
+
+
+@pytest.mark.parametrize("width, height", PHONES)
+def test_the_result_panel_reviews_and_downloads_the_game(open_page, live_server, width: int, height: int) -> None:
+    from margo_gtp import sgf
+
+    page = open_page(width, height)
+    page.goto(f"{live_server.url}/?size=5&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    for vertex in ("C3:1", "B2:1", "C2:1", "B3:1"):
+        page.locator(f"g[data-vertex='{vertex}']").tap()
+    expect(page.locator("[data-role=moves] li")).to_have_count(4)
+    page.locator("[data-action=resign]").tap()
+    page.locator("[data-action=resign-yes]").tap()
+    expect(page.locator("[data-role=winner]")).to_have_text("Black wins")
+    for selector in ("[data-action=result-review]", "[data-role=result-download]"):
+        assert_on_screen(page, selector)
+    # Download SGF: the game as it ended.
+    record = sgf.loads(page.request.get(live_server.url + page.get_attribute("[data-role=result-download]", "href")).text())
+    assert [f"{colour.letter} {move.gtp()}" for colour, move in record.moves] == [
+        "W C3:1", "B B2:1", "W C2:1", "B B3:1"]   # a resignation is the result, not a move
+    assert record.result == "B+R"
+    # Review: the game reviewed in Replay, its board and status on the screen.
+    page.locator("[data-action=result-review]").tap()
+    expect(page.locator("[data-tab=replay]")).to_have_class("tab active")
+    expect(page.locator("[data-role=review-progress]")).to_have_text("Reviewed: 4 moves at 200 visits")
+    expect(page.locator(STATUS)).to_contain_text("this game: move 4 of 4 (B B3:1)")
+    assert_on_screen(page, STATUS)
+    assert_on_screen(page, "[data-role=board]")
+    assert_no_page_overflow(page)
+
+
+def test_a_whole_5x5_game_is_played_by_keyboard(open_page, live_server) -> None:
+    """White by keyboard against random, from the first move to the result: each turn the
+    arrows and Page Up/Down take the cursor to a point the board names legal, and Enter plays it."""
+    page = open_page(1280, 800, touch=False)
+    page.goto(f"{live_server.url}/?size=5&engine=random&human=white&seconds=0.05")
+    expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    page.focus("[data-role=board]")
+    columns = "ABCDE"
+
+    def cursor() -> tuple[int, int, int]:
+        name, level = page.get_attribute("[data-cursor]", "data-cursor").split(":")
+        return columns.index(name[0]), int(name[1:]) - 1, int(level) - 1
+
+    for _ in range(200):
+        if page.locator("[data-role=result-panel]").is_visible():
+            break
+        legal = page.eval_on_selector_all("g[data-vertex]", "els => els.filter(e => (e.getAttribute('aria-label') || '')"
+                                          ".endsWith(', legal')).map(e => e.dataset.vertex)")
+        target = sorted(legal, key=lambda v: -int(v.split(":")[1]))[0]   # the highest level: stacking too
+        name, level = target.split(":")
+        x, y, l = columns.index(name[0]), int(name[1:]) - 1, int(level) - 1
+        for _ in range(abs(l - cursor()[2])):
+            page.keyboard.press("PageUp" if l > cursor()[2] else "PageDown")
+        cx, cy, _ = cursor()
+        for key, count in (("ArrowRight" if x > cx else "ArrowLeft", abs(x - cx)), ("ArrowUp" if y > cy else "ArrowDown", abs(y - cy))):
+            for _ in range(count):
+                page.keyboard.press(key)
+        expect(page.locator("[data-role=hover]")).to_have_text(re.compile(rf"^{name}, level {level}, empty, legal$"))
+        played = page.locator("[data-role=moves] li").count()
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"document.querySelectorAll('[data-role=moves] li').length >= {played + 2} || "
+                               "!document.querySelector('[data-role=result-panel]').hidden")
+        expect(page.locator("[data-role=moves] li").nth(played)).to_have_text(f"W {target}")
+        if not page.locator("[data-role=result-panel]").is_visible():
+            expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    expect(page.locator("[data-role=result-panel]")).to_be_visible()
+    # random is seeded (web_helpers.engine_commands), so the game is the same each time: White
+    # stacks as soon as it may, and the board fills until the side to move has no move.
+    expect(page.locator("[data-role=moves] li")).to_have_text([
+        "W A5:1", "B A3:1", "W B5:1", "B E1:1", "W C5:1", "B E3:1", "W D5:1", "B B1:1", "W E5:1", "B D1:1", "W A4:1",
+        "B E4:1", "W B4:1", "B C3:1", "W A4:2", "B C1:1", "W C4:1", "B E2:1", "W B4:2", "B A1:1", "W D4:1", "B B3:1",
+        "W C4:2", "B D2:1", "W D4:2", "B A2:1", "W A3:2", "B B2:1", "W B3:2", "B D1:2", "W A3:3", "B A2:2"])
+    expect(page.locator("[data-role=winner]")).to_have_text("Draw")
+    expect(page.locator("[data-role=result-why]")).to_have_text("— the player to move had no legal move left (0)")
