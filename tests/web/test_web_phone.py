@@ -404,3 +404,67 @@ def test_a_whole_5x5_game_is_played_by_keyboard(open_page, live_server) -> None:
         "W C4:2", "B D2:1", "W D4:2", "B A2:1", "W A3:2", "B B2:1", "W B3:2", "B D1:2", "W A3:3", "B A2:2"])
     expect(page.locator("[data-role=winner]")).to_have_text("Draw")
     expect(page.locator("[data-role=result-why]")).to_have_text("— the player to move had no legal move left (0)")
+
+
+def ratio(first: str, second: str) -> float:
+    """WCAG contrast of two computed colours ("rgb(r, g, b)")."""
+    def luminance(text: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", text)[:3]]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted([luminance(first), luminance(second)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_balls_and_marks_keep_a_contrast_of_3_to_1_on_the_board(open_page, live_server, dark: bool) -> None:
+    """Issue 37 item 10, in both colour schemes (the board keeps its wood in dark mode): a white
+    ball's edge, a black ball, the dots and crosses of the points, the last move's square and a
+    zombie's cross on a ball of either colour. They were 1.9:1 (a white ball's edge, the dots of
+    the other side's turn), 2.6:1 (a refused point's cross), 2.7:1 (the cross on a black ball)
+    and 2.0:1 (dark mode's pink cross on a white ball)."""
+    page = open_page(1280, 800, touch=False, dark=dark)
+    page.goto(f"{live_server.url}/?size=3&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    # The rules page's zombie diagram played on the board: Black's A1 and B1 stay as zombies.
+    for vertex in ("A2:1", "A1:1", "B2:1", "B1:1", "A1:2", "C3:1", "C1:1"):
+        page.locator(f"g[data-vertex='{vertex}']").click()
+    expect(page.locator("[data-zombie]")).to_have_count(2)
+    expect(page.locator("g[data-vertex='A1:1']")).to_have_attribute("aria-label", "A1, level 1, black, zombie")
+    colours = page.evaluate("""() => {
+        const svg = document.querySelector("[data-role=board]");
+        const style = (selector) => getComputedStyle(svg.querySelector(selector));
+        const probe = (cls) => {   // a mark this position does not show, drawn for its stylesheet colour
+            const e = document.createElementNS("http://www.w3.org/2000/svg", "circle");
+            e.setAttribute("class", cls); svg.appendChild(e);
+            const s = getComputedStyle(e); const out = {fill: s.fill, stroke: s.stroke}; e.remove(); return out;
+        };
+        const base = (colour, level) => getComputedStyle(svg.querySelector(`#ball-${colour}-${level} stop[offset="55%"]`)).stopColor;
+        return {
+            wood: style(".wood").fill, whiteEdge: style(".ball-W").stroke, white: base("W", 0), black: base("B", 0),
+            whiteTop: base("W", 4), blackTop: base("B", 4),
+            cross: style("g[data-vertex='A1:1'] .zombie-mark").stroke,
+            halo: style("g[data-vertex='A1:1'] .zombie-halo").stroke,
+            last: style("[data-last]").fill, lastOnBlack: probe("last-mark last-mark-B"), slot: probe("slot").fill, legal: probe("slot slot-legal").fill,
+            refused: probe("refused-mark").stroke,
+        };
+    }""")
+    wood = colours["wood"]
+    assert wood == "rgb(220, 180, 108)"   # the board's wood, in dark mode too
+    for name in ("whiteEdge", "black", "slot", "legal", "refused"):
+        assert ratio(colours[name], wood) >= 3, (name, colours[name], ratio(colours[name], wood))
+    # A zombie's cross: red on a white ball, red on a white halo on a black one.
+    assert colours["cross"] == "rgb(179, 38, 30)", colours["cross"]
+    for ball in ("white", "whiteTop"):
+        assert ratio(colours["cross"], colours[ball]) >= 3, (ball, ratio(colours["cross"], colours[ball]))
+    assert ratio(colours["cross"], colours["halo"]) >= 3 and ratio(colours["halo"], colours["black"]) >= 3
+    assert ratio(colours["halo"], colours["blackTop"]) >= 3
+    # The last move's square: on a white ball (White played C1), and edged in white on a black one.
+    expect(page.locator("g[data-vertex='C1:1'] [data-last]")).to_have_count(1)
+    for ball in ("white", "whiteTop"):
+        assert ratio(colours["last"], colours[ball]) >= 3, (ball, ratio(colours["last"], colours[ball]))
+    on_black = colours["lastOnBlack"]
+    assert ratio(on_black["fill"], on_black["stroke"]) >= 3
+    assert ratio(on_black["stroke"], colours["black"]) >= 3 and ratio(on_black["stroke"], colours["blackTop"]) >= 3
+    expect(page.locator("g[data-vertex='A1:2'] [data-zombie]")).to_have_count(0)
+    expect(page.locator(".zombie-halo")).to_have_count(2)   # on the black balls only: red on white is 3.6:1
