@@ -115,14 +115,14 @@ export function renderBoard(svg, frame, options = {}) {
           if (l >= 1) inner += `<circle class="shadow" cx="${cx + lift}" cy="${cy + lift}" r="${r}"/>`;
           inner += `<circle class="ball ball-${ball.c}" data-ball="${ball.c}" data-vertex="${v}" data-level="${l + 1}"${flags}` +
             ` cx="${cx}" cy="${cy}" r="${r}" fill="url(#ball-${ball.c}-${Math.min(l, 4)})"/>`;
-          if (l >= 2) {
-            inner += `<text class="level level-${ball.c}" x="${cx + r * 0.5}" y="${cy + r * 0.75}">${l + 1}</text>`;
-          }
           const under = covering.get(v);
           if (under) {
             // A ring in the buried ball's colour on a halo of the other tone: seen on either ball.
             inner += `<circle class="buried-halo buried-halo-${under}" cx="${cx}" cy="${cy}" r="${r * 0.62}"/>` +
               `<circle class="buried-mark buried-${under}" data-buried-mark="${under}" cx="${cx}" cy="${cy}" r="${r * 0.62}"/>`;
+          }
+          if (l >= 2) {   // after the ring, which crosses it: drawn before, it hid half the digit
+            inner += `<text class="level level-${ball.c}" x="${cx + r * 0.5}" y="${cy + r * 0.75}">${l + 1}</text>`;
           }
           if (tried) {
             inner += `<circle class="tried-ring" data-tried="${tried}" cx="${cx}" cy="${cy}" r="${r - 2}"/>` +
