@@ -226,6 +226,7 @@ def test_saved_games_show_their_date_and_a_delete_that_asks_first(open_page, liv
     date = time.strftime("%Y-%m-%d %H:%M", time.localtime((games_dir / "unfinished" / f"{game}.jsonl").stat().st_mtime))
     expect(item.locator("[data-role=saved-date]")).to_have_text(date)
     expect(item.locator("[data-resume]")).to_contain_text("3×3 human – human: unfinished — resume (1 moves)")
+    expect(item.locator("[data-download]")).to_have_count(0)   # only a journal: resumed, Play downloads it
     assert_tap_target(page, "[data-role=saved-list] button")
     item.locator("[data-delete]").tap()
     expect(item.locator("[data-delete]")).to_have_text("Delete for good?")
@@ -468,3 +469,27 @@ def test_balls_and_marks_keep_a_contrast_of_3_to_1_on_the_board(open_page, live_
     assert ratio(on_black["stroke"], colours["black"]) >= 3 and ratio(on_black["stroke"], colours["blackTop"]) >= 3
     expect(page.locator("g[data-vertex='A1:2'] [data-zombie]")).to_have_count(0)
     expect(page.locator(".zombie-halo")).to_have_count(2)   # on the black balls only: red on white is 3.6:1
+
+
+def test_a_finished_saved_game_downloads_its_record(open_page, live_server) -> None:
+    from margo_gtp import sgf
+
+    page = open_page(360, 640)
+    page.goto(f"{live_server.url}/?size=3&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    page.locator("g[data-vertex='B2:1']").tap()
+    expect(page.locator("[data-role=moves] li")).to_have_count(1)
+    page.locator("[data-action=resign]").tap()
+    page.locator("[data-action=resign-yes]").tap()
+    expect(page.locator(STATUS)).to_have_text("White wins W+R (resignation)")
+    game = page.evaluate("window.margo.game.game")
+    page.locator("[data-tab=replay]").tap()
+    item = page.locator(f"[data-role=saved-list] [data-game='{game}']")
+    expect(item.locator("[data-saved]")).to_contain_text("3×3 human – human: W+R (1 moves)")
+    link = item.locator("[data-download]")
+    expect(link).to_have_text("Download")
+    assert link.get_attribute("href") == f"/api/games/{game}.sgf"
+    assert_tap_target(page, "[data-role=saved-list] [data-download]")
+    record = sgf.loads(page.request.get(live_server.url + link.get_attribute("href")).text())
+    assert ([f"{colour.letter} {move.gtp()}" for colour, move in record.moves], record.result) == (["W B2:1"], "W+R")
+    assert_no_page_overflow(page)

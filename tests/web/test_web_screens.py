@@ -237,4 +237,10 @@ def test_a_watched_game_is_a_finger_sized_row(open_page, live_server, watch_dir:
     assert size["height"] >= TOUCH_TARGET - 0.5, size
     row.tap()
     expect(page.locator(STATUS)).to_have_text("game 1: heuristic – random: move 10 of 10 (B A2:1) — result W+R")
+    # ... whole, on two lines: on one it was cut after "move 10 of …", with the rest in a tooltip
+    # that a finger cannot show. The board stays stuck under it at its size.
+    status = rect(page, STATUS)
+    assert page.eval_on_selector(STATUS, "e => e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight")
+    assert status["height"] < 3 * 24, status
+    assert rect(page, "[data-role=board]")["height"] >= math.floor(0.30 * height)
     assert_fits(page)
