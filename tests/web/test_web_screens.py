@@ -244,3 +244,49 @@ def test_a_watched_game_is_a_finger_sized_row(open_page, live_server, watch_dir:
     assert status["height"] < 3 * 24, status
     assert rect(page, "[data-role=board]")["height"] >= math.floor(0.30 * height)
     assert_fits(page)
+
+
+@pytest.mark.parametrize("width, height", [pytest.param(1280, 800, id="1280x800"), pytest.param(1920, 1080, id="1920x1080")])
+def test_a_game_its_result_its_review_and_watch_stay_in_view_on_a_desktop(open_page, live_server, watch_dir: Path,
+                                                                         width: int, height: int) -> None:
+    """The issue's items at the desktop sizes, as a player goes through them: a game against an
+    engine, its result panel, its review from that panel, and a watched game; at each the
+    board, the status and what to do next are in the window, and nothing is wider than it."""
+    page = open_page(width, height, touch=False)
+    page.goto(f"{live_server.url}/?size=5&engine=random&human=white&seconds=0.05")
+    expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    for ply in (2, 4):   # White's move and random's answer
+        page.locator("[data-target][data-legal=true]").first.click()
+        expect(page.locator("[data-role=moves] li")).to_have_count(ply)
+        expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    for selector in (STATUS, "[data-role=board]", "[data-action=resign]", "[data-role=players]"):
+        assert_in_view(page, selector)
+    page.click("[data-action=resign]")
+    page.click("[data-action=resign-yes]")
+    expect(page.locator("[data-role=winner]")).to_have_text("Black wins")
+    for selector in (STATUS, "[data-role=board]", "[data-role=result-panel]", "[data-action=rematch]",
+                     "[data-action=result-review]", "[data-role=result-download]"):
+        assert_in_view(page, selector)
+    assert_fits(page)
+    page.click("[data-action=result-review]")
+    expect(page.locator("[data-role=review-progress]")).to_have_text("Reviewed: 4 moves at 200 visits")
+    for selector in (STATUS, "[data-role=board]", "[data-role=review-graph]", "[data-role=replay-bar]"):
+        assert_in_view(page, selector)
+    assert_fits(page)
+    (watch_dir / "game-0001.sgf").write_text(GAME, encoding="utf-8")
+    (watch_dir / "results.jsonl").write_text(json.dumps(
+        {"game": 1, "white": "heuristic", "black": "random", "winner_colour": "W", "result": "W+R",
+         "reason": "resignation", "move_count": 10, "sgf": "game-0001.sgf"}) + "\n", encoding="utf-8")
+    page.click("[data-tab=watch]")
+    page.click("[data-key='0-1']")
+    expect(page.locator(STATUS)).to_have_text("game 1: heuristic – random: move 10 of 10 (B A2:1) — result W+R")
+    for selector in (STATUS, "[data-role=board]", "[data-role=watch-games]", "[data-role=replay-bar]"):
+        assert_in_view(page, selector)
+    assert_fits(page)
+
+
+def assert_in_view(page: Page, selector: str) -> None:
+    box = rect(page, selector)
+    size = page.viewport_size
+    assert box["top"] >= 0 and box["left"] >= 0, (selector, box)
+    assert box["bottom"] <= size["height"] + 0.5 and box["right"] <= size["width"] + 0.5, (selector, box, size)
