@@ -226,6 +226,7 @@ def test_saved_games_show_their_date_and_a_delete_that_asks_first(open_page, liv
     date = time.strftime("%Y-%m-%d %H:%M", time.localtime((games_dir / "unfinished" / f"{game}.jsonl").stat().st_mtime))
     expect(item.locator("[data-role=saved-date]")).to_have_text(date)
     expect(item.locator("[data-resume]")).to_contain_text("3×3 human – human: unfinished — resume (1 moves)")
+    expect(item.locator("[data-download]")).to_have_count(0)   # only a journal: resumed, Play downloads it
     assert_tap_target(page, "[data-role=saved-list] button")
     item.locator("[data-delete]").tap()
     expect(item.locator("[data-delete]")).to_have_text("Delete for good?")
@@ -235,10 +236,12 @@ def test_saved_games_show_their_date_and_a_delete_that_asks_first(open_page, liv
     assert not (games_dir / "unfinished" / f"{game}.jsonl").exists()
 
 
-def test_a_review_on_a_phone_shows_the_board_and_the_mistakes_together(open_page, live_server, tmp_path: Path) -> None:
+@pytest.mark.parametrize("width, height", PHONES)
+def test_a_review_on_a_phone_shows_the_board_and_the_mistakes_together(open_page, live_server, tmp_path: Path,
+                                                                       width: int, height: int) -> None:
     from test_web_review import GAME, reviewed_text
 
-    page = open_page(390, 844)
+    page = open_page(width, height)
     page.goto(f"{live_server.url}/?tab=replay")
     path = tmp_path / "game.reviewed.sgf"
     path.write_text(reviewed_text(GAME), encoding="utf-8")
@@ -256,8 +259,8 @@ def test_a_review_on_a_phone_shows_the_board_and_the_mistakes_together(open_page
     tapped = assert_on_screen(page, f"[data-mistake='{number}']")
     assert tapped["top"] >= box(page, ".board-area")["bottom"] - 0.5   # not under the board
     assert_no_page_overflow(page)
-    assert box(page, "[data-role=ply]")["right"] <= 390
-    screenshot(page, "phone-390x844-review")
+    assert box(page, "[data-role=ply]")["right"] <= width
+    screenshot(page, f"phone-{width}x{height}-review")
 
 
 def test_the_board_is_played_by_keyboard_and_names_its_points(open_page, live_server) -> None:
@@ -325,4 +328,168 @@ def test_a_long_replay_on_the_smallest_phone_keeps_its_bar_inside(open_page, liv
     for selector in (STATUS, "[data-role=board]", "[data-role=replay-bar]", "[data-role=ply]"):
         assert_on_screen(page, selector)
     assert_tap_target(page, "[data-role=replay-bar] button")
+    assert_no_page_overflow(page)
+
+
+@pytest.mark.parametrize("width, height", PHONES)
+def test_the_result_panel_reviews_and_downloads_the_game(open_page, live_server, width: int, height: int) -> None:
+    from margo_gtp import sgf
+
+    page = open_page(width, height)
+    page.goto(f"{live_server.url}/?size=5&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    for vertex in ("C3:1", "B2:1", "C2:1", "B3:1"):
+        page.locator(f"g[data-vertex='{vertex}']").tap()
+    expect(page.locator("[data-role=moves] li")).to_have_count(4)
+    page.locator("[data-action=resign]").tap()
+    page.locator("[data-action=resign-yes]").tap()
+    expect(page.locator("[data-role=winner]")).to_have_text("Black wins")
+    for selector in ("[data-action=result-review]", "[data-role=result-download]"):
+        assert_on_screen(page, selector)
+    # Download SGF: the game as it ended.
+    record = sgf.loads(page.request.get(live_server.url + page.get_attribute("[data-role=result-download]", "href")).text())
+    assert [f"{colour.letter} {move.gtp()}" for colour, move in record.moves] == [
+        "W C3:1", "B B2:1", "W C2:1", "B B3:1"]   # a resignation is the result, not a move
+    assert record.result == "B+R"
+    # Review: the game reviewed in Replay, its board and status on the screen.
+    page.locator("[data-action=result-review]").tap()
+    expect(page.locator("[data-tab=replay]")).to_have_class("tab active")
+    expect(page.locator("[data-role=review-progress]")).to_have_text("Reviewed: 4 moves at 200 visits")
+    expect(page.locator(STATUS)).to_contain_text("this game: move 4 of 4 (B B3:1)")
+    assert_on_screen(page, STATUS)
+    assert_on_screen(page, "[data-role=board]")
+    assert_no_page_overflow(page)
+
+
+def test_a_whole_5x5_game_is_played_by_keyboard(open_page, live_server) -> None:
+    """White by keyboard against random, from the first move to the result: each turn the
+    arrows and Page Up/Down take the cursor to a point the board names legal, and Enter plays it."""
+    page = open_page(1280, 800, touch=False)
+    page.goto(f"{live_server.url}/?size=5&engine=random&human=white&seconds=0.05")
+    expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    page.focus("[data-role=board]")
+    columns = "ABCDE"
+
+    def cursor() -> tuple[int, int, int]:
+        name, level = page.get_attribute("[data-cursor]", "data-cursor").split(":")
+        return columns.index(name[0]), int(name[1:]) - 1, int(level) - 1
+
+    for _ in range(200):
+        if page.locator("[data-role=result-panel]").is_visible():
+            break
+        legal = page.eval_on_selector_all("g[data-vertex]", "els => els.filter(e => (e.getAttribute('aria-label') || '')"
+                                          ".endsWith(', legal')).map(e => e.dataset.vertex)")
+        target = sorted(legal, key=lambda v: -int(v.split(":")[1]))[0]   # the highest level: stacking too
+        name, level = target.split(":")
+        x, y, l = columns.index(name[0]), int(name[1:]) - 1, int(level) - 1
+        for _ in range(abs(l - cursor()[2])):
+            page.keyboard.press("PageUp" if l > cursor()[2] else "PageDown")
+        cx, cy, _ = cursor()
+        for key, count in (("ArrowRight" if x > cx else "ArrowLeft", abs(x - cx)), ("ArrowUp" if y > cy else "ArrowDown", abs(y - cy))):
+            for _ in range(count):
+                page.keyboard.press(key)
+        expect(page.locator("[data-role=hover]")).to_have_text(re.compile(rf"^{name}, level {level}, empty, legal$"))
+        played = page.locator("[data-role=moves] li").count()
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"document.querySelectorAll('[data-role=moves] li').length >= {played + 2} || "
+                               "!document.querySelector('[data-role=result-panel]').hidden")
+        expect(page.locator("[data-role=moves] li").nth(played)).to_have_text(f"W {target}")
+        if not page.locator("[data-role=result-panel]").is_visible():
+            expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    expect(page.locator("[data-role=result-panel]")).to_be_visible()
+    # random is seeded (web_helpers.engine_commands), so the game is the same each time: White
+    # stacks as soon as it may, and the board fills until the side to move has no move.
+    expect(page.locator("[data-role=moves] li")).to_have_text([
+        "W A5:1", "B A3:1", "W B5:1", "B E1:1", "W C5:1", "B E3:1", "W D5:1", "B B1:1", "W E5:1", "B D1:1", "W A4:1",
+        "B E4:1", "W B4:1", "B C3:1", "W A4:2", "B C1:1", "W C4:1", "B E2:1", "W B4:2", "B A1:1", "W D4:1", "B B3:1",
+        "W C4:2", "B D2:1", "W D4:2", "B A2:1", "W A3:2", "B B2:1", "W B3:2", "B D1:2", "W A3:3", "B A2:2"])
+    expect(page.locator("[data-role=winner]")).to_have_text("Draw")
+    expect(page.locator("[data-role=result-why]")).to_have_text("— the player to move had no legal move left (0)")
+
+
+def ratio(first: str, second: str) -> float:
+    """WCAG contrast of two computed colours ("rgb(r, g, b)")."""
+    def luminance(text: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", text)[:3]]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted([luminance(first), luminance(second)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_balls_and_marks_keep_a_contrast_of_3_to_1_on_the_board(open_page, live_server, dark: bool) -> None:
+    """Issue 37 item 10, in both colour schemes (the board keeps its wood in dark mode): a white
+    ball's edge, a black ball, the dots and crosses of the points, the last move's square and a
+    zombie's cross on a ball of either colour. They were 1.9:1 (a white ball's edge, the dots of
+    the other side's turn), 2.6:1 (a refused point's cross), 2.7:1 (the cross on a black ball)
+    and 2.0:1 (dark mode's pink cross on a white ball)."""
+    page = open_page(1280, 800, touch=False, dark=dark)
+    page.goto(f"{live_server.url}/?size=3&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    # The rules page's zombie diagram played on the board: Black's A1 and B1 stay as zombies.
+    for vertex in ("A2:1", "A1:1", "B2:1", "B1:1", "A1:2", "C3:1", "C1:1"):
+        page.locator(f"g[data-vertex='{vertex}']").click()
+    expect(page.locator("[data-zombie]")).to_have_count(2)
+    expect(page.locator("g[data-vertex='A1:1']")).to_have_attribute("aria-label", "A1, level 1, black, zombie")
+    colours = page.evaluate("""() => {
+        const svg = document.querySelector("[data-role=board]");
+        const style = (selector) => getComputedStyle(svg.querySelector(selector));
+        const probe = (cls) => {   // a mark this position does not show, drawn for its stylesheet colour
+            const e = document.createElementNS("http://www.w3.org/2000/svg", "circle");
+            e.setAttribute("class", cls); svg.appendChild(e);
+            const s = getComputedStyle(e); const out = {fill: s.fill, stroke: s.stroke}; e.remove(); return out;
+        };
+        const base = (colour, level) => getComputedStyle(svg.querySelector(`#ball-${colour}-${level} stop[offset="55%"]`)).stopColor;
+        return {
+            wood: style(".wood").fill, whiteEdge: style(".ball-W").stroke, white: base("W", 0), black: base("B", 0),
+            whiteTop: base("W", 4), blackTop: base("B", 4),
+            cross: style("g[data-vertex='A1:1'] .zombie-mark").stroke,
+            halo: style("g[data-vertex='A1:1'] .zombie-halo").stroke,
+            last: style("[data-last]").fill, lastOnBlack: probe("last-mark last-mark-B"), slot: probe("slot").fill, legal: probe("slot slot-legal").fill,
+            refused: probe("refused-mark").stroke,
+        };
+    }""")
+    wood = colours["wood"]
+    assert wood == "rgb(220, 180, 108)"   # the board's wood, in dark mode too
+    for name in ("whiteEdge", "black", "slot", "legal", "refused"):
+        assert ratio(colours[name], wood) >= 3, (name, colours[name], ratio(colours[name], wood))
+    # A zombie's cross: red on a white ball, red on a white halo on a black one.
+    assert colours["cross"] == "rgb(179, 38, 30)", colours["cross"]
+    for ball in ("white", "whiteTop"):
+        assert ratio(colours["cross"], colours[ball]) >= 3, (ball, ratio(colours["cross"], colours[ball]))
+    assert ratio(colours["cross"], colours["halo"]) >= 3 and ratio(colours["halo"], colours["black"]) >= 3
+    assert ratio(colours["halo"], colours["blackTop"]) >= 3
+    # The last move's square: on a white ball (White played C1), and edged in white on a black one.
+    expect(page.locator("g[data-vertex='C1:1'] [data-last]")).to_have_count(1)
+    for ball in ("white", "whiteTop"):
+        assert ratio(colours["last"], colours[ball]) >= 3, (ball, ratio(colours["last"], colours[ball]))
+    on_black = colours["lastOnBlack"]
+    assert ratio(on_black["fill"], on_black["stroke"]) >= 3
+    assert ratio(on_black["stroke"], colours["black"]) >= 3 and ratio(on_black["stroke"], colours["blackTop"]) >= 3
+    expect(page.locator("g[data-vertex='A1:2'] [data-zombie]")).to_have_count(0)
+    expect(page.locator(".zombie-halo")).to_have_count(2)   # on the black balls only: red on white is 3.6:1
+
+
+def test_a_finished_saved_game_downloads_its_record(open_page, live_server) -> None:
+    from margo_gtp import sgf
+
+    page = open_page(360, 640)
+    page.goto(f"{live_server.url}/?size=3&human=both")
+    expect(page.locator(STATUS)).to_have_text("White to move")
+    page.locator("g[data-vertex='B2:1']").tap()
+    expect(page.locator("[data-role=moves] li")).to_have_count(1)
+    page.locator("[data-action=resign]").tap()
+    page.locator("[data-action=resign-yes]").tap()
+    expect(page.locator(STATUS)).to_have_text("White wins W+R (resignation)")
+    game = page.evaluate("window.margo.game.game")
+    page.locator("[data-tab=replay]").tap()
+    item = page.locator(f"[data-role=saved-list] [data-game='{game}']")
+    expect(item.locator("[data-saved]")).to_contain_text("3×3 human – human: W+R (1 moves)")
+    link = item.locator("[data-download]")
+    expect(link).to_have_text("Download")
+    assert link.get_attribute("href") == f"/api/games/{game}.sgf"
+    assert_tap_target(page, "[data-role=saved-list] [data-download]")
+    record = sgf.loads(page.request.get(live_server.url + link.get_attribute("href")).text())
+    assert ([f"{colour.letter} {move.gtp()}" for colour, move in record.moves], record.result) == (["W B2:1"], "W+R")
     assert_no_page_overflow(page)

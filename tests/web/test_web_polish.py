@@ -111,3 +111,40 @@ def test_the_move_sound_plays_through_webaudio_without_an_error(open_page, live_
     expect(page.locator(MOVES)).to_have_count(2)
     assert page.evaluate("localStorage.getItem('margo-web.sound')") == "on"
     # open_page fails the test on any JavaScript error: the real AudioContext played the clicks.
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (1920, 1080)])
+def test_level_digits_stay_readable_over_a_buried_balls_ring(web_page, live_server, tmp_path: Path, width: int,
+                                                              height: int) -> None:
+    """A ball of level 3 and up carries its level; over a buried ball its ring crosses the digit,
+    and drawn after the digit it hid half of it (the issue: "level digits are half hidden")."""
+    from margo_gtp import sgf
+    from margo_gtp.engine.positions import midgame_positions
+
+    page = web_page
+    page.set_viewport_size({"width": width, "height": height})
+    board = max(midgame_positions(), key=lambda b: len(b.buried()))
+    page.goto(f"{live_server.url}/?tab=replay")
+    path = tmp_path / "crowded.sgf"
+    path.write_text(sgf.dumps(sgf.record_from_board(board)), encoding="utf-8")
+    page.set_input_files("[data-role=sgf-file]", str(path))
+    plies = len(board.history)
+    expect(page.locator(STATUS)).to_have_text(f"crowded.sgf: move 0 of {plies}")
+    page.keyboard.press("End")
+    colour, last = board.history[-1]
+    expect(page.locator(STATUS)).to_have_text(f"crowded.sgf: move {plies} of {plies} ({colour.letter} {last.gtp()})")
+    digits = page.eval_on_selector_all("text.level", """els => els.map(e => {
+        const g = e.closest("g[data-vertex]"), parts = [...g.children], ring = g.querySelector("[data-buried-mark]");
+        const box = e.getBoundingClientRect(), style = getComputedStyle(e);
+        return {vertex: g.dataset.vertex, text: e.textContent, ring: ring ? parts.indexOf(ring) : -1,
+                digit: parts.indexOf(e), height: box.height, fill: style.fill, outline: style.stroke};
+    })""")
+    over_rings = [d for d in digits if d["ring"] >= 0]
+    # Every ring lies on a ball two levels up from the buried one, so level 3 or more: it has a digit.
+    assert len(over_rings) == page.locator("[data-buried-mark]").count() > 0, over_rings
+    for digit in over_rings:
+        assert digit["digit"] > digit["ring"], digit   # painted over the ring
+        assert digit["height"] >= 15, digit
+        assert digit["text"] == digit["vertex"].split(":")[1], digit
+        assert (digit["fill"], digit["outline"]) in {("rgb(221, 221, 221)", "rgb(0, 0, 0)"),
+                                                       ("rgb(85, 85, 85)", "rgb(255, 255, 255)")}, digit

@@ -460,6 +460,14 @@ def test_a_live_review_fills_in_while_it_runs(web_page, live_server, tmp_path: P
     balls = balls_at(GAME, 2)   # a ball is marked only when the map gives its point to the other colour
     assert shown == {v: owner for v, owner in owners.items() if v not in balls or balls[v] != owner}
     assert shown
+    # Not by its shade alone: each marked point says for whom to a screen reader.
+    for vertex, owner in shown.items():
+        side = {"B": "Black", "W": "White"}[owner]
+        label = page.get_attribute(f"g[data-vertex='{vertex}']", "aria-label")
+        if vertex in balls:
+            assert label.endswith(f", likely lost to {side}"), label
+        else:   # "A4, level 1, empty, legal, White's area": a side line may be tried there
+            assert ", empty, " in label and label.endswith(f", {side}'s area"), label
     page.uncheck("[data-role=ownership]")
     expect(page.locator("[data-owner]")).to_have_count(0)
     page.check("[data-role=ownership]")

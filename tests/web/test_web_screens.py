@@ -166,3 +166,127 @@ def test_dark_modes_own_colours_win_over_the_light_ones(open_page, live_server, 
     expect(page.locator("[data-key='0-1'] .live-badge")).to_have_text("live")
     assert colour(page, "[data-key='0-1'] .live-badge") == "rgb(26, 0, 0)"
     assert colour(page, "[data-key='0-1'] .live-badge", "backgroundColor") == "rgb(255, 138, 128)"
+
+
+@pytest.mark.parametrize("width, height", PHONES)
+def test_the_new_game_form_and_its_rule_options_are_finger_sized(open_page, live_server, width: int,
+                                                                height: int) -> None:
+    """The presets' screenshot showed the form's lists and boxes 19 px tall, its checkboxes 13 px
+    and Start 31 px, on a phone where everything else a finger taps is 44 px."""
+    page = open_page(width, height)
+    page.goto(live_server.url)
+    expect(page.locator(STATUS)).to_have_text("Choose the players and press Start")
+    page.locator("[data-role=rule-options] > summary").tap()
+    expect(page.locator("[data-role=new-game] [name=ko_rule]")).to_be_visible()
+    targets = ("[data-role=new-game-box] > summary, [data-role=new-game] select, [data-role=new-game] input[type=number], "
+               "[data-role=new-game] button, [data-role=new-game] label:has(> input[type=checkbox]), "
+               "[data-role=rule-options] > summary, .view-options select, .view-options label:has(> input[type=checkbox]), "
+               "label.toggle, [data-action=review-game], [data-action=guided-game]")
+    sizes = page.eval_on_selector_all(targets, "els => els.filter(e => e.offsetParent).map(e => {"
+                                      " const r = e.getBoundingClientRect();"
+                                      " return [e.name || e.textContent.trim().slice(0, 16), r.width, r.height]; })")
+    # The form's 9 lists, 5 numbers, 5 ticks, Start and 2 summaries; the view options' 3; Analysis,
+    # Review this game and Guided first game.
+    assert len(sizes) == 28, sizes
+    small = [size for size in sizes if size[1] < TOUCH_TARGET - 0.5 or size[2] < TOUCH_TARGET - 0.5]
+    assert small == [], small
+    # A tick's words tick it, its box's top edge too: the label is the target. (The designer's
+    # rules without swap are Spargo's options.)
+    page.locator("[data-role=new-game] label:has(> [name=swap])").tap(position={"x": 120, "y": 2})
+    expect(page.locator("[data-role=new-game] [name=preset]")).to_have_value("spargo")
+    assert not page.locator("[data-role=new-game] [name=swap]").is_checked()
+    # The lists write at the page's size, and the legend the summary repeats is for screen readers only.
+    assert colour(page, "[data-role=new-game] [name=preset]", "fontSize") == "15px"
+    legend = rect(page, "[data-role=rule-options] legend")
+    assert (legend["width"], legend["height"]) == (1, 1), legend
+    expect(page.get_by_role("group", name="Rule options")).to_have_count(1)
+    assert_fits(page)
+
+
+@pytest.mark.parametrize("width, height", PHONES)
+def test_the_replays_slider_and_move_list_are_finger_sized(open_page, live_server, tmp_path: Path, width: int,
+                                                          height: int) -> None:
+    """The slider was 16 px tall and a move of the list 19 px, under buttons of 44."""
+    page = open_page(width, height)
+    open_record(page, live_server.url, tmp_path)
+    slider = rect(page, "[data-role=slider]")
+    assert slider["height"] >= TOUCH_TARGET - 0.5 and slider["width"] >= 2 * TOUCH_TARGET, slider
+    rows = page.eval_on_selector_all("[data-role=moves] li", "els => els.map(e => e.getBoundingClientRect().height)")
+    assert len(rows) == 10 and min(rows) >= TOUCH_TARGET - 0.5, rows
+    page.locator("[data-role=moves] li").nth(3).tap()
+    expect(page.locator(STATUS)).to_have_text("game.sgf: move 4 of 10 (B B3:1)")
+    expect(page.locator("[data-role=moves] li").nth(3)).to_have_text("B B3:1")
+    assert_fits(page)
+
+
+@pytest.mark.parametrize("width, height", PHONES)
+def test_a_watched_game_is_a_finger_sized_row(open_page, live_server, watch_dir: Path, width: int, height: int) -> None:
+    """A row of the games table, which a tap shows, was 25 px tall with short engine names."""
+    from margo_gtp import sgf
+
+    (watch_dir / "game-0001.sgf").write_text(GAME, encoding="utf-8")
+    line = {"game": 1, "white": "heuristic", "black": "random", "winner_colour": "W", "result": "W+R",
+            "reason": "resignation", "move_count": 10, "sgf": "game-0001.sgf"}
+    (watch_dir / "results.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert len(sgf.loads(GAME).moves) == 10
+    page = open_page(width, height)
+    page.goto(f"{live_server.url}/?tab=watch")
+    row = page.locator("[data-key='0-1']")
+    expect(row.locator("td")).to_have_text(["1", "heuristic", "random", "W+R"])
+    size = row.bounding_box()
+    assert size["height"] >= TOUCH_TARGET - 0.5, size
+    row.tap()
+    expect(page.locator(STATUS)).to_have_text("game 1: heuristic – random: move 10 of 10 (B A2:1) — result W+R")
+    # ... whole, on two lines: on one it was cut after "move 10 of …", with the rest in a tooltip
+    # that a finger cannot show. The board stays stuck under it at its size.
+    status = rect(page, STATUS)
+    assert page.eval_on_selector(STATUS, "e => e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight")
+    assert status["height"] < 3 * 24, status
+    assert rect(page, "[data-role=board]")["height"] >= math.floor(0.30 * height)
+    assert_fits(page)
+
+
+@pytest.mark.parametrize("width, height", [pytest.param(1280, 800, id="1280x800"), pytest.param(1920, 1080, id="1920x1080")])
+def test_a_game_its_result_its_review_and_watch_stay_in_view_on_a_desktop(open_page, live_server, watch_dir: Path,
+                                                                         width: int, height: int) -> None:
+    """The issue's items at the desktop sizes, as a player goes through them: a game against an
+    engine, its result panel, its review from that panel, and a watched game; at each the
+    board, the status and what to do next are in the window, and nothing is wider than it."""
+    page = open_page(width, height, touch=False)
+    page.goto(f"{live_server.url}/?size=5&engine=random&human=white&seconds=0.05")
+    expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    for ply in (2, 4):   # White's move and random's answer
+        page.locator("[data-target][data-legal=true]").first.click()
+        expect(page.locator("[data-role=moves] li")).to_have_count(ply)
+        expect(page.locator(STATUS)).to_have_text("White to move (you)")
+    for selector in (STATUS, "[data-role=board]", "[data-action=resign]", "[data-role=players]"):
+        assert_in_view(page, selector)
+    page.click("[data-action=resign]")
+    page.click("[data-action=resign-yes]")
+    expect(page.locator("[data-role=winner]")).to_have_text("Black wins")
+    for selector in (STATUS, "[data-role=board]", "[data-role=result-panel]", "[data-action=rematch]",
+                     "[data-action=result-review]", "[data-role=result-download]"):
+        assert_in_view(page, selector)
+    assert_fits(page)
+    page.click("[data-action=result-review]")
+    expect(page.locator("[data-role=review-progress]")).to_have_text("Reviewed: 4 moves at 200 visits")
+    for selector in (STATUS, "[data-role=board]", "[data-role=review-graph]", "[data-role=replay-bar]"):
+        assert_in_view(page, selector)
+    assert_fits(page)
+    (watch_dir / "game-0001.sgf").write_text(GAME, encoding="utf-8")
+    (watch_dir / "results.jsonl").write_text(json.dumps(
+        {"game": 1, "white": "heuristic", "black": "random", "winner_colour": "W", "result": "W+R",
+         "reason": "resignation", "move_count": 10, "sgf": "game-0001.sgf"}) + "\n", encoding="utf-8")
+    page.click("[data-tab=watch]")
+    page.click("[data-key='0-1']")
+    expect(page.locator(STATUS)).to_have_text("game 1: heuristic – random: move 10 of 10 (B A2:1) — result W+R")
+    for selector in (STATUS, "[data-role=board]", "[data-role=watch-games]", "[data-role=replay-bar]"):
+        assert_in_view(page, selector)
+    assert_fits(page)
+
+
+def assert_in_view(page: Page, selector: str) -> None:
+    box = rect(page, selector)
+    size = page.viewport_size
+    assert box["top"] >= 0 and box["left"] >= 0, (selector, box)
+    assert box["bottom"] <= size["height"] + 0.5 and box["right"] <= size["width"] + 0.5, (selector, box, size)

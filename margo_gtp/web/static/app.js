@@ -645,13 +645,15 @@ async function loadSaved() {
     // An unfinished game (kept across restarts) opens in Play, where it goes on.
     // The game this page plays is not deleted under it (the server refuses it too).
     const own = (g) => (g.id === gameId ? "" : `<button type="button" class="delete" data-delete="${escapeHtml(g.id)}">Delete</button>`);
+    // A finished game's record, as its SGF is kept; an unfinished one has only its journal (resumed, Play downloads it).
+    const download = (g) => (g.unfinished ? "" : `<a class="button download" data-download href="/api/games/${encodeURIComponent(g.id)}.sgf" download>Download</a>`);
     ui.savedList.innerHTML = data.games.map((g) =>
       `<li data-game="${escapeHtml(g.id)}"><span class="saved-what" data-${g.unfinished ? "resume" : "saved"}="${escapeHtml(g.id)}">` +
       `${g.size}×${g.size} ${escapeHtml(shortName(g.white))} – ${escapeHtml(shortName(g.black))}: ` +
       `${g.unfinished ? "<b>unfinished — resume</b>" : escapeHtml(g.result ?? "unfinished")} (${g.moves} moves)` +
       (g.preset_title ? ` <span class="saved-rules" data-role="saved-rules">${escapeHtml(g.preset_title)}</span>` : "") +
       ` <span class="saved-date" data-role="saved-date">${escapeHtml(g.date)}</span></span>` +
-      `${own(g)}</li>`).join("") ||
+      `${download(g)}${own(g)}</li>`).join("") ||
       "<li>none yet</li>";
   } catch (error) {
     ui.savedList.innerHTML = `<li>${escapeHtml(error.message)}</li>`;

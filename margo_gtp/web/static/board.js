@@ -115,14 +115,14 @@ export function renderBoard(svg, frame, options = {}) {
           if (l >= 1) inner += `<circle class="shadow" cx="${cx + lift}" cy="${cy + lift}" r="${r}"/>`;
           inner += `<circle class="ball ball-${ball.c}" data-ball="${ball.c}" data-vertex="${v}" data-level="${l + 1}"${flags}` +
             ` cx="${cx}" cy="${cy}" r="${r}" fill="url(#ball-${ball.c}-${Math.min(l, 4)})"/>`;
-          if (l >= 2) {
-            inner += `<text class="level level-${ball.c}" x="${cx + r * 0.5}" y="${cy + r * 0.75}">${l + 1}</text>`;
-          }
           const under = covering.get(v);
           if (under) {
             // A ring in the buried ball's colour on a halo of the other tone: seen on either ball.
             inner += `<circle class="buried-halo buried-halo-${under}" cx="${cx}" cy="${cy}" r="${r * 0.62}"/>` +
               `<circle class="buried-mark buried-${under}" data-buried-mark="${under}" cx="${cx}" cy="${cy}" r="${r * 0.62}"/>`;
+          }
+          if (l >= 2) {   // after the ring, which crosses it: drawn before, it hid half the digit
+            inner += `<text class="level level-${ball.c}" x="${cx + r * 0.5}" y="${cy + r * 0.75}">${l + 1}</text>`;
           }
           if (tried) {
             inner += `<circle class="tried-ring" data-tried="${tried}" cx="${cx}" cy="${cy}" r="${r - 2}"/>` +
@@ -131,11 +131,14 @@ export function renderBoard(svg, frame, options = {}) {
             inner += `<text class="move-number move-number-${ball.c}" data-move-number x="${cx}" y="${cy + 5}">${numbers.get(v)}</text>`;
           }
           if (ball.zombie) {
-            inner += `<path class="zombie-mark" d="M${cx - r * 0.35} ${cy - r * 0.35}L${cx + r * 0.35} ${cy + r * 0.35}` +
-              `M${cx + r * 0.35} ${cy - r * 0.35}L${cx - r * 0.35} ${cy + r * 0.35}"/>`;
+            // The red cross on a white halo on a black ball: red on black alone is 2.7:1.
+            const cross = `d="M${cx - r * 0.35} ${cy - r * 0.35}L${cx + r * 0.35} ${cy + r * 0.35}` +
+              `M${cx + r * 0.35} ${cy - r * 0.35}L${cx - r * 0.35} ${cy + r * 0.35}"`;
+            if (ball.c === "B") inner += `<path class="zombie-halo" ${cross}/>`;
+            inner += `<path class="zombie-mark" ${cross}/>`;
           }
           if (frame.last === v && !tried) {   // a side line's balls are numbered: its last is the highest
-            inner += `<rect class="last-mark" data-last x="${cx - r * 0.2}" y="${cy - r * 0.2}" width="${r * 0.4}" height="${r * 0.4}"/>`;
+            inner += `<rect class="last-mark last-mark-${ball.c}" data-last x="${cx - r * 0.2}" y="${cy - r * 0.2}" width="${r * 0.4}" height="${r * 0.4}"/>`;
           }
           if (faint) inner += "</g>";
         } else if (target) {
@@ -179,7 +182,7 @@ export function renderBoard(svg, frame, options = {}) {
           inner += `<g class="pv pv-${step.c}${step.n === 1 ? " pv-best" : ""}" data-pv="${step.n}">` +
             `<circle cx="${cx}" cy="${cy}" r="${radius(l) * 0.78}"/><text x="${cx}" y="${cy + 6}">${step.n}</text></g>`;
         }
-        inners.push([v, inner, pointName(v, ball, target, tried)]);
+        inners.push([v, inner, pointName(v, ball, target, tried, owner && (!ball || ball.c !== owner) ? owner : null)]);
       }
     }
   }
@@ -208,8 +211,10 @@ export function renderBoard(svg, frame, options = {}) {
 
 // What a screen reader says of a point: "D4, level 2, black, zombie", "C3, level 1, empty,
 // legal", "A1, level 1, empty, not allowed: suicide" (colour is never the only sign); a ball of
-// a side line tried in Replay says its number there ("C3, level 1, black, variation move 2").
-export function pointName(v, ball, target, tried) {
+// a side line tried in Replay says its number there ("C3, level 1, black, variation move 2"),
+// and a point the review's ownership map marks says for whom ("B2, level 1, empty, Black's
+// area"; "C3, level 1, white, likely lost to Black"): the shaded square is not the only sign.
+export function pointName(v, ball, target, tried, owner = null) {
   const [name, level] = v.split(":");
   let what = "empty";
   if (ball) {
@@ -218,6 +223,8 @@ export function pointName(v, ball, target, tried) {
   } else if (target) {
     what = target.legal ? "empty, legal" : `empty, not allowed: ${target.why || "illegal"}`;
   }
+  const side = owner === "B" ? "Black" : "White";
+  if (owner) what += ball ? `, likely lost to ${side}` : `, ${side}'s area`;
   return `${name}, level ${level}, ${what}`;
 }
 
