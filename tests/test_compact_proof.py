@@ -1,17 +1,27 @@
 """The compact proof (issue 38, format ``margo-proof 2``): the winner's move per position,
-checked by walking the game with its real history (compact_check.py). Damaged, foreign and
-truncated files are refused in one exact line."""
+checked by walking the game with its real history (compact_check.py). The shipped 3x3 proof
+checks whole; the walk's reuse of checked subtrees is held to a walk without it and to
+random games; damaged, foreign and truncated files are refused in one exact line."""
 
 from __future__ import annotations
+
+import random
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("margo_gtp.players._solver", reason="the C solver is not built")
 
-from margo_gtp.players.compact_check import header_lines  # noqa: E402
+from margo_gtp.engine.python_core import PythonCore  # noqa: E402
+from margo_gtp.engine.rules import Rules  # noqa: E402
+from margo_gtp.engine.types import BLACK, WHITE, Move  # noqa: E402
+from margo_gtp.players.compact_check import (StrategyWalk, header_lines, parse_rules,  # noqa: E402
+                                             rule_chooser)
 from margo_gtp.players.proof import compact_proof_text  # noqa: E402
-from margo_gtp.players.proof_check import ProofCheckError, check_proof_text  # noqa: E402
+from margo_gtp.players.proof_check import ProofCheckError, check_proof, check_proof_text  # noqa: E402
 from margo_gtp.players.solver import ExactSolver  # noqa: E402
+
+SHIPPED_3X3 = Path(__file__).resolve().parent.parent / "margo_gtp" / "players" / "data" / "proofs" / "proof-3x3.txt"
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +89,73 @@ def test_a_wrong_rule_is_named_by_its_line(proof_2x2):
     assert refusal(with_body(proof_2x2, claims_two, white_margin=2)) == (
         "p.txt: line 19: the game after 15 moves (... A2:1 B2:1 A1:1 B2:1 B1:1 B2:1 A1:1 B1:1) ends with the "
         "prover's margin 1, less than 2")
+
+
+def shipped_strategies() -> tuple[dict, dict]:
+    lines = list(enumerate(SHIPPED_3X3.read_text().split("\n"), start=1))
+    headings = [k for k, (_, line) in enumerate(lines) if line.startswith("strategy ")]
+    return (parse_rules(lines[headings[0] + 1:headings[1]], 3, "p"),
+            parse_rules(lines[headings[1] + 1:-2], 3, "p"))
+
+
+def test_the_shipped_3x3_proof_checks_whole():
+    header = check_proof(SHIPPED_3X3)
+    assert {key: header[key] for key in ("format", "rules", "size", "value", "solver-nodes")} == {
+        "format": "margo-proof 2", "rules": "default", "size": "3", "value": "W+5", "solver-nodes": "133494881"}
+    assert SHIPPED_3X3.stat().st_size < 200_000
+
+
+def test_dropping_a_superko_rule_of_the_3x3_proof_is_caught():
+    # A rule with "if": the position's usual move repeats an earlier position of some games
+    # reaching it. Without it the usual move is played there, and the checker must see that
+    # it is illegal in THAT history although it is legal where the position was first met.
+    text = SHIPPED_3X3.read_text()
+    lines = text.split("\n")
+    number = next(k for k, line in enumerate(lines) if line.startswith("B:") and " if " in line and
+                  lines[k + 1].split(" ")[0] == line.split(" ")[0])
+    body = lines[8:number] + lines[number + 1:-1]
+    damaged = "\n".join([*header_lines(3, 5, "abc1234", 133494881, body), *body]) + "\n"
+    with pytest.raises(ProofCheckError) as caught:
+        check_proof_text(damaged, "p.txt")
+    assert number + 1 == 751  # the first of Black's 22 such rules; each one dropped is caught
+    assert str(caught.value) == (
+        "p.txt: line 751: B3:1 is not legal after 45 moves (... A3:1 C1:1 A2:1 B3:1 A2:1 A3:1 B2:1 C2:1)")
+
+
+def test_the_walk_without_reuse_agrees_on_white_s_3x3_strategy():
+    # every line to its end: the tree the reuse stands for (7,786 positions against 963)
+    white, _ = shipped_strategies()
+
+    def fail(number: int, why: str) -> ProofCheckError:
+        return ProofCheckError(f"line {number}: {why}")
+
+    reusing = StrategyWalk(3, 0, 5, rule_chooser(white), fail)
+    reusing.run()
+    full = StrategyWalk(3, 0, 5, rule_chooser(white), fail, reuse=False)
+    full.run()
+    assert (reusing.nodes, full.nodes, full.used == reusing.used) == (963, 7786, True)
+
+
+def rule_move(core: PythonCore, rules: dict) -> Move | None:
+    position = (core._balls[0], core._balls[1], core._to_move)
+    for rule in rules.get(position, ()):
+        if all(key in core._position_count for key in rule.needs):
+            return Move(rule.point)
+    return None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_games_against_the_3x3_strategies_keep_the_value(seed):
+    # a check that shares nothing with the walk's reuse: games with every reply at random
+    rng = random.Random(seed)
+    white, black = shipped_strategies()
+    for prover, rules in ((0, white), (1, black)):
+        for _ in range(50):
+            core = PythonCore(Rules(size=3))
+            while moves := core.legal_moves():
+                move = rule_move(core, rules) if core._to_move == prover else rng.choice(moves)
+                assert move in moves
+                core.push(move)
+            counts = core.ball_counts()
+            margin = counts[WHITE] - counts[BLACK]
+            assert margin >= 5 if prover == 0 else margin <= 5
