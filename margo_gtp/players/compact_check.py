@@ -231,7 +231,8 @@ class StrategyWalk:
             asked |= self._node(history | self._bits_of(core._positions[-1:]))
             core.pop()
         self.rule_number = rule_before
-        self.memo.setdefault(position, []).append((asked, history & asked))
+        if self.reuse:
+            self.memo.setdefault(position, []).append((asked, history & asked))
         return asked
 
 
