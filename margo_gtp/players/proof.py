@@ -208,16 +208,21 @@ class _CompactWriter:
         raise ProofError(f"a line of {len(moves)} moves fails and no rule above it can be mended")
 
     def walk(self) -> StrategyWalk:
-        """Walk until a walk goes through; the walk that did."""
+        """Walk until a walk goes through and adds no rule (a rule added during a walk may
+        change the choice at a position the walk had already checked); the walk that did:
+        it is the checker's walk over these rules."""
         for _ in range(MAX_WALKS):
             self.walks += 1
+            before = self.number
             walk = StrategyWalk(self.size, self.prover, self.claim, self.choose, lambda number, why: None)
             walk.fail = lambda number, why, walk=walk: _Failure(list(walk.core.move_stack), why)
             try:
                 walk.run()
-                return walk
             except _Failure as failure:
                 self.repair(failure.moves)
+                continue
+            if self.number == before:
+                return walk
         raise ProofError(f"the compact strategy still fails after {MAX_WALKS} walks")
 
 
