@@ -56,7 +56,7 @@ def strategy(size: int) -> tuple[dict, dict]:
         return _compact_strategies(size, text, os.fspath(path))
     trees: list[dict] = []
     stack: list[dict] = []
-    for line in path.read_text().split("\n"):
+    for line in text.split("\n"):
         if line.startswith("tree "):
             trees.append({})
             stack = [trees[-1]]
