@@ -33,7 +33,7 @@ def test_the_oracle_counts_errors_on_2x2():
 
 def test_the_oracle_refuses_bad_options_in_one_line():
     for arguments, line in [
-        (("--size", "4"), "oracle: --size 4: the sizes with a shipped proof are 2"),
+        (("--size", "4"), "oracle: --size 4: the sizes with a shipped proof are 2, 3"),
         (("--size", "2", "--games", "0"), "oracle: --games 0: 1..1000"),
         (("--size", "2", "nobody"), "oracle: unknown player 'nobody' in spec 'nobody' (known: "),
     ]:

@@ -1,5 +1,5 @@
-"""The ``perfect`` player (issue 38): it plays the shipped 2x2 proof, never loses from the
-winning side, and refuses other sizes and rules over GTP with one exact line."""
+"""The ``perfect`` player (issue 38): it plays the shipped 2x2 and 3x3 proofs, never loses
+from the winning side, and refuses other sizes and rules over GTP with one exact line."""
 
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ from margo_gtp.players.base import Budget  # noqa: E402
 from margo_gtp.protocol.gtp import run_gtp_session  # noqa: E402
 from margo_gtp.protocol.session import make_gtp_engine  # noqa: E402
 
-REFUSAL = "perfect plays 2x2 under the default rules only (the sizes with a shipped proof)"
+REFUSAL = "perfect plays 2x2 and 3x3 under the default rules only (the sizes with a shipped proof)"
 
 
-def play_out(perfect_colour, seed: int) -> int:
+def play_out(perfect_colour, seed: int, size: int = 2) -> int:
     """White's final margin when perfect plays ``perfect_colour`` against random moves."""
     rng = random.Random(seed)
-    board = Board(Rules(size=2))
+    board = Board(Rules(size=size))
     perfect = make_player("perfect")
     while moves := board.legal_moves():
         move = perfect.select_move(board, board.to_move, Budget()) if board.to_move is perfect_colour else rng.choice(moves)
@@ -39,6 +39,13 @@ def test_perfect_keeps_the_value_against_any_play(seed):
     assert play_out(BLACK, seed) <= 1  # and Black never lets White get more
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_perfect_keeps_the_value_of_3x3_against_any_play(seed):
+    # 3x3 is W+5; perfect plays the compact proof's strategies (docs/solving.md)
+    assert play_out(WHITE, seed, 3) >= 5
+    assert play_out(BLACK, seed, 3) <= 5
+
+
 def gtp(commands: str) -> str:
     engine = make_gtp_engine(make_player("perfect"))
     out = io.StringIO()
@@ -46,15 +53,15 @@ def gtp(commands: str) -> str:
     return out.getvalue()
 
 
-def test_perfect_over_gtp_plays_2x2_and_refuses_the_rest():
-    answer = gtp("boardsize 2\ngenmove w\nboardsize 3\ngenmove w\nboardsize 2\n"
-                 "margo-set_rules ko_rule=simple\ngenmove b\nquit\n")
-    assert answer == ("=\n\n= A1:1\n\n=\n\n"
-                      f"? {REFUSAL}, not 3x3\n\n=\n\n=\n\n"
+def test_perfect_over_gtp_plays_2x2_and_3x3_and_refuses_the_rest():
+    answer = gtp("boardsize 2\ngenmove w\nboardsize 3\ngenmove w\ngenmove b\nboardsize 4\ngenmove w\n"
+                 "boardsize 2\nmargo-set_rules ko_rule=simple\ngenmove b\nquit\n")
+    assert answer == ("=\n\n= A1:1\n\n=\n\n= B2:1\n\n= B1:1\n\n=\n\n"
+                      f"? {REFUSAL}, not 4x4\n\n=\n\n=\n\n"
                       f"? {REFUSAL}, not these rules\n\n=\n\n")
 
 
 def test_perfect_is_in_the_catalogue():
     from margo_gtp.players.catalogue import catalogue
 
-    assert "perfect: perfect play from the shipped proofs of small boards (2x2 now; docs/solving.md)" in catalogue()
+    assert "perfect: perfect play from the shipped proofs of small boards (2x2 and 3x3; docs/solving.md)" in catalogue()

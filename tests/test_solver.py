@@ -96,8 +96,11 @@ def test_a_foreign_or_broken_header_is_refused():
     text = "\n".join(shipped_lines())
     assert refusal(text.replace("rules: default", "rules: ko_rule=simple")) == (
         "p.txt: proof for rules 'ko_rule=simple'; this checker checks the default rules only")
+    assert refusal(text.replace("margo-proof 1", "margo-proof 3")) == (
+        "p.txt: format 'margo-proof 3', this checker reads 'margo-proof 1' and 'margo-proof 2'")
+    # a tree proof that says it is compact goes to the compact checker, which refuses its header
     assert refusal(text.replace("margo-proof 1", "margo-proof 2")) == (
-        "p.txt: format 'margo-proof 2', this checker reads 'margo-proof 1'")
+        "p.txt: line 5: not a proof header line: 'nodes: 275'")
     assert refusal(text.replace("nodes: 275", "nodes: 274")) == "p.txt: the header says 274 nodes, the trees hold 275"
     assert refusal(text.replace("\nend\n", "\n")) == "p.txt: truncated: no 'end' line"
     assert refusal("hello\n") == "p.txt: line 1: not a proof header line: 'hello'"
@@ -124,7 +127,7 @@ def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path)
     first = run_solve_script("--size", "2", "--out", str(out), "--proof", str(tmp_path / "p.txt"))
     assert first.returncode == 0, first.stderr
     assert "2x2: W+1 (White's margin 1) in 213 nodes" in first.stdout
-    assert f"{tmp_path / 'p.txt'}: checked, 275 nodes" in first.stdout
+    assert f"{tmp_path / 'p.txt'}: checked, 34 rules, " in first.stdout  # the compact proof
     state = json.loads((out / "state.json").read_text())
     assert (state["size"], state["lower"], state["upper"]) == (2, 1, 1)
     again = run_solve_script("--size", "2", "--out", str(out))

@@ -1,11 +1,15 @@
 """The ``perfect`` player: perfect play on the boards a proof is shipped for.
 
 It plays the strategy of the shipped proof (``data/proofs/proof-NxN.txt``, written by
-:mod:`.proof`, checked by :mod:`.proof_check` when first loaded): as White the tree that
+:mod:`.proof`, checked by :mod:`.proof_check` when first loaded): as White the strategy that
 keeps White's margin at least the value, as Black the one that holds White to at most it.
-Where the game leaves the tree (the other side played a move the proof's side does not need
-to answer, or the proof's side is the one that must do better), it solves the position on
-the fly with the exact solver (:mod:`.solver`), the real game's history included.
+A tree proof (2x2) is followed move by move; a compact proof (3x3, :mod:`.compact_check`)
+gives the move of the position, by its rules, for as long as every earlier move of the
+player's colour was the strategy's (then the checked walk holds this very history). Where
+the game leaves the strategy (the other side played a move the proof's side does not need
+to answer, the proof's side is the one that must do better, or its colour's moves were
+not the strategy's), it solves the position on the fly with the exact solver
+(:mod:`.solver`), the real game's history included.
 
 On any other size, other rules, a set-up position or after a swap it refuses with one line
 (:class:`~margo_gtp.players.base.PlayerRefusal`) that names what it supports.
@@ -13,13 +17,16 @@ On any other size, other rules, a set-up position or after a swap it refuses wit
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from margo_gtp.engine.python_core import PythonCore
 from margo_gtp.engine.rules import Rules
 from margo_gtp.engine.types import WHITE, Move
 from margo_gtp.players.base import Budget, PlayerRefusal
+from margo_gtp.players.compact_check import FORMAT as COMPACT_FORMAT
 from margo_gtp.vertex import parse_vertex
 
 if TYPE_CHECKING:
@@ -38,14 +45,18 @@ def supported_words() -> str:
 
 @lru_cache(maxsize=None)
 def strategy(size: int) -> tuple[dict, dict]:
-    """The proof's two trees as nested dicts {vertex text: subtree}: White's, Black's."""
+    """The proof's two strategies, White's and Black's: nested dicts {vertex text: subtree}
+    (a tree proof), or {position: [Rule]} (a compact proof, :mod:`.compact_check`)."""
     from margo_gtp.players.proof_check import check_proof
 
     path = PROOFS / f"proof-{size}x{size}.txt"
     check_proof(path)
+    text = path.read_text()
+    if text.startswith(f"format: {COMPACT_FORMAT}\n"):
+        return _compact_strategies(size, text, os.fspath(path))
     trees: list[dict] = []
     stack: list[dict] = []
-    for line in path.read_text().split("\n"):
+    for line in text.split("\n"):
         if line.startswith("tree "):
             trees.append({})
             stack = [trees[-1]]
@@ -55,6 +66,37 @@ def strategy(size: int) -> tuple[dict, dict]:
             stack[-1][vertex] = {}
             stack.append(stack[-1][vertex])
     return trees[0], trees[1]
+
+
+def _compact_strategies(size: int, text: str, where: str) -> tuple[dict, dict]:
+    from margo_gtp.players.compact_check import parse_rules
+
+    lines = list(enumerate(text.split("\n"), start=1))
+    headings = [k for k, (_, line) in enumerate(lines) if line.startswith("strategy ")]
+    end = next(k for k, (_, line) in enumerate(lines) if line == "end")
+    return (parse_rules(lines[headings[0] + 1:headings[1]], size, where),
+            parse_rules(lines[headings[1] + 1:end], size, where))
+
+
+def _compact_move(board: "Board", colour: "Colour", rules: dict) -> Move | None:
+    """The compact strategy's move for ``colour``, if the game has followed it so far (each of
+    ``colour``'s moves was the strategy's: then the checked walk holds this history)."""
+    core = PythonCore(board.rules)
+    mover = 0 if colour is WHITE else 1
+
+    def rule_move() -> Move | None:
+        position = (core._balls[0], core._balls[1], core._to_move)
+        for rule in rules.get(position, ()):
+            if all(key in core._position_count for key in rule.needs):
+                return Move(rule.point)
+        return None
+
+    for move in board.move_stack:
+        if core._to_move == mover and rule_move() != move:
+            return None
+        core.push(move)
+    move = rule_move()
+    return move if move is not None and core.is_legal(move) else None
 
 
 class PerfectPlayer:
@@ -77,6 +119,9 @@ class PerfectPlayer:
         self._check(board)
         white_tree, black_tree = strategy(board.size)
         node: dict | None = white_tree if colour is WHITE else black_tree
+        if node and isinstance(next(iter(node)), tuple):  # a compact proof: rules by position
+            move = _compact_move(board, colour, node)
+            return move if move is not None else self._solve(board)
         for move in board.move_stack:
             node = node.get(move.gtp()) if node is not None else None
         if node is not None and len(node) == 1:

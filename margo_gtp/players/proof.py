@@ -20,13 +20,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from margo_gtp.engine.board import Board
+from margo_gtp.engine.python_core import PythonCore
 from margo_gtp.engine.rules import Rules
 from margo_gtp.engine.types import WHITE, Move
 from margo_gtp.files import write_atomically
+from margo_gtp.players.compact_check import (Rule, StrategyWalk, format_position, header_lines, position_key,
+                                             rule_chooser, rule_line)
 from margo_gtp.players.solver import ExactSolver
 from margo_gtp.vertex import format_vertex
 
-__all__ = ["FORMAT", "ProofError", "format_value", "proof_text", "strategy_lines", "write_proof"]
+__all__ = ["FORMAT", "ProofError", "compact_proof_text", "format_value", "proof_text", "strategy_lines",
+           "write_compact_proof", "write_proof"]
 
 FORMAT = "margo-proof 1"
 
@@ -90,5 +94,160 @@ def proof_text(size: int, solver: ExactSolver | None = None) -> str:
 
 def write_proof(path: Path, size: int, solver: ExactSolver | None = None) -> str:
     text = proof_text(size, solver)
+    write_atomically(path, text)
+    return text
+
+
+# -- the compact proof (format ``margo-proof 2``, :mod:`.compact_check`)
+
+#: How many of the latest earlier positions a rule names when a position needs another move
+#: under another history and the move it had is still legal (doubled until it tells them apart).
+RECENT_POSITIONS = 4
+#: Walks of one strategy before the writer gives up mending its rules.
+MAX_WALKS = 1000
+
+
+class _Failure(Exception):
+    """A line on which the strategy being written fails (some rule above it is wrong there)."""
+
+    def __init__(self, moves: list[Move], why: str) -> None:
+        super().__init__(why)
+        self.moves = moves
+
+
+class _CompactWriter:
+    """The rules of one strategy, found by walking it as the checker will (the walk is the
+    check). At the prover's turn a position's first matching rule is played if its move is
+    legal; where there is none, the solver's move becomes a rule (after the position's
+    rules); where superko refuses the rule's move, the solver's move becomes a rule before it
+    that needs the position the refused move would repeat. Where a line fails (a game ends
+    below the claim, or the solver finds no move that keeps it), a rule above it was wrong
+    in that history: the nearest of the prover's turns on the line where the solver keeps the
+    claim with another move gets that move as a rule before its old one, needing the latest
+    earlier positions; then the walk starts again."""
+
+    def __init__(self, size: int, solver: ExactSolver, prover: int, claim: int) -> None:
+        self.size, self.solver, self.prover, self.claim = size, solver, prover, claim
+        self.rules: dict[tuple, list[tuple[Rule, list[tuple]]]] = {}  # position -> [(rule, needs as positions)]
+        self.number = 0  # a rule's number while writing: its order of creation
+        self.walks = 0
+        self.repairs = 0
+
+    def _add(self, core, position: tuple, point, needs: list[tuple], before: int) -> Rule:
+        self.number += 1
+        rule = Rule(position, point, tuple(position_key(core, earlier) for earlier in needs), self.number)
+        self.rules.setdefault(position, []).insert(before, (rule, needs))
+        return rule
+
+    def _matching(self, core, position: tuple, asked: set[int] | None = None) -> int | None:
+        """The index of the position's first rule whose positions are all earlier, or None."""
+        history = core._position_count
+        for index, (rule, _) in enumerate(self.rules.get(position, ())):
+            if asked is not None:
+                asked.update(rule.needs)
+            if all(key in history for key in rule.needs):
+                return index
+        return None
+
+    def _solver_move(self, moves: list[Move]):
+        line = [self.solver.code_of(move.point) for move in moves]
+        value, best = self.solver.value(line, self.claim - 1, self.claim) or (self.claim - 1, -1)
+        return self.solver.point_of(best) if value >= self.claim and best >= 0 else None
+
+    def choose(self, walk: StrategyWalk, position: tuple) -> Rule | None:
+        core = walk.core
+        chosen = self._matching(core, position, walk.asked_now)
+        known = self.rules.get(position, [])
+        if chosen is not None:
+            probe: set[int] = set()
+            core.asked = probe
+            legal = core.is_legal(Move(known[chosen][0].point))
+            core.asked = walk.asked_now
+            walk.asked_now.update(probe)
+            if legal:
+                return known[chosen][0]
+        if not core.legal_moves():
+            return None  # the game has ended
+        moves = list(core.move_stack)
+        point = self._solver_move(moves)
+        if point is None:
+            raise _Failure(moves, f"the solver finds no move keeping {self.claim}")
+        if chosen is None:
+            return self._add(core, position, point, [], len(known))
+        # the rule's move would repeat an earlier position: the new rule needs that position
+        earlier = dict(zip(core._positions, [(entry[2], entry[3], entry[8]) for entry in core._stack]))
+        return self._add(core, position, point, [earlier[key] for key in probe if key in earlier][:1], chosen)
+
+    def repair(self, moves: list[Move]) -> None:
+        """Mend the rules above the failing line ``moves`` (see the class docstring)."""
+        core = PythonCore(Rules(size=self.size))
+        turns = []
+        for ply, move in enumerate(moves):
+            if core._to_move == self.prover:
+                position = (core._balls[0], core._balls[1], core._to_move)
+                earlier = [(entry[2], entry[3], entry[8]) for entry in core._stack]
+                turns.append((ply, position, self._matching(core, position), earlier))
+            core.push(move)
+        for ply, position, chosen, earlier in reversed(turns):
+            point = self._solver_move(moves[:ply])
+            if point is None or chosen is None:
+                continue
+            rule, needs = self.rules[position][chosen]
+            if rule.point == point:
+                continue
+            count = RECENT_POSITIONS
+            while True:
+                recent = earlier[-count:][::-1]
+                if recent != needs or count >= len(earlier):
+                    break
+                count *= 2
+            core = PythonCore(Rules(size=self.size))
+            self._add(core, position, point, recent, chosen)
+            self.repairs += 1
+            return
+        raise ProofError(f"a line of {len(moves)} moves fails and no rule above it can be mended")
+
+    def walk(self) -> StrategyWalk:
+        """Walk until a walk goes through and adds no rule (a rule added during a walk may
+        change the choice at a position the walk had already checked); the walk that did:
+        it is the checker's walk over these rules."""
+        for _ in range(MAX_WALKS):
+            self.walks += 1
+            before = self.number
+            walk = StrategyWalk(self.size, self.prover, self.claim, self.choose, lambda number, why: None)
+            walk.fail = lambda number, why, walk=walk: _Failure(list(walk.core.move_stack), why)
+            try:
+                walk.run()
+            except _Failure as failure:
+                self.repair(failure.moves)
+                continue
+            if self.number == before:
+                return walk
+        raise ProofError(f"the compact strategy still fails after {MAX_WALKS} walks")
+
+
+def _compact_strategy(size: int, solver: ExactSolver, prover: int, claim: int) -> tuple[list[str], int]:
+    """One strategy's rule lines (only those its walk plays), and the walk's nodes."""
+    writer = _CompactWriter(size, solver, prover, claim)
+    walk = writer.walk()
+    lines = []
+    for position in sorted(writer.rules, key=lambda place: format_position(size, place)):
+        for rule, needs in writer.rules[position]:
+            if rule.number in walk.used:
+                lines.append(rule_line(size, position, rule.point, needs))
+    return lines, walk.nodes
+
+
+def compact_proof_text(size: int, solver: ExactSolver, commit: str, solver_nodes: int) -> str:
+    """The compact proof of a ``size`` board under the default rules (:mod:`.compact_check`)."""
+    margin, _ = solver.exact([])
+    at_least, _ = _compact_strategy(size, solver, 0, margin)
+    at_most, _ = _compact_strategy(size, solver, 1, -margin)
+    body = [f"strategy white-at-least {margin}", *at_least, f"strategy white-at-most {margin}", *at_most, "end"]
+    return "\n".join([*header_lines(size, margin, commit, solver_nodes, body), *body]) + "\n"
+
+
+def write_compact_proof(path: Path, size: int, solver: ExactSolver, commit: str, solver_nodes: int) -> str:
+    text = compact_proof_text(size, solver, commit, solver_nodes)
     write_atomically(path, text)
     return text

@@ -111,7 +111,15 @@ def check_strategy(lines: list[str], size: int, prover: int, claim: int, where: 
 
 
 def check_proof_text(text: str, where: str) -> dict[str, str]:
-    """Check a proof's text (``where`` names it in the messages); its header if it checks."""
+    """Check a proof's text (``where`` names it in the messages); its header if it checks.
+    A compact proof (``margo-proof 2``) is checked by :mod:`.compact_check`."""
+    if text.startswith("format: margo-proof 2\n"):
+        from margo_gtp.players.compact_check import CompactCheckError, check_compact_text
+
+        try:
+            return check_compact_text(text, where)
+        except CompactCheckError as error:
+            raise ProofCheckError(str(error)) from None
     lines = [(number, line) for number, line in enumerate(text.split("\n"), start=1)]
     if lines and lines[-1][1] == "":
         lines.pop()
@@ -124,7 +132,8 @@ def check_proof_text(text: str, where: str) -> dict[str, str]:
     if set(header) != set(HEADER_KEYS):
         raise ProofCheckError(f"{where}: not a margo proof (header {', '.join(HEADER_KEYS)} expected)")
     if header["format"] != FORMAT:
-        raise ProofCheckError(f"{where}: format {header['format']!r}, this checker reads {FORMAT!r}")
+        raise ProofCheckError(f"{where}: format {header['format']!r}, this checker reads {FORMAT!r} "
+                              "and 'margo-proof 2'")
     if header["rules"] != "default":
         raise ProofCheckError(f"{where}: proof for rules {header['rules']!r}; this checker checks the default rules only")
     if not header["size"].isdigit() or not 2 <= int(header["size"]) <= MAX_SIZE:
