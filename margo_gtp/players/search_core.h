@@ -162,6 +162,10 @@ struct SearchShared {
     int error;                /* SEARCH_OK or why the search failed (the first error) */
     int pool_full;            /* an expansion was refused: max_nodes reached */
     SearchControl control;    /* stop flag and tick (set before the search, then read only) */
+    /* the tree counts the score sums (Tree.scores non-NULL), set before the threads start:
+     * tree->scores itself is rewritten, under the lock, whenever the pool grows, so a
+     * thread may not read it unlocked even to test it for NULL */
+    int count_scores;
 };
 
 /* One search thread: its own position, generator and scratch. */

@@ -634,7 +634,7 @@ static void run_simulations(SearchRun *run) {
     Py_ssize_t base = s->nstack;
     int len = 0; /* the path of the simulation to back up (0: none) */
     double result = 0.0, margin = 0.0;
-    double *want_margin = sh->tree->scores ? &margin : NULL; /* the margin only for a tree that counts it */
+    double *want_margin = sh->count_scores ? &margin : NULL; /* the margin only for a tree that counts it */
     W played[2][MAXW];
     double next_tick = sh->control.tick ? perf_counter() + sh->control.tick_seconds : 0.0;
     for (;;) {
@@ -688,6 +688,7 @@ long tree_search(SearchShared *sh, SearchRun *runs, int threads) {
         return -1;
     }
     sh->start = sh->has_deadline ? perf_counter() : 0.0;
+    sh->count_scores = t->scores != NULL;
     int started = 1;
     for (; started < threads; started++)
         if (pthread_create(&runs[started].thread, NULL, search_thread, &runs[started]) != 0) break;
