@@ -259,6 +259,36 @@ def test_node_repr_and_size() -> None:
     assert root.size() == 2
 
 
+def test_the_python_tree_pays_for_the_score_sums_only_in_a_tree_that_counts_them() -> None:
+    """Issue 33: a search nobody asks scores of builds plain Nodes, 24 bytes smaller, whose
+    sums read as none counted and cannot be written; once a search asks, the tree is of
+    ScoredNodes throughout, and stays so for the player's later searches of it."""
+    import sys
+
+    from margo_gtp.players.searcher import ScoredNode
+
+    def kinds(root: Node) -> set[type]:
+        found, stack = set(), [root]
+        while stack:
+            node = stack.pop()
+            found.add(type(node))
+            stack.extend(node.children or [])
+        return found
+
+    assert sys.getsizeof(ScoredNode(None, 1, -1, None)) - sys.getsizeof(Node(None, 1, -1, None)) == 24
+    board = Board(Rules(size=5))
+    player = MctsPlayer(random.Random(4), c_tree=False, early_stop=False)
+    plain = player.search(board, board.to_move, playouts=60)
+    assert kinds(plain) == {Node} and plain.size() > 20
+    assert (plain.score_sum, plain.score_sq, plain.scored, plain.score_mean(), plain.score_stdev()) == (
+        0.0, 0.0, 0, None, None)
+    with pytest.raises(AttributeError, match="read-only"):
+        plain.score_sum = 1.0
+    player.search(board, board.to_move, playouts=50, scores=True)
+    again = player.search(board, board.to_move, playouts=40)  # the player now counts them in every search
+    assert kinds(again) == {ScoredNode} and again.scored == again.n == 90
+
+
 def test_benchmark_reports_the_bench_keys() -> None:
     from margo_gtp.players.mcts import benchmark
 

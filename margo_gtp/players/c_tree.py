@@ -25,7 +25,7 @@ from margo_gtp.engine import Board, Colour, Move
 from margo_gtp.players import evaluate, native_search
 from margo_gtp.players.heuristic import Weights
 from margo_gtp.players.search_config import C_TREE_SHORTEST_INTERVAL, PRIOR_VALUE, PROGRESS_SECONDS, SearchConfig
-from margo_gtp.players.searcher import Node, PatternChoice, position_key
+from margo_gtp.players.searcher import Node, PatternChoice, ScoredNode, position_key
 
 __all__ = ["CTree", "Priors", "cannot_run"]
 
@@ -169,10 +169,14 @@ class CTree:
         """The C tree's root, its ``children`` and their principal variations into
         :attr:`root`: the Node objects of the view already there (the same root children,
         in the same order) updated in place, so that a caller holding them sees them grow
-        (a child of :attr:`root` is the root after :meth:`advance`), else new ones."""
+        (a child of :attr:`root` is the root after :meth:`advance`), else new ones.
+
+        The view's nodes are ScoredNodes whether or not the search counts the scores (then
+        the C tree hands back zero sums): the view is a few hundred nodes, not a tree's
+        worth, and a view kept in place need not change its kind when a later search asks."""
         root = self.root
         if root is None:
-            root = self.root = Node(None, int(colour) ^ 1, -1, None)
+            root = self.root = ScoredNode(None, int(colour) ^ 1, -1, None)
         root.parent = None
         root.n, root.w = n, w
         root.score_sum, root.score_sq, root.scored = root_score
@@ -196,7 +200,7 @@ class CTree:
     @staticmethod
     def _view_node(board: Board, parent: Node, code: int, player: int, n: int, w: float, rave_n: int,
                    rave_w: float, prior: float, score_sum: float, score_sq: float, scored: int) -> Node:
-        node = Node(native_search.move_of(board, code), player, code if code >= 0 else -1, parent)
+        node = ScoredNode(native_search.move_of(board, code), player, code if code >= 0 else -1, parent)
         node.n, node.w, node.rave_n, node.rave_w, node.prior = n, w, rave_n, rave_w, prior
         node.score_sum, node.score_sq, node.scored = score_sum, score_sq, scored
         return node

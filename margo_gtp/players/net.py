@@ -47,7 +47,7 @@ from pathlib import Path
 
 from margo_gtp.engine import Board, Colour, Move
 from margo_gtp.players.base import Budget, Resign
-from margo_gtp.players.searcher import Node, choose_by_visits, position_key
+from margo_gtp.players.searcher import Node, ScoredNode, choose_by_visits, position_key
 
 __all__ = ["NetError", "NetEvaluator", "NetPlayer", "NetSearch", "load_net", "NET_FORMAT", "NET_VERSION"]
 
@@ -682,17 +682,17 @@ class NetPlayer:
 
 
 def node_view(tree: NetNode, colour: Colour, principal: int = 10, pv_length: int = 8) -> Node:
-    """A :class:`~.searcher.Node` view of a net search's root for ``colour`` to move: every
-    child exact (visits, wins for ``colour``, the policy's probability as ``prior``), and
-    below the ``principal`` most visited ones their most visited line."""
-    root = Node(None, int(colour) ^ 1, -1, None)
+    """A :class:`~.searcher.ScoredNode` view (the score head scores every evaluation) of a net
+    search's root for ``colour`` to move: every child exact (visits, wins for ``colour``, the
+    policy's probability as ``prior``), below the ``principal`` most visited its most visited line."""
+    root = ScoredNode(None, int(colour) ^ 1, -1, None)
     root.n, root.w = tree.n, tree.w
     root.score_sum, root.score_sq, root.scored = tree.s, tree.s2, tree.n
     root.children = []
     if tree.prior is None:
         return root
     for i, move in enumerate(tree.moves):
-        child = Node(move, int(colour), -1, root)
+        child = ScoredNode(move, int(colour), -1, root)
         child.n, child.w, child.prior = int(tree.child_n[i]), float(tree.child_w[i]), float(tree.prior[i])
         child.score_sum, child.score_sq, child.scored = float(tree.child_s[i]), float(tree.child_s2[i]), child.n
         root.children.append(child)
@@ -703,7 +703,7 @@ def node_view(tree: NetNode, colour: Colour, principal: int = 10, pv_length: int
             if below is None or below.prior is None or not below.child_n.any():
                 break
             j = int(below.child_n.argmax())
-            step = Node(below.moves[j], below.to_move, -1, node)
+            step = ScoredNode(below.moves[j], below.to_move, -1, node)
             step.n, step.w, step.prior = int(below.child_n[j]), float(below.child_w[j]), float(below.prior[j])
             step.score_sum, step.score_sq, step.scored = float(below.child_s[j]), float(below.child_s2[j]), step.n
             node.children = [step]

@@ -27,7 +27,7 @@ from margo_gtp.players import evaluate, native_search
 from margo_gtp.players.playout_policy import HeavyPolicy, PlayoutPolicy
 from margo_gtp.players.restriction import MoveRestriction
 from margo_gtp.players.search_config import PROGRESS_SECONDS, SearchConfig
-from margo_gtp.players.searcher import Node, PatternChoice, position_key
+from margo_gtp.players.searcher import Node, PatternChoice, ScoredNode, position_key
 
 __all__ = ["PythonTree"]
 
@@ -86,13 +86,16 @@ class PythonTree:
     def reset(self) -> None:
         self.root, self._root_key = None, None
 
-    def _root_for(self, board: Board, colour: Colour) -> Node:
+    def _root_for(self, board: Board, colour: Colour, scores: bool) -> Node:
+        """The kept root of this position, else a new one: a :class:`ScoredNode` when the
+        search counts the score sums (``scores``), whose children are then ScoredNodes too
+        (:meth:`_expand`), else a plain :class:`Node`, 24 bytes smaller."""
         key = position_key(board, colour)
         if self.config.reuse and self.root is not None and self._root_key == key:
             return self.root
-        self.root = Node(None, int(colour) ^ 1, -1, None)
+        self.root = (ScoredNode if scores else Node)(None, int(colour) ^ 1, -1, None)
         self._root_key = key
-        self._root_scores = False
+        self._root_scores = scores
         return self.root
 
     def search(self, board: Board, colour: Colour, *, playouts: int | None = None, deadline: float | None = None,
@@ -111,8 +114,9 @@ class PythonTree:
             self.reset()  # a kept tree without score sums: start afresh, so every visit has its score
         self._filtered = restriction is not None
         every, early_stop = self.config.decided_check_every, self.config.early_stop
-        root = self._root_for(board, colour)
-        self._scores = self._root_scores = scores or self._root_scores
+        root = self._root_for(board, colour, scores)
+        # a kept tree that counts them goes on counting them (it is of ScoredNodes)
+        self._scores = self._root_scores
         if root.children is None:
             self._expand(root, board, int(colour), depth=0)
         else:  # a reused tree: its top was expanded deeper down, without the priors
@@ -234,7 +238,8 @@ class PythonTree:
         if restriction is not None and depth < restriction.depth:  # avoidMoves/allowMoves: before the shuffle
             moves = restriction.moves_at(moves, to_move, depth)
         self.rng.shuffle(moves)  # seeded: ties between unvisited children break at random
-        children = [Node(m, to_move, index[m.point] if m.point is not None else -1, node) for m in moves]
+        kind = type(node)  # a tree is of one kind: ScoredNodes when it counts the scores, else Nodes
+        children = [kind(m, to_move, index[m.point] if m.point is not None else -1, node) for m in moves]
         if depth <= self.config.prior_depth:
             if self._give_priors(children, board, to_move):
                 children.sort(key=lambda child: -child.w)  # stable: the shuffle still breaks ties

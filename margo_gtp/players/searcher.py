@@ -31,7 +31,8 @@ from typing import Any, Protocol
 from margo_gtp.engine import Board, Colour, Move
 from margo_gtp.players.search_config import PRIOR_VALUE, PRIOR_VISITS, PROGRESS_SECONDS
 
-__all__ = ["Analysis", "Node", "PatternChoice", "Searcher", "analyse", "best_child", "choose_by_visits", "position_key"]
+__all__ = ["Analysis", "Node", "PatternChoice", "ScoredNode", "Searcher", "analyse", "best_child", "choose_by_visits",
+           "position_key"]
 
 
 class Node:
@@ -50,17 +51,19 @@ class Node:
     ``rave_n``, ``rave_w``  AMAF visits and wins for ``player``: simulations through the
                   parent in which ``player`` played ``point`` later on
     ``prior``     the heuristic prior win rate of ``move``; ``primed``: see __init__
-    ``score_sum``, ``score_sq``, ``scored``  the final score margins of the ``scored``
-                  evaluations below this node (their sum for ``player``, and the sum of
-                  their squares): the MCTS trees count each simulation's
-                  (:func:`.evaluate.final_margin`) in a search asked for them
-                  (:meth:`Searcher.search`'s ``scores``; else they stay 0), the net search its
-                  score head's; no virtual prior visit is among them (:meth:`score_mean`,
-                  :meth:`score_stdev`)
+    ``score_sum``, ``score_sq``, ``scored``  the final score sums (:class:`ScoredNode`);
+                  a plain Node counts none, and reads 0 for each (class constants, which
+                  cost a node no bytes, and cannot be written to)
     """
 
-    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w", "prior", "primed",
-                 "score_sum", "score_sq", "scored")
+    __slots__ = ("move", "player", "point", "parent", "children", "n", "w", "rave_n", "rave_w", "prior", "primed")
+
+    # A search nobody asks scores of (a plain genmove, the bench) pays nothing for them: its
+    # nodes read "none counted" from the class (issue 33: 24 bytes a node, 8.5% of the Python
+    # tree's node). ScoredNode's slots shadow these for a search that counts them.
+    score_sum = 0.0
+    score_sq = 0.0
+    scored = 0
 
     def __init__(self, move: Move | None, player: int, point: int, parent: "Node | None") -> None:
         self.move = move
@@ -77,9 +80,6 @@ class Node:
         # within prior_depth of the root): a node expanded deeper and later made the
         # root, or a child of the root, by tree reuse is primed then (PythonTree._prime)
         self.primed = False
-        self.score_sum = 0.0
-        self.score_sq = 0.0
-        self.scored = 0
 
     def score_mean(self) -> float | None:
         """The mean final score lead for ``player`` of the evaluations below (None: none)."""
@@ -109,6 +109,24 @@ class Node:
     def __repr__(self) -> str:
         label = "root" if self.move is None else self.move.gtp()
         return f"<Node {label} n={self.n} w={self.w:g} rave={self.rave_w:g}/{self.rave_n}>"
+
+
+class ScoredNode(Node):
+    """A :class:`Node` of a search that counts the final scores: the ``scored`` evaluations
+    below it, their score margins' sum for ``player`` (``score_sum``) and the sum of their
+    squares (``score_sq``). The MCTS trees count each simulation's
+    (:func:`.evaluate.final_margin`) in a search asked for them (:meth:`Searcher.search`'s
+    ``scores``), the net search its score head's; no virtual prior visit is among them
+    (:meth:`~Node.score_mean`, :meth:`~Node.score_stdev`). A tree is of one kind throughout:
+    the Python tree makes a node's children of the node's own class."""
+
+    __slots__ = ("score_sum", "score_sq", "scored")
+
+    def __init__(self, move: Move | None, player: int, point: int, parent: Node | None) -> None:
+        super().__init__(move, player, point, parent)
+        self.score_sum = 0.0
+        self.score_sq = 0.0
+        self.scored = 0
 
 
 _COLOURS = (Colour.WHITE, Colour.BLACK)  # Colour(c) without the enum call, in the hot loop
