@@ -52,7 +52,7 @@ from margo_gtp.vertex import InvalidVertexError, Point, format_vertex, parse_ver
 
 __all__ = ["CompactCheckError", "FORMAT", "Rule", "StrategyWalk", "check_compact", "check_compact_text",
            "format_position", "header_lines", "parse_position", "parse_rules", "position_key", "rule_chooser",
-           "rule_line"]
+           "read_header", "rule_line", "white_margin"]
 
 FORMAT = "margo-proof 2"
 HEADER_KEYS = ("format", "rules", "size", "value", "solver", "solver-nodes", "rules-count", "digest")
@@ -248,7 +248,8 @@ def _digest(body: list[str]) -> str:
     return hashlib.sha256("".join(line + "\n" for line in body).encode()).hexdigest()
 
 
-def _white_margin(value: str) -> int:
+def white_margin(value: str) -> int:
+    """White's margin in a header's value: ``W+5`` is 5, ``B+3`` is -3, ``0`` is 0."""
     if value == "0":
         return 0
     return int(value[2:]) if value[0] == "W" else -int(value[2:])
@@ -298,41 +299,51 @@ def rule_chooser(rules: dict[Position, list[Rule]]) -> Callable[[StrategyWalk, P
     return choose
 
 
-def check_compact_text(text: str, where: str) -> dict[str, str]:
-    """Check a compact proof's text (``where`` names it in the messages); its header if it checks."""
+def read_header(text: str, where: str, *, keys: tuple[str, ...], format_name: str, counts: tuple[str, ...],
+                kind: str, readable: str, error: type[ValueError]) -> tuple[dict[str, str], list[tuple[int, str]]]:
+    """The header of a proof file of either format, checked as far as the two formats agree,
+    and the numbered lines after it, which end in ``end``. ``keys`` are the header's keys in
+    order, ``counts`` those that must be whole numbers, ``kind`` and ``readable`` name the
+    file and the formats in the messages; every refusal is one ``error`` naming ``where``."""
     lines = [(number, line) for number, line in enumerate(text.split("\n"), start=1)]
     if lines and lines[-1][1] == "":
         lines.pop()
     header: dict[str, str] = {}
-    for number, line in lines[:len(HEADER_KEYS)]:
+    for number, line in lines[:len(keys)]:
         key, sep, value = line.partition(": ")
-        if not sep or key not in HEADER_KEYS or key in header:
-            raise CompactCheckError(f"{where}: line {number}: not a proof header line: {line!r}")
+        if not sep or key not in keys or key in header:
+            raise error(f"{where}: line {number}: not a proof header line: {line!r}")
         header[key] = value
-    if set(header) != set(HEADER_KEYS):
-        raise CompactCheckError(f"{where}: not a compact margo proof (header {', '.join(HEADER_KEYS)} expected)")
-    if header["format"] != FORMAT:
-        raise CompactCheckError(f"{where}: format {header['format']!r}, this checker reads {FORMAT!r}")
+    if set(header) != set(keys):
+        raise error(f"{where}: not a {kind} (header {', '.join(keys)} expected)")
+    if header["format"] != format_name:
+        raise error(f"{where}: format {header['format']!r}, this checker reads {readable}")
     if header["rules"] != "default":
-        raise CompactCheckError(f"{where}: proof for rules {header['rules']!r}; this checker checks the default rules only")
+        raise error(f"{where}: proof for rules {header['rules']!r}; this checker checks the default rules only")
     if not header["size"].isdigit() or not 2 <= int(header["size"]) <= MAX_SIZE:
-        raise CompactCheckError(f"{where}: size {header['size']!r}, not 2..{MAX_SIZE}")
-    if (not _VALUE.fullmatch(header["value"]) or not header["solver-nodes"].isdigit()
-            or not header["rules-count"].isdigit()):
-        raise CompactCheckError(f"{where}: damaged header (value {header['value']!r}, solver-nodes "
-                                f"{header['solver-nodes']!r}, rules-count {header['rules-count']!r})")
-    body = lines[len(HEADER_KEYS):]
+        raise error(f"{where}: size {header['size']!r}, not 2..{MAX_SIZE}")
+    if not _VALUE.fullmatch(header["value"]) or not all(header[key].isdigit() for key in counts):
+        fields = ", ".join(f"{key} {header[key]!r}" for key in ("value", *counts))
+        raise error(f"{where}: damaged header ({fields})")
+    body = lines[len(keys):]
     if not body or body[-1][1] != "end":
-        raise CompactCheckError(f"{where}: truncated: no 'end' line")
+        raise error(f"{where}: truncated: no 'end' line")
+    return header, body
+
+
+def check_compact_text(text: str, where: str) -> dict[str, str]:
+    """Check a compact proof's text (``where`` names it in the messages); its header if it checks."""
+    header, body = read_header(text, where, keys=HEADER_KEYS, format_name=FORMAT, counts=("solver-nodes", "rules-count"),
+                               kind="compact margo proof", readable=repr(FORMAT), error=CompactCheckError)
     if header["digest"] != f"sha256:{_digest([line for _, line in body])}":
         raise CompactCheckError(f"{where}: damaged: the body does not match the header's digest")
-    size, margin = int(header["size"]), _white_margin(header["value"])
-    body.pop()
+    size, margin = int(header["size"]), white_margin(header["value"])
+    last_line = body.pop()[0]  # the 'end' line's number
     count = 0
     for title, prover, claim in ((f"strategy white-at-least {margin}", 0, margin),
                                  (f"strategy white-at-most {margin}", 1, -margin)):
         if not body or body[0][1] != title:
-            number = body[0][0] if body else len(lines)
+            number = body[0][0] if body else last_line
             raise CompactCheckError(f"{where}: line {number}: {title!r} expected")
         heading = body[0][0]
         end = next((k for k, (_, line) in enumerate(body[1:], start=1) if line.startswith("strategy ")), len(body))

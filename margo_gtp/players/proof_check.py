@@ -13,11 +13,11 @@ line: ``PATH: line N: why`` (the first bad node), or ``PATH: why`` for the heade
 from __future__ import annotations
 
 import os
-import re
 
 from margo_gtp.engine.python_core import PythonCore
 from margo_gtp.engine.rules import Rules
 from margo_gtp.engine.types import BLACK, WHITE, IllegalMoveError, Move
+from margo_gtp.players.compact_check import CompactCheckError, check_compact_text, read_header, white_margin
 from margo_gtp.textfile import TextFileError, read_text
 from margo_gtp.vertex import InvalidVertexError, parse_vertex
 
@@ -25,18 +25,10 @@ __all__ = ["ProofCheckError", "check_proof", "check_proof_text", "check_strategy
 
 FORMAT = "margo-proof 1"  # the writer's (proof.py); kept here too: the checker imports no writer
 HEADER_KEYS = ("format", "rules", "size", "value", "nodes")
-MAX_SIZE = 5
-_VALUE = re.compile(r"0|[WB]\+[1-9][0-9]*")
 
 
 class ProofCheckError(ValueError):
     """A proof that does not check; ``str()`` is the one line to print."""
-
-
-def _white_margin(value: str) -> int:
-    if value == "0":
-        return 0
-    return int(value[2:]) if value[0] == "W" else -int(value[2:])
 
 
 class _Tree:
@@ -114,42 +106,19 @@ def check_proof_text(text: str, where: str) -> dict[str, str]:
     """Check a proof's text (``where`` names it in the messages); its header if it checks.
     A compact proof (``margo-proof 2``) is checked by :mod:`.compact_check`."""
     if text.startswith("format: margo-proof 2\n"):
-        from margo_gtp.players.compact_check import CompactCheckError, check_compact_text
-
         try:
             return check_compact_text(text, where)
         except CompactCheckError as error:
             raise ProofCheckError(str(error)) from None
-    lines = [(number, line) for number, line in enumerate(text.split("\n"), start=1)]
-    if lines and lines[-1][1] == "":
-        lines.pop()
-    header: dict[str, str] = {}
-    for number, line in lines[:len(HEADER_KEYS)]:
-        key, sep, value = line.partition(": ")
-        if not sep or key not in HEADER_KEYS or key in header:
-            raise ProofCheckError(f"{where}: line {number}: not a proof header line: {line!r}")
-        header[key] = value
-    if set(header) != set(HEADER_KEYS):
-        raise ProofCheckError(f"{where}: not a margo proof (header {', '.join(HEADER_KEYS)} expected)")
-    if header["format"] != FORMAT:
-        raise ProofCheckError(f"{where}: format {header['format']!r}, this checker reads {FORMAT!r} "
-                              "and 'margo-proof 2'")
-    if header["rules"] != "default":
-        raise ProofCheckError(f"{where}: proof for rules {header['rules']!r}; this checker checks the default rules only")
-    if not header["size"].isdigit() or not 2 <= int(header["size"]) <= MAX_SIZE:
-        raise ProofCheckError(f"{where}: size {header['size']!r}, not 2..{MAX_SIZE}")
-    if not _VALUE.fullmatch(header["value"]) or not header["nodes"].isdigit():
-        raise ProofCheckError(f"{where}: damaged header (value {header['value']!r}, nodes {header['nodes']!r})")
-    size, margin = int(header["size"]), _white_margin(header["value"])
-    body = lines[len(HEADER_KEYS):]
-    if not body or body[-1][1] != "end":
-        raise ProofCheckError(f"{where}: truncated: no 'end' line")
-    body.pop()
+    header, body = read_header(text, where, keys=HEADER_KEYS, format_name=FORMAT, counts=("nodes",), kind="margo proof",
+                               readable=f"{FORMAT!r} and 'margo-proof 2'", error=ProofCheckError)
+    size, margin = int(header["size"]), white_margin(header["value"])
+    last_line = body.pop()[0]  # the 'end' line's number
     nodes = 0
     for title, prover, claim in ((f"tree white-at-least {margin}", 0, margin),
                                  (f"tree white-at-most {margin}", 1, -margin)):
         if not body or body[0][1] != title:
-            number = body[0][0] if body else len(lines)
+            number = body[0][0] if body else last_line
             raise ProofCheckError(f"{where}: line {number}: {title!r} expected")
         start = body[0][0]
         end = next((k for k, (_, line) in enumerate(body[1:], start=1) if line.startswith("tree ")), len(body))
