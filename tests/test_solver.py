@@ -150,6 +150,79 @@ def test_the_solve_script_refuses_a_proof_path_that_is_a_pipe_before_it_solves(t
     assert not (tmp_path / "run").exists() and os.listdir(tmp_path) == ["proof.fifo"]
 
 
+def test_the_solve_script_refuses_its_own_files_when_not_regular_or_damaged(tmp_path):
+    # a resume reads OUT/state.json and OUT/table.bin: a pipe there would hang the read, and a
+    # damaged one must not crash the solver; each is refused in one line naming the file
+    import json
+    import os
+
+    out = tmp_path / "run"
+    assert run_solve_script("--size", "2", "--out", str(out)).returncode == 0
+    state_path, table_path = out / "state.json", out / "table.bin"
+    good_state, good_table = state_path.read_text(), table_path.read_bytes()
+
+    def refused_with(line: str) -> None:
+        refused = run_solve_script("--size", "2", "--out", str(out))  # hangs past the timeout if it reads a pipe
+        assert (refused.returncode, refused.stdout, refused.stderr) == (2, "", f"solve: cannot resume: {line}\n")
+
+    for path in (state_path, table_path):
+        path.unlink()
+        os.mkfifo(path)
+        refused_with(f"{path}: is a named pipe (FIFO), not a regular file")
+        assert path.is_fifo()
+        path.unlink()
+        path.mkdir()
+        refused_with(f"{path}: Is a directory")
+        path.rmdir()
+        state_path.write_text(good_state)
+        table_path.write_bytes(good_table)
+    table_path.write_bytes(good_table[:100])
+    refused_with(f"{table_path}: 100 bytes, a table of 12 bits has 65536")
+    table_path.write_bytes(good_table + b"\0")
+    refused_with(f"{table_path}: is larger than 65536 bytes")
+    table_path.unlink()
+    refused_with(f"{table_path}: No such file or directory")
+    table_path.write_bytes(good_table)
+    state_path.write_text("garbage\n")
+    refused_with(f"{state_path}: not JSON: Expecting value: line 1 column 1 (char 0)")
+    state_path.write_text("[2]\n")
+    refused_with(f"{state_path}: not a solve state")
+    state_path.write_text(json.dumps({**json.loads(good_state), "lower": "1"}))
+    refused_with(f"{state_path}: nodes, seconds, lower or upper missing or out of range")
+    state_path.write_text(json.dumps({**json.loads(good_state), "upper": 101}))
+    refused_with(f"{state_path}: nodes, seconds, lower or upper missing or out of range")
+    state_path.write_bytes(b" " * (64 * 1024 + 1))
+    refused_with(f"{state_path}: is larger than 65536 bytes")
+    state_path.write_text(good_state)
+    resumed = run_solve_script("--size", "2", "--out", str(out))
+    assert resumed.returncode == 0 and resumed.stdout.startswith(f"resumed {out}: 213 nodes, ")
+
+
+def test_the_solve_script_says_in_one_line_that_a_proof_path_became_a_pipe(tmp_path):
+    # --proof is checked before the solve, but the path may become a pipe while it runs: the
+    # atomic write refuses to rename over it, and the script says so in one line (exit 1)
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    proof = tmp_path / "proof.txt"
+    make_pipe_first = (
+        "import os, runpy, sys\n"
+        f"sys.path.insert(0, {str(root)!r})\n"
+        "import margo_gtp.players.proof as proof\n"
+        "made = proof.compact_proof_text\n"
+        f"proof.compact_proof_text = lambda *arguments: (os.mkfifo({str(proof)!r}), made(*arguments))[1]\n"
+        f"sys.argv = ['scripts/solve', '--size', '2', '--out', {str(tmp_path / 'run')!r}, '--proof', {str(proof)!r}]\n"
+        f"runpy.run_path({str(root / 'scripts' / 'solve')!r}, run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", make_pipe_first], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[-1].startswith("2x2: W+1 (White's margin 1) in 213 nodes")
+    assert done.stderr == f"solve: no proof written: {proof}: is a named pipe (FIFO), not a regular file\n"
+    assert proof.is_fifo() and sorted(os.listdir(tmp_path)) == ["proof.txt", "run"]
+
+
 def test_white_keeps_a_margin_of_5_on_3x3_by_a_checked_strategy():
     # 3x3 is not solved; White's margin is proven at least 5 (docs/solving.md). The
     # solver's strategy for it is replayed by the independent checker, every reply of Black

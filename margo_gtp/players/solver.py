@@ -26,6 +26,8 @@ __all__ = ["ExactSolver", "SolveProgress", "SolverUnavailable", "load_solver_typ
 
 #: The table of each size: 2^bits slots of 16 bytes (64 MiB on 4x4).
 TABLE_BITS = {2: 12, 3: 20, 4: 22, 5: 22}
+#: The bytes of one table slot (solver_core.h's SolverEntry): a saved table is 2^bits of them.
+TABLE_SLOT_BYTES = 16
 CHUNK = 1_000_000
 
 
