@@ -223,6 +223,32 @@ def test_the_solve_script_says_in_one_line_that_a_proof_path_became_a_pipe(tmp_p
     assert proof.is_fifo() and sorted(os.listdir(tmp_path)) == ["proof.txt", "run"]
 
 
+def test_the_solve_script_says_in_one_line_that_a_checkpoint_could_not_be_written(tmp_path):
+    # a full disk at a checkpoint: one line with the file and the bounds so far, exit 1,
+    # and the atomic writer leaves no half-written table behind
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    run = tmp_path / "run"
+    full_disk = (
+        "import errno, os, runpy, sys\n"
+        f"sys.path.insert(0, {str(root)!r})\n"
+        "import margo_gtp.files as files\n"
+        "def full(path, data):\n"
+        "    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))\n"
+        "files.write_atomically = full\n"
+        f"sys.argv = ['scripts/solve', '--size', '2', '--out', {str(run)!r}]\n"
+        f"runpy.run_path({str(root / 'scripts' / 'solve')!r}, run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", full_disk], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == (f"solve: no checkpoint written: {run / 'table.bin'}: No space left on device; "
+                           "stopped after 213 nodes, White's margin in [1, 1]\n")
+    assert "Traceback" not in done.stdout + done.stderr
+    assert sorted(path.name for path in run.iterdir()) == []
+
+
 def test_white_keeps_a_margin_of_5_on_3x3_by_a_checked_strategy():
     # 3x3 is not solved; White's margin is proven at least 5 (docs/solving.md). The
     # solver's strategy for it is replayed by the independent checker, every reply of Black
