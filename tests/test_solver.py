@@ -112,12 +112,20 @@ def test_a_missing_file_is_one_line(tmp_path):
     assert str(caught.value).startswith(f"{tmp_path / 'none.txt'}: ")
 
 
-def run_solve_script(*arguments: str):
+def run_solve_script(*arguments: str, patch: str = ""):
+    """``scripts/solve`` in a child process; ``patch``, Python run first in that process with this
+    checkout importable, replaces what a test needs to fail mid-run (the script runs by runpy then)."""
     import subprocess
     import sys
 
-    script = Path(__file__).resolve().parent.parent / "scripts" / "solve"
-    return subprocess.run([sys.executable, str(script), *arguments], capture_output=True, text=True, timeout=120)
+    root = Path(__file__).resolve().parent.parent
+    script = root / "scripts" / "solve"
+    if not patch:
+        return subprocess.run([sys.executable, str(script), *arguments], capture_output=True, text=True, timeout=120)
+    program = (f"import runpy, sys\nsys.path.insert(0, {str(root)!r})\n{patch}\n"
+               f"sys.argv = ['scripts/solve', *{list(arguments)!r}]\n"
+               f"runpy.run_path({str(script)!r}, run_name='__main__')\n")
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
 
 
 def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path):
@@ -202,21 +210,15 @@ def test_the_solve_script_says_in_one_line_that_a_proof_path_became_a_pipe(tmp_p
     # --proof is checked before the solve, but the path may become a pipe while it runs: the
     # atomic write refuses to rename over it, and the script says so in one line (exit 1)
     import os
-    import subprocess
-    import sys
 
-    root = Path(__file__).resolve().parent.parent
     proof = tmp_path / "proof.txt"
     make_pipe_first = (
-        "import os, runpy, sys\n"
-        f"sys.path.insert(0, {str(root)!r})\n"
+        "import os\n"
         "import margo_gtp.players.proof as proof\n"
         "made = proof.compact_proof_text\n"
         f"proof.compact_proof_text = lambda *arguments: (os.mkfifo({str(proof)!r}), made(*arguments))[1]\n"
-        f"sys.argv = ['scripts/solve', '--size', '2', '--out', {str(tmp_path / 'run')!r}, '--proof', {str(proof)!r}]\n"
-        f"runpy.run_path({str(root / 'scripts' / 'solve')!r}, run_name='__main__')\n"
     )
-    done = subprocess.run([sys.executable, "-c", make_pipe_first], capture_output=True, text=True, timeout=120)
+    done = run_solve_script("--size", "2", "--out", str(tmp_path / "run"), "--proof", str(proof), patch=make_pipe_first)
     assert done.returncode == 1
     assert done.stdout.splitlines()[-1].startswith("2x2: W+1 (White's margin 1) in 213 nodes")
     assert done.stderr == f"solve: no proof written: {proof}: is a named pipe (FIFO), not a regular file\n"
@@ -226,22 +228,15 @@ def test_the_solve_script_says_in_one_line_that_a_proof_path_became_a_pipe(tmp_p
 def test_the_solve_script_says_in_one_line_that_a_checkpoint_could_not_be_written(tmp_path):
     # a full disk at a checkpoint: one line with the file and the bounds so far, exit 1,
     # and the atomic writer leaves no half-written table behind
-    import subprocess
-    import sys
-
-    root = Path(__file__).resolve().parent.parent
     run = tmp_path / "run"
     full_disk = (
-        "import errno, os, runpy, sys\n"
-        f"sys.path.insert(0, {str(root)!r})\n"
+        "import errno, os\n"
         "import margo_gtp.files as files\n"
         "def full(path, data):\n"
         "    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))\n"
         "files.write_atomically = full\n"
-        f"sys.argv = ['scripts/solve', '--size', '2', '--out', {str(run)!r}]\n"
-        f"runpy.run_path({str(root / 'scripts' / 'solve')!r}, run_name='__main__')\n"
     )
-    done = subprocess.run([sys.executable, "-c", full_disk], capture_output=True, text=True, timeout=120)
+    done = run_solve_script("--size", "2", "--out", str(run), patch=full_disk)
     assert done.returncode == 1
     assert done.stderr == (f"solve: no checkpoint written: {run / 'table.bin'}: No space left on device; "
                            "stopped after 213 nodes, White's margin in [1, 1]\n")
