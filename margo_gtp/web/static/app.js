@@ -56,6 +56,9 @@ function fitBoard() {
   if (ui.board.style.width !== `${side}px`) {
     ui.board.style.width = ui.board.style.height = `${side}px`;
   }
+  // The drawing's units per screen pixel: style.css keeps the level digits 9 px at least by it.
+  const span = ui.board.viewBox.baseVal?.width;
+  if (span) ui.board.style.setProperty("--units-per-px", (span / side).toFixed(3));
 }
 window.addEventListener("resize", fitBoard);
 new ResizeObserver(fitBoard).observe(ui.boardArea.parentElement);
