@@ -26,13 +26,12 @@ from margo_gtp.engine import Board, Move, Rules  # noqa: E402
 from margo_gtp.web.app import create_app  # noqa: E402
 from margo_gtp.web.game import EngineRegistry  # noqa: E402
 from margo_gtp.web.store import GameStore  # noqa: E402
-from web_helpers import screenshot  # noqa: E402
+from web_helpers import FOUR_SIZES, screenshot  # noqa: E402
 
 pytestmark = pytest.mark.process
 
 STATUS = "[data-role=status]"
 THINKING = "[data-role=thinking]"
-SIZES = [pytest.param(390, 844, True, id="phone-390x844"), pytest.param(1280, 800, False, id="desktop-1280x800")]
 SECONDS_RE = re.compile(r"^White \(mcts\) is thinking — (\d+\.\d) s of 60 s$")
 
 
@@ -51,7 +50,7 @@ def samples(page: Page, count: int, pause_ms: int) -> list[tuple[float, int]]:
     return readings
 
 
-@pytest.mark.parametrize("width, height, touch", SIZES)
+@pytest.mark.parametrize("width, height, touch", FOUR_SIZES)
 def test_the_engine_shows_its_seconds_visits_and_best_move_and_resign_stops_it(
         open_page, live_server, width: int, height: int, touch: bool) -> None:
     page = open_page(width, height, touch)
@@ -184,7 +183,7 @@ def clock_seconds(page: Page, colour: str) -> float:
     return float(page.locator(f"[data-clock={colour}]").get_attribute("data-seconds"))
 
 
-@pytest.mark.parametrize("width, height, touch", SIZES)
+@pytest.mark.parametrize("width, height, touch", FOUR_SIZES)
 def test_with_a_time_control_both_clocks_show_and_the_running_one_ticks_down(
         open_page, live_server, width: int, height: int, touch: bool) -> None:
     page = open_page(width, height, touch)
