@@ -768,6 +768,9 @@ window.addEventListener("hashchange", () => {
   gameId = match[1];
   attaching = true;
   send({ type: "attach", game: gameId });
+  // The state's own scroll-back sees no new game (gameId is set here): Play from here and a
+  // resumed game left a phone's page where Replay's list was scrolled.
+  requestAnimationFrame(() => window.scrollTo(0, 0));
 });
 
 // For tests and the curious: the live socket (closing it shows the reconnect).
