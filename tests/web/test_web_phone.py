@@ -19,7 +19,7 @@ need_the_web_extra()
 need_module("playwright.sync_api", PLAYWRIGHT)
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
-from web_helpers import screenshot  # noqa: E402
+from web_helpers import FOUR_SIZES, screenshot  # noqa: E402
 
 pytestmark = pytest.mark.process
 
@@ -361,10 +361,12 @@ def test_the_result_panel_reviews_and_downloads_the_game(open_page, live_server,
     assert_no_page_overflow(page)
 
 
-def test_a_whole_5x5_game_is_played_by_keyboard(open_page, live_server) -> None:
-    """White by keyboard against random, from the first move to the result: each turn the
-    arrows and Page Up/Down take the cursor to a point the board names legal, and Enter plays it."""
-    page = open_page(1280, 800, touch=False)
+@pytest.mark.parametrize("width, height, touch", FOUR_SIZES)
+def test_a_whole_5x5_game_is_played_by_keyboard(open_page, live_server, width: int, height: int, touch: bool) -> None:
+    """White by keyboard against random, from the first move to the result, at the four sizes
+    of issue #37: each turn the arrows and Page Up/Down take the cursor to a point the board
+    names legal, and Enter plays it; the result panel comes in view."""
+    page = open_page(width, height, touch=touch)
     page.goto(f"{live_server.url}/?size=5&engine=random&human=white&seconds=0.05")
     expect(page.locator(STATUS)).to_have_text("White to move (you)")
     page.focus("[data-role=board]")
@@ -405,6 +407,8 @@ def test_a_whole_5x5_game_is_played_by_keyboard(open_page, live_server) -> None:
         "W C4:2", "B D2:1", "W D4:2", "B A2:1", "W A3:2", "B B2:1", "W B3:2", "B D1:2", "W A3:3", "B A2:2"])
     expect(page.locator("[data-role=winner]")).to_have_text("Draw")
     expect(page.locator("[data-role=result-why]")).to_have_text("— the player to move had no legal move left (0)")
+    assert_on_screen(page, "[data-role=result-panel]")
+    assert_no_page_overflow(page)
 
 
 def ratio(first: str, second: str) -> float:

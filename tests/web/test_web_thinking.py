@@ -26,13 +26,12 @@ from margo_gtp.engine import Board, Move, Rules  # noqa: E402
 from margo_gtp.web.app import create_app  # noqa: E402
 from margo_gtp.web.game import EngineRegistry  # noqa: E402
 from margo_gtp.web.store import GameStore  # noqa: E402
-from web_helpers import screenshot  # noqa: E402
+from web_helpers import FOUR_SIZES, screenshot  # noqa: E402
 
 pytestmark = pytest.mark.process
 
 STATUS = "[data-role=status]"
 THINKING = "[data-role=thinking]"
-SIZES = [pytest.param(390, 844, True, id="phone-390x844"), pytest.param(1280, 800, False, id="desktop-1280x800")]
 SECONDS_RE = re.compile(r"^White \(mcts\) is thinking — (\d+\.\d) s of 60 s$")
 
 
@@ -51,7 +50,7 @@ def samples(page: Page, count: int, pause_ms: int) -> list[tuple[float, int]]:
     return readings
 
 
-@pytest.mark.parametrize("width, height, touch", SIZES)
+@pytest.mark.parametrize("width, height, touch", FOUR_SIZES)
 def test_the_engine_shows_its_seconds_visits_and_best_move_and_resign_stops_it(
         open_page, live_server, width: int, height: int, touch: bool) -> None:
     page = open_page(width, height, touch)
@@ -65,7 +64,8 @@ def test_the_engine_shows_its_seconds_visits_and_best_move_and_resign_stops_it(
     best = page.locator(THINKING).get_attribute("data-best")
     assert Board(Rules(size=7)).is_legal(Move.from_gtp(best, 7)), best
     expect(page.locator(THINKING)).to_contain_text(f"best {best}")
-    if touch:   # on the phone the thinking line is on screen with the board, no scrolling
+    if touch and height > 640:   # on a phone the line is on screen with the board, no scrolling;
+        # at 360x640 it is one scroll down, under the controls (docs/web.md "Not done yet")
         rect = page.eval_on_selector(THINKING, "e => e.getBoundingClientRect().toJSON()")
         assert rect["top"] >= 0 and rect["bottom"] <= height, rect
     screenshot(page, f"thinking-{width}x{height}")
@@ -184,7 +184,7 @@ def clock_seconds(page: Page, colour: str) -> float:
     return float(page.locator(f"[data-clock={colour}]").get_attribute("data-seconds"))
 
 
-@pytest.mark.parametrize("width, height, touch", SIZES)
+@pytest.mark.parametrize("width, height, touch", FOUR_SIZES)
 def test_with_a_time_control_both_clocks_show_and_the_running_one_ticks_down(
         open_page, live_server, width: int, height: int, touch: bool) -> None:
     page = open_page(width, height, touch)
@@ -197,7 +197,8 @@ def test_with_a_time_control_both_clocks_show_and_the_running_one_ticks_down(
     second = clock_seconds(page, "W")
     assert 120 >= first > second > 117, (first, second)
     assert re.fullmatch(r"1:5\d", page.locator("[data-clock=W]").text_content())
-    if touch:   # on the phone the seats and their clocks are on screen with the board
+    if touch and height > 640:   # on a phone the seats and their clocks are on screen with the
+        # board; at 360x640 one scroll down, under the controls (docs/web.md "Not done yet")
         rect = page.eval_on_selector("[data-clock=B]", "e => e.getBoundingClientRect().toJSON()")
         assert rect["top"] >= 0 and rect["bottom"] <= height, rect
     page.locator("g[data-vertex='C3:1']").click()

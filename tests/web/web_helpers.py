@@ -7,12 +7,18 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from needs import need_module
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "runs" / "web"
 ENGINE = [sys.executable, "-c", "from margo_gtp.commands.gtp import main; main()"]
+#: The four window sizes of issue #37's target, as (width, height, touch): two phones with a
+#: touch screen and two desktops. Browser tests parametrised by it run at all four.
+FOUR_SIZES = [pytest.param(360, 640, True, id="360x640-touch"), pytest.param(390, 844, True, id="390x844-touch"),
+              pytest.param(1280, 800, False, id="1280x800"), pytest.param(1920, 1080, False, id="1920x1080")]
 
 
 WEB_EXTRA = "the web extra; scripts/setup installs it"

@@ -56,6 +56,9 @@ function fitBoard() {
   if (ui.board.style.width !== `${side}px`) {
     ui.board.style.width = ui.board.style.height = `${side}px`;
   }
+  // The drawing's units per screen pixel: style.css keeps the level digits 9 px at least by it.
+  const span = ui.board.viewBox.baseVal?.width;
+  if (span) ui.board.style.setProperty("--units-per-px", (span / side).toFixed(3));
 }
 window.addEventListener("resize", fitBoard);
 new ResizeObserver(fitBoard).observe(ui.boardArea.parentElement);
@@ -765,6 +768,9 @@ window.addEventListener("hashchange", () => {
   gameId = match[1];
   attaching = true;
   send({ type: "attach", game: gameId });
+  // The state's own scroll-back sees no new game (gameId is set here): Play from here and a
+  // resumed game left a phone's page where Replay's list was scrolled.
+  requestAnimationFrame(() => window.scrollTo(0, 0));
 });
 
 // For tests and the curious: the live socket (closing it shows the reconnect).
