@@ -61,6 +61,17 @@ def test_perfect_over_gtp_plays_2x2_and_3x3_and_refuses_the_rest():
                       f"? {REFUSAL}, not these rules\n\n=\n\n")
 
 
+def test_perfect_plays_after_the_referees_set_up_and_refuses_a_lower_top_level():
+    # the referee sends every rule, max_level too (game/bots.py's new_game): max_level=2 is 3x3's
+    # default, though the Rules object keeps it as 2 rather than None; it refused every game once
+    referee_rules = " ".join(f"{name}={value}" for name, value in Rules(size=3).options().items()
+                             if name not in ("size", "komi"))
+    assert "max_level=2" in referee_rules
+    answer = gtp(f"boardsize 3\nclear_board\nkomi 0\nmargo-set_rules {referee_rules}\ngenmove w\n"
+                 "boardsize 3\nmargo-set_rules max_level=1\ngenmove w\nquit\n")
+    assert answer == f"=\n\n=\n\n=\n\n=\n\n= B2:1\n\n=\n\n=\n\n? {REFUSAL}, not these rules\n\n=\n\n"
+
+
 def test_perfect_is_in_the_catalogue():
     from margo_gtp.players.catalogue import catalogue
 

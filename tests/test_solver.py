@@ -145,6 +145,20 @@ def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path)
     assert (other.returncode, other.stderr) == (2, f"solve: {out / 'state.json'}: size 2, this run has 3\n")
 
 
+def test_the_solve_script_says_which_test_settled_what_and_at_which_horizon(tmp_path):
+    # a long run (4x4, docs/solving.md) is read from these lines: each MTD(f) test's verdict with
+    # its horizon and nodes, and each chunk's test, horizon and table fill
+    done = run_solve_script("--size", "2", "--out", str(tmp_path / "run"), "--chunk", "1000")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    verdicts = [line.rsplit(", ", 1)[0] for line in lines if line.startswith("test ")]
+    assert verdicts == ["test White's margin >= 0: proven: White's margin >= 1, at horizon 12, 48 nodes",
+                        "test White's margin >= 2: refuted: White's margin <= 1, at horizon 27, 213 nodes"]
+    chunks = [line.split("  White's")[0] for line in lines if line.startswith("nodes ")]
+    assert [chunk.split("  ", 2)[2] for chunk in chunks] == [
+        "test >= 0  horizon 12  deepest 9  table 18 (0.4%)", "test >= 2  horizon 27  deepest 24  table 45 (1.1%)"]
+
+
 def test_the_solve_script_refuses_a_proof_path_that_is_a_pipe_before_it_solves(tmp_path):
     # the proof is renamed over its path, which would replace a pipe or a device (as root,
     # /dev/zero itself) with a regular file: refused in one line, nothing written

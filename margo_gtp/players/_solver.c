@@ -148,6 +148,10 @@ static PyObject *Solver_get_deepest(SolverObject *self, void *closure) {
     return PyLong_FromLong(self->solver.deepest);
 }
 
+static PyObject *Solver_get_horizon(SolverObject *self, void *closure) {
+    return PyLong_FromLong(self->solver.horizon);
+}
+
 static PyObject *Solver_get_size(SolverObject *self, void *closure) {
     return PyLong_FromLong(self->solver.geo.size);
 }
@@ -163,6 +167,8 @@ static PyMethodDef Solver_methods[] = {
 static PyGetSetDef Solver_getset[] = {
     {"nodes", (getter)Solver_get_nodes, NULL, "nodes searched so far, all calls together", NULL},
     {"deepest", (getter)Solver_get_deepest, NULL, "the longest line searched so far, in plies", NULL},
+    {"horizon", (getter)Solver_get_horizon, NULL,
+     "the horizon of the round running or last run, in plies from its root (0 before any search)", NULL},
     {"size", (getter)Solver_get_size, NULL, "the board size", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

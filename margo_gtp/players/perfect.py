@@ -110,7 +110,9 @@ class PerfectPlayer:
     def _check(self, board: "Board") -> None:
         if board.size not in SHIPPED_SIZES:
             raise PlayerRefusal(f"{supported_words()}, not {board.size}x{board.size}")
-        if board.rules != Rules(size=board.size):
+        # compared as options, where max_level is the effective top level: the referee sends
+        # max_level=2 for 3x3's default, which the Rules object keeps as 2, not None
+        if board.rules.options() != Rules(size=board.size).options():
             raise PlayerRefusal(f"{supported_words()}, not these rules")
         if board.root_balls() or board.swapped or any(move.kind != "place" for move in board.move_stack):
             raise PlayerRefusal(f"{supported_words()}, from the empty board with placements only")

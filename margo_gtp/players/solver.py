@@ -48,12 +48,14 @@ def load_solver_type():
 @dataclass(frozen=True)
 class SolveProgress:
     """What a chunk reports: nodes so far (all calls), seconds since the solver was made,
-    the longest line searched, the filled table slots."""
+    the longest line searched, the filled table slots, and the horizon of the round it stopped
+    in (plies from the searched position: the search's depth so far, docs/solving.md)."""
 
     nodes: int
     seconds: float
     deepest: int
     table_used: int
+    horizon: int = 0
 
     @property
     def rate(self) -> float:
@@ -97,7 +99,12 @@ class ExactSolver:
 
     def progress(self) -> SolveProgress:
         return SolveProgress(self._solver.nodes, time.monotonic() - self._started, self._solver.deepest,
-                        self._solver.table_used())
+                             self._solver.table_used(), self._solver.horizon)
+
+    @property
+    def horizon(self) -> int:
+        """The horizon of the round running or last run (plies from its root; 0 before any)."""
+        return self._solver.horizon
 
     # -- searching
 
