@@ -20,6 +20,7 @@ need_module("playwright.sync_api", PLAYWRIGHT)
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 from web_helpers import FOUR_SIZES, screenshot  # noqa: E402
+from web_helpers import contrast_ratio as ratio  # noqa: E402
 
 pytestmark = pytest.mark.process
 
@@ -409,16 +410,6 @@ def test_a_whole_5x5_game_is_played_by_keyboard(open_page, live_server, width: i
     expect(page.locator("[data-role=result-why]")).to_have_text("— the player to move had no legal move left (0)")
     assert_on_screen(page, "[data-role=result-panel]")
     assert_no_page_overflow(page)
-
-
-def ratio(first: str, second: str) -> float:
-    """WCAG contrast of two computed colours ("rgb(r, g, b)")."""
-    def luminance(text: str) -> float:
-        channels = [int(c) / 255 for c in re.findall(r"\d+", text)[:3]]
-        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-    high, low = sorted([luminance(first), luminance(second)], reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])

@@ -29,7 +29,7 @@ need_the_web_extra()
 need_module("playwright.sync_api", PLAYWRIGHT)
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from web_helpers import LiveServer, engine_commands  # noqa: E402
+from web_helpers import LiveServer, contrast_ratio as ratio, engine_commands  # noqa: E402
 
 pytestmark = pytest.mark.process
 
@@ -81,16 +81,6 @@ def finger_sized(page: Page, selector: str) -> None:
     assert sizes, selector
     small = [size for size in sizes if size[1] < TOUCH_TARGET - 0.5 or size[2] < TOUCH_TARGET - 0.5]
     assert small == [], (selector, small)
-
-
-def ratio(first: str, second: str) -> float:
-    """WCAG contrast of two computed colours ("rgb(r, g, b)")."""
-    def luminance(text: str) -> float:
-        channels = [int(c) / 255 for c in re.findall(r"\d+", text)[:3]]
-        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-    high, low = sorted([luminance(first), luminance(second)], reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 def move_cursor_to(page: Page, target: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -88,3 +89,13 @@ def screenshot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def contrast_ratio(first: str, second: str) -> float:
+    """WCAG contrast of two computed colours ("rgb(r, g, b)")."""
+    def luminance(text: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", text)[:3]]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted([luminance(first), luminance(second)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
