@@ -20,7 +20,7 @@ need_module("playwright.sync_api", PLAYWRIGHT)
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 from web_helpers import FOUR_SIZES, screenshot  # noqa: E402
-from web_helpers import contrast_ratio as ratio  # noqa: E402
+from web_helpers import contrast_ratio as ratio, move_cursor_to  # noqa: E402
 
 pytestmark = pytest.mark.process
 
@@ -371,12 +371,6 @@ def test_a_whole_5x5_game_is_played_by_keyboard(open_page, live_server, width: i
     page.goto(f"{live_server.url}/?size=5&engine=random&human=white&seconds=0.05")
     expect(page.locator(STATUS)).to_have_text("White to move (you)")
     page.focus("[data-role=board]")
-    columns = "ABCDE"
-
-    def cursor() -> tuple[int, int, int]:
-        name, level = page.get_attribute("[data-cursor]", "data-cursor").split(":")
-        return columns.index(name[0]), int(name[1:]) - 1, int(level) - 1
-
     for _ in range(200):
         if page.locator("[data-role=result-panel]").is_visible():
             break
@@ -384,13 +378,7 @@ def test_a_whole_5x5_game_is_played_by_keyboard(open_page, live_server, width: i
                                           ".endsWith(', legal')).map(e => e.dataset.vertex)")
         target = sorted(legal, key=lambda v: -int(v.split(":")[1]))[0]   # the highest level: stacking too
         name, level = target.split(":")
-        x, y, l = columns.index(name[0]), int(name[1:]) - 1, int(level) - 1
-        for _ in range(abs(l - cursor()[2])):
-            page.keyboard.press("PageUp" if l > cursor()[2] else "PageDown")
-        cx, cy, _ = cursor()
-        for key, count in (("ArrowRight" if x > cx else "ArrowLeft", abs(x - cx)), ("ArrowUp" if y > cy else "ArrowDown", abs(y - cy))):
-            for _ in range(count):
-                page.keyboard.press(key)
+        move_cursor_to(page, target)
         expect(page.locator("[data-role=hover]")).to_have_text(re.compile(rf"^{name}, level {level}, empty, legal$"))
         played = page.locator("[data-role=moves] li").count()
         page.keyboard.press("Enter")

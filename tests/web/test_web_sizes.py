@@ -30,6 +30,7 @@ need_module("playwright.sync_api", PLAYWRIGHT)
 from playwright.sync_api import Page, expect  # noqa: E402
 
 from web_helpers import LiveServer, contrast_ratio as ratio, engine_commands  # noqa: E402
+from web_helpers import move_cursor_to as move_cursor_along  # noqa: E402
 
 pytestmark = pytest.mark.process
 
@@ -84,21 +85,8 @@ def finger_sized(page: Page, selector: str) -> None:
 
 
 def move_cursor_to(page: Page, target: str) -> None:
-    """The board's keyboard cursor taken to ``target`` ("A1:2"): Page Up/Down for the level, then the arrows."""
-    columns = "ABCDEFGHJ"
-
-    def cursor() -> tuple[int, int, int]:
-        name, level = page.get_attribute("[data-cursor]", "data-cursor").split(":")
-        return columns.index(name[0]), int(name[1:]) - 1, int(level) - 1
-
-    name, level = target.split(":")
-    x, y, l = columns.index(name[0]), int(name[1:]) - 1, int(level) - 1
-    for _ in range(abs(l - cursor()[2])):
-        page.keyboard.press("PageUp" if l > cursor()[2] else "PageDown")
-    cx, cy, _ = cursor()
-    for key, count in (("ArrowRight" if x > cx else "ArrowLeft", abs(x - cx)), ("ArrowUp" if y > cy else "ArrowDown", abs(y - cy))):
-        for _ in range(count):
-            page.keyboard.press(key)
+    """The board's keyboard cursor taken to ``target`` ("A1:2"), and seen there."""
+    move_cursor_along(page, target)
     expect(page.locator("[data-cursor]")).to_have_attribute("data-cursor", target)
 
 

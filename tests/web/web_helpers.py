@@ -99,3 +99,21 @@ def contrast_ratio(first: str, second: str) -> float:
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
     high, low = sorted([luminance(first), luminance(second)], reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+def move_cursor_to(page, target: str) -> None:  # noqa: ANN001
+    """The board's keyboard cursor taken to ``target`` ("A1:2"): Page Up/Down for the level, then the arrows."""
+    columns = "ABCDEFGHJ"
+
+    def cursor() -> tuple[int, int, int]:
+        name, level = page.get_attribute("[data-cursor]", "data-cursor").split(":")
+        return columns.index(name[0]), int(name[1:]) - 1, int(level) - 1
+
+    name, level = target.split(":")
+    x, y, l = columns.index(name[0]), int(name[1:]) - 1, int(level) - 1
+    for _ in range(abs(l - cursor()[2])):
+        page.keyboard.press("PageUp" if l > cursor()[2] else "PageDown")
+    cx, cy, _ = cursor()
+    for key, count in (("ArrowRight" if x > cx else "ArrowLeft", abs(x - cx)), ("ArrowUp" if y > cy else "ArrowDown", abs(y - cy))):
+        for _ in range(count):
+            page.keyboard.press(key)
