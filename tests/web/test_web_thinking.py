@@ -60,7 +60,10 @@ def test_the_engine_shows_its_seconds_visits_and_best_move_and_resign_stops_it(
     readings = samples(page, 5, 400)
     seconds, visits = [r[0] for r in readings], [r[1] for r in readings]
     assert all(b > a for a, b in zip(seconds, seconds[1:])), readings
-    assert all(b > a for a, b in zip(visits, visits[1:])), readings
+    # The visits grow over the two seconds and never fall; two readings 400 ms apart may
+    # share one report when a loaded machine delays the engine's next (CI saw one such pair).
+    assert all(b >= a for a, b in zip(visits, visits[1:])), readings
+    assert visits[-1] > visits[0], readings
     best = page.locator(THINKING).get_attribute("data-best")
     assert Board(Rules(size=7)).is_legal(Move.from_gtp(best, 7)), best
     expect(page.locator(THINKING)).to_contain_text(f"best {best}")
