@@ -159,6 +159,34 @@ def test_the_solve_script_says_which_test_settled_what_and_at_which_horizon(tmp_
         "test >= 0  horizon 12  deepest 9  table 18 (0.4%)", "test >= 2  horizon 27  deepest 24  table 45 (1.1%)"]
 
 
+def test_a_resumed_solve_goes_on_in_the_round_its_checkpoint_had_reached(tmp_path):
+    # 3x3 proves White >= 5 by 15,179 nodes; the test ">= 6" is in its round at 27 plies by
+    # 30,194. Stopped there, the run's state names that round, and the resumed run's first
+    # chunk is in it (not back at 8 plies, which on 4x4 cost a chunk of re-searching).
+    import json
+    import re
+
+    out = tmp_path / "run"
+    stop_at = ("from margo_gtp.players import solver\n"
+               "value = solver.ExactSolver.value\n"
+               "def stopping(self, line, alpha, beta, first_horizon=0):\n"
+               "    self.stop = lambda: self.nodes >= {}\n"
+               "    return value(self, line, alpha, beta, first_horizon)\n"
+               "solver.ExactSolver.value = stopping\n")
+    first = run_solve_script("--size", "3", "--out", str(out), "--chunk", "1000", patch=stop_at.format(30_000))
+    assert first.returncode == 0, first.stderr
+    assert re.fullmatch(r"stopped after 30194 nodes, \d+ s: White's margin in \[5, 100\]; the same command resumes",
+                        first.stdout.splitlines()[-1])
+    state = json.loads((out / "state.json").read_text())
+    assert (state["nodes"], state["lower"], state["upper"], state["test"], state["horizon"]) == (30194, 5, 100, 6, 27)
+    again = run_solve_script("--size", "3", "--out", str(out), "--chunk", "1000", patch=stop_at.format(1_000))
+    assert again.returncode == 0, again.stderr
+    lines = again.stdout.splitlines()
+    assert re.fullmatch(rf"resumed {re.escape(str(out))}: 30194 nodes, \d+ s, White's margin in \[5, 100\], "
+                        r"test >= 6 at horizon 27", lines[0])
+    assert lines[1].startswith("nodes 31195  ") and "  test >= 6  horizon 27  deepest 27  " in lines[1]
+
+
 def test_the_solve_script_refuses_a_proof_path_that_is_a_pipe_before_it_solves(tmp_path):
     # the proof is renamed over its path, which would replace a pipe or a device (as root,
     # /dev/zero itself) with a regular file: refused in one line, nothing written
@@ -213,6 +241,10 @@ def test_the_solve_script_refuses_its_own_files_when_not_regular_or_damaged(tmp_
     refused_with(f"{state_path}: nodes, seconds, lower or upper missing or out of range")
     state_path.write_text(json.dumps({**json.loads(good_state), "upper": 101}))
     refused_with(f"{state_path}: nodes, seconds, lower or upper missing or out of range")
+    state_path.write_text(json.dumps({**json.loads(good_state), "horizon": -1}))
+    refused_with(f"{state_path}: test or horizon out of range")
+    state_path.write_text(json.dumps({**json.loads(good_state), "test": "6", "horizon": 27}))
+    refused_with(f"{state_path}: test or horizon out of range")
     state_path.write_bytes(b" " * (64 * 1024 + 1))
     refused_with(f"{state_path}: is larger than 65536 bytes")
     state_path.write_text(good_state)

@@ -80,15 +80,19 @@ static int replay(SolverObject *self, PyObject *line) {
     return 0;
 }
 
-/* solve(line, alpha, beta, node_limit) -> (value, best, finished): the position after the
- * line, solved within [alpha, beta] (solver_search); node_limit 0 for none. */
+/* solve(line, alpha, beta, node_limit, first_horizon=0) -> (value, best, finished): the
+ * position after the line, solved within [alpha, beta] (solver_search); node_limit 0 for
+ * none; first_horizon, when deeper than the first round's, where a search that is not the
+ * unfinished one's continuation starts its rounds (a resumed run's checkpoint). */
 static PyObject *Solver_solve(SolverObject *self, PyObject *args) {
     PyObject *line;
-    int alpha, beta;
+    int alpha, beta, first_horizon = 0;
     unsigned long long limit;
-    if (!PyArg_ParseTuple(args, "OiiK", &line, &alpha, &beta, &limit)) return NULL;
+    if (!PyArg_ParseTuple(args, "OiiK|i", &line, &alpha, &beta, &limit, &first_horizon)) return NULL;
     if (alpha >= beta || alpha < -SOLVER_INF || beta > SOLVER_INF)
         return PyErr_Format(PyExc_ValueError, "the window needs -%d <= alpha < beta <= %d", SOLVER_INF, SOLVER_INF);
+    if (first_horizon < 0 || first_horizon >= SOLVER_MAX_PLY)
+        return PyErr_Format(PyExc_ValueError, "first_horizon must be 0..%d", SOLVER_MAX_PLY - 1);
     if (claim(self) < 0) return NULL;
     if (replay(self, line) < 0) {
         self->busy = 0;
@@ -96,10 +100,12 @@ static PyObject *Solver_solve(SolverObject *self, PyObject *args) {
     }
     Solver *sv = &self->solver;
     sv->node_limit = limit ? sv->nodes + limit : 0;
+    sv->first_horizon = first_horizon;
     int best, value;
     Py_BEGIN_ALLOW_THREADS
     value = solver_search(sv, alpha, beta, &best);
     Py_END_ALLOW_THREADS
+    sv->first_horizon = 0;
     self->busy = 0;
     if (sv->too_deep) return PyErr_Format(PyExc_RuntimeError, "a line went past %d plies", SOLVER_MAX_PLY);
     if (sv->aborted && !(limit && sv->nodes > sv->node_limit)) return PyErr_NoMemory();

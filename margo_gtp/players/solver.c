@@ -326,9 +326,14 @@ int solver_search(Solver *sv, int alpha, int beta, int *best) {
     int transform;
     image_keys(sv, keys);
     uint64_t root = canonical_key(sv, keys, &transform);
+    /* Any first horizon is sound (each round's answers are proven whatever its horizon):
+     * iterative deepening starts shallow only because the shallow rounds are cheap. */
     int horizon = SOLVER_FIRST_HORIZON;
     if (root == sv->resume_key && alpha == sv->resume_alpha && beta == sv->resume_beta)
         horizon = sv->resume_horizon;
+    else if (sv->first_horizon > horizon)
+        horizon = sv->first_horizon;
+    if (sv->root_ply + horizon > SOLVER_MAX_PLY - 1) horizon = SOLVER_MAX_PLY - 1 - sv->root_ply;
     int c = s->to_move;
     for (;;) {
         sv->horizon = horizon;

@@ -108,12 +108,14 @@ class ExactSolver:
 
     # -- searching
 
-    def value(self, line: Sequence[int], alpha: int, beta: int) -> tuple[int, int] | None:
+    def value(self, line: Sequence[int], alpha: int, beta: int,
+              first_horizon: int = 0) -> tuple[int, int] | None:
         """The fail-soft value of the position after ``line`` in ``(alpha, beta)`` and a best
         move there (-1 at the end of the game), chunk after chunk; None when ``stop()`` said
-        so between two chunks."""
+        so between two chunks. ``first_horizon``: the rounds start there, not at the first
+        (a run resumed in a new process goes on at the horizon its checkpoint had reached)."""
         while True:
-            value, best, finished = self._solver.solve(list(line), alpha, beta, self.chunk)
+            value, best, finished = self._solver.solve(list(line), alpha, beta, self.chunk, first_horizon)
             if self.on_chunk is not None:
                 self.on_chunk(self.progress())
             if finished:

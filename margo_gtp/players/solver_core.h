@@ -64,6 +64,9 @@ typedef struct {
                                               side (0 White, 1 Black) the horizon counts against */
     uint64_t resume_key;                   /* the root and window of the last unfinished search ... */
     int resume_alpha, resume_beta, resume_horizon; /* ... and its horizon, to go on from there */
+    int first_horizon;                     /* a search not resumed starts its rounds here if
+                                              deeper than SOLVER_FIRST_HORIZON (a run resumed
+                                              from its checkpoint); 0: not set */
     Res *results;                          /* SOLVER_MAX_PLY: each ply's resolution scratch */
     int *moves;                            /* SOLVER_MAX_PLY * points */
 } Solver;
