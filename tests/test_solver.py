@@ -243,6 +243,8 @@ def test_the_solve_script_refuses_its_own_files_when_not_regular_or_damaged(tmp_
     refused_with(f"{state_path}: nodes, seconds, lower or upper missing or out of range")
     state_path.write_text(json.dumps({**json.loads(good_state), "horizon": -1}))
     refused_with(f"{state_path}: test or horizon out of range")
+    state_path.write_text(json.dumps({**json.loads(good_state), "test": 6, "horizon": 4000}))  # SOLVER_MAX_PLY
+    refused_with(f"{state_path}: test or horizon out of range")
     state_path.write_text(json.dumps({**json.loads(good_state), "test": "6", "horizon": 27}))
     refused_with(f"{state_path}: test or horizon out of range")
     state_path.write_bytes(b" " * (64 * 1024 + 1))

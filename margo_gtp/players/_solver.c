@@ -208,5 +208,6 @@ PyMODINIT_FUNC PyInit__solver(void) {
     }
     PyModule_AddIntConstant(module, "MAX_SIZE", SOLVER_MAX_SIZE);
     PyModule_AddIntConstant(module, "INF", SOLVER_INF);
+    PyModule_AddIntConstant(module, "MAX_PLY", SOLVER_MAX_PLY);
     return module;
 }

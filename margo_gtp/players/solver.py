@@ -102,6 +102,13 @@ class ExactSolver:
                              self._solver.table_used(), self._solver.horizon)
 
     @property
+    def max_ply(self) -> int:
+        """The longest line the solver searches (``SOLVER_MAX_PLY``): every horizon is below it."""
+        from margo_gtp.players._solver import MAX_PLY
+
+        return MAX_PLY
+
+    @property
     def horizon(self) -> int:
         """The horizon of the round running or last run (plies from its root; 0 before any)."""
         return self._solver.horizon
