@@ -358,11 +358,9 @@ def an_engine_thinking(page: Page, url: str, hit) -> None:  # noqa: ANN001
     expect(thinking).to_have_attribute("data-visits", re.compile(r"^\d+$"))
     expect(thinking).to_have_text(re.compile(r"^[\d,]+ visits · best [A-G][1-7]:[1-7]"))
     assert page.eval_on_selector(STATUS, "e => e.scrollWidth <= e.clientWidth")   # whole, not cut
-    in_view(page, STATUS, BOARD, "[data-action=resign]")
-    # The visits line sits under the engine's seat, below the controls: in view on every size
-    # but the 640 px phone, where it is one scroll down (docs/web.md "Not done yet").
-    if page.viewport_size["height"] > 640:
-        in_view(page, "[data-role=thinking]")
+    # The visits line sits under the engine's seat: on a phone in the seats' strip over the
+    # board, on a desktop in the side panel; in view with the board either way.
+    in_view(page, STATUS, BOARD, "[data-action=resign]", "[data-role=thinking]")
     expect(page.locator("[data-action=resign]")).to_be_enabled()
     hit("[data-action=resign]")
     hit("[data-action=resign-yes]")

@@ -9,6 +9,7 @@ import { escapeHtml, fetchJson, setStatus, shortName, ui } from "./page.js";
 import { formPreset, formRules, presetTitle, showPresets } from "./presets.js";
 import { receiveReview, renderReview, reviewFrom, reviewOptions, startReview, stopReview } from "./review.js";
 import { wireRulesDialog } from "./rules.js";
+import { markEngineSeats } from "./seats.js";
 import { soundForMoves } from "./sound.js";
 import { sideLine } from "./variation.js";
 import { followLive, openWatchGame, receiveWatched, refreshWatch } from "./watch.js";
@@ -214,6 +215,7 @@ function showEmptyBoard() {
   renderBoard(ui.board, { size, balls: [], targets: [], last: null });
   ui.board.classList.add("idle");
   ui.slices.innerHTML = "";
+  ui.players.innerHTML = "";   // no game, no seats (on a phone their strip goes with them)
   ui.newGameBox.open = true;
   ui.resultPanel.hidden = true;
   setStatus(offline ? LOST : "Choose the players and press Start", offline ? "error" : "");
@@ -257,6 +259,7 @@ function renderPlay() {
   const yours = game.human_to_move && Object.values(game.seats).some((seat) => seat !== "human");
   document.title = game.over ? `${resultWords(game.result, game.status).title} — margo-web` :
     yours ? "Your turn — margo-web" : "margo-web";
+  markEngineSeats(game);
   ui.players.innerHTML = ["W", "B"].map((c) => {
     const toMove = !game.over && frame.to_move === c ? " to-move" : "";
     const won = game.over && game.result && game.result.startsWith(`${c}+`) ? ' <span class="winner-badge" data-role="winner-badge">winner</span>' : "";

@@ -56,7 +56,9 @@ function seconds() {
 export function thinkingStatus(status) {
   if (!think) return status;
   const s = seconds();
-  return s === null ? `${status} — starting the engine…` : `${status} — ${s.toFixed(1)} s of ${think.budget} s`;
+  // A game clock's budget is the server's share of the time left (13.846153846 s): 3 digits.
+  const budget = Number(think.budget.toPrecision(3));
+  return s === null ? `${status} — starting the engine…` : `${status} — ${s.toFixed(1)} s of ${budget} s`;
 }
 
 // The line under the seat of the engine that thinks (empty for the other seat).
