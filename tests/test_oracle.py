@@ -29,12 +29,19 @@ def test_the_oracle_counts_errors_on_2x2():
         "random: moves 4, margin errors 2 (50.0%), result errors 1 (25.0%), won 0 of 1 from the winning side",
         "mcts:playouts=50: moves 12, margin errors 0 (0.0%), result errors 0 (0.0%), won 1 of 1 from the winning side",
     ]
+    # each game's progress on stderr, the report alone on stdout
+    progress = run.stderr.splitlines()
+    assert len(progress) == 6, run.stderr
+    assert progress[2].startswith("oracle: random: game 1 of 2 as White: White's margin -3, 3 moves, 1 margin errors, ")
+    assert progress[3].startswith("oracle: random: game 2 of 2 as Black: White's margin +2, 1 moves, 1 margin errors, ")
 
 
 def test_the_oracle_refuses_bad_options_in_one_line():
     for arguments, line in [
         (("--size", "4"), "oracle: --size 4: the sizes with a shipped proof are 2, 3"),
         (("--size", "2", "--games", "0"), "oracle: --games 0: 1..1000"),
+        (("--size", "3", "--table-bits", "31"), "oracle: --table-bits 31: 10..30"),
+        (("--size", "2", "--table-bits", "9"), "oracle: --table-bits 9: 10..30"),
         (("--size", "2", "nobody"), "oracle: unknown player 'nobody' in spec 'nobody' (known: "),
     ]:
         run = oracle(*arguments)
