@@ -203,6 +203,46 @@ def test_on_a_phone_the_seats_clocks_and_visits_sit_between_the_status_and_the_b
 
 
 
+@pytest.mark.parametrize("width, height", [(640, 360), (844, 390)])
+def test_a_phone_on_its_side_puts_the_board_beside_its_controls(open_page, live_server, tmp_path: Path,
+                                                                 width: int, height: int) -> None:
+    """Landscape: in a column the board was 160 px with the buttons under the fold. The board
+    takes the window's height on the left, the status, seats and buttons stand on its right."""
+    page = open_page(width, height)
+    page.goto(f"{live_server.url}/?size=7&engine=mcts&human=black&seconds=3")
+    expect(page.locator("[data-role=thinking]")).to_have_attribute("data-visits", re.compile(r"^\d+$"))
+    board = assert_on_screen(page, "[data-role=board]")
+    assert board["height"] >= height - 80, board   # the header's 57 px and the margins only
+    for selector in (STATUS, "[data-role=players]", "[data-role=thinking]", "[data-action=resign]", "[data-action=undo]"):
+        rect = assert_on_screen(page, selector)
+        assert rect["left"] >= board["right"], (selector, rect, board)
+    assert page.eval_on_selector(STATUS, "e => e.scrollWidth <= e.clientWidth")   # whole, not cut
+    assert_no_page_overflow(page)
+    assert_tap_target(page, "[data-role=play-buttons] button, .tab")
+    expect(page.locator(STATUS)).to_have_text("Black to move (you)", timeout=20_000)
+    page.locator("[data-target][data-legal=true]").first.tap()
+    expect(page.locator("[data-role=moves] li")).to_have_count(2)
+    page.locator("[data-action=resign]").tap()
+    page.locator("[data-action=resign-yes]").tap()
+    expect(page.locator(STATUS)).to_have_text("White wins W+R (resignation)")
+    assert_on_screen(page, "[data-role=result-panel]")
+    assert_on_screen(page, "[data-action=rematch]")
+    badge = assert_on_screen(page, "[data-seat=W] [data-role=winner-badge]")
+    assert badge["right"] <= box(page, "[data-seat=W]")["right"] + 0.5, badge   # whole, not cut
+    assert box(page, "[data-role=board]")["height"] >= height - 80
+    screenshot(page, f"landscape-{width}x{height}")
+    page.locator("[data-action=result-review]").tap()   # Replay: the board not stuck, its bar beside it
+    expect(page.locator("[data-role=ply]")).to_have_text(re.compile(r"^\d+/\d+$"))
+    page.locator("[data-action=first]").tap()
+    expect(page.locator("[data-role=ply]")).to_have_text(re.compile(r"^0/\d+$"))
+    board = assert_on_screen(page, "[data-role=board]")
+    assert board["height"] >= height - 80, board
+    for selector in (STATUS, "[data-role=replay-bar]", "[data-action=next]"):
+        assert assert_on_screen(page, selector)["left"] >= board["right"], selector
+    assert_no_page_overflow(page)
+
+
+
 def test_a_lost_server_marks_the_board_unplayable_until_it_is_back(open_page, registry, games_dir: Path) -> None:
     from margo_gtp.web.app import create_app
     from margo_gtp.web.store import GameStore

@@ -50,8 +50,12 @@ function fitBoard() {
   // was scrolled): with its rows it takes at most 55% of the screen, so the graph and the
   // mistakes show under it, but the board itself keeps 30% of the screen's height, which a
   // small phone's rows would eat (at 360x640 they left it 160 px, too small to tap a point).
-  const stuck = document.body.classList.contains("browsing") && window.innerWidth <= 760;
-  const height = stuck ? Math.max(window.innerHeight * 0.55 - others, window.innerHeight * 0.30)
+  // A phone on its side draws the board beside its rows (style.css): the window's height
+  // below the board's top is all the board's.
+  const beside = getComputedStyle(ui.boardArea).display === "grid";
+  const stuck = !beside && document.body.classList.contains("browsing") && window.innerWidth <= 760;
+  const height = beside ? window.innerHeight - (box.top + window.scrollY) - parseFloat(main.paddingBottom)
+    : stuck ? Math.max(window.innerHeight * 0.55 - others, window.innerHeight * 0.30)
     : window.innerHeight - pageTop - others - parseFloat(main.paddingBottom);
   const side = Math.max(160, Math.floor(Math.min(ui.boardBox.clientWidth, height)));
   if (ui.board.style.width !== `${side}px`) {

@@ -1,13 +1,14 @@
 // Where the seats go: the players' names, the game clocks and the thinking engine's visits and
 // best move (app.js fills `ui.players`). On a wide window they sit in the side panel beside
-// the board. On a phone the side panel follows below the controls, a scroll away (at 360x640
-// the engine's visits were under the fold), so there the same element moves up between the
-// status line and the board, drawn as a two-row strip (style.css `.players.strip`): one
-// element either way, so the clocks' and the thinking line's updates need not know where it is.
+// the board. On a phone (narrow, or on its side) the side panel follows below the controls, a
+// scroll away (at 360x640 the engine's visits were under the fold), so there the same element
+// moves up between the status line and the board, drawn as a two-row strip (style.css
+// `.players.strip`): one element either way, so the clocks' and the thinking line's updates
+// need not know where it is.
 
 import { ui } from "./page.js";
 
-const phone = matchMedia("(max-width: 760px)");
+const phone = matchMedia("(max-width: 760px), (orientation: landscape) and (max-height: 500px)");   // style.css
 const home = { parent: ui.players.parentElement, next: ui.players.nextElementSibling };
 
 export function placeSeats() {
