@@ -155,7 +155,10 @@ class ReviewRunner:
         stop = threading.Event()
 
         def put(kind: str, value: Any) -> None:
-            loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
+            except RuntimeError:  # the loop is closed: the server stopped, no page is left to tell
+                stop.set()
 
         last_progress = [float("-inf")]
 

@@ -311,6 +311,31 @@ def test_one_review_at_a_time_and_a_page_that_leaves_frees_it(client: TestClient
         assert receive_review(again)[-1]["done"] is True
 
 
+def test_a_review_still_searching_when_the_server_stops_ends_quietly(registry, games_dir: Path,  # noqa: ANN001
+                                                                      monkeypatch) -> None:  # noqa: ANN001
+    """The server's loop closes under a review thread still searching (margo-web stopped, a
+    test's server torn down): its next entry has nowhere to go, and the thread ends without a
+    traceback (it printed three, "Event loop is closed")."""
+    from margo_gtp.web.app import create_app
+    from margo_gtp.web.store import GameStore
+
+    held = HeldReview(held=1)
+    monkeypatch.setattr(web_review.review_library, "review_game", held)
+    failures = []
+    monkeypatch.setattr(threading, "excepthook", failures.append)
+    with TestClient(create_app(registry, GameStore(games_dir))) as client:
+        replay = client.post("/api/replay", content=GAME).json()["replay"]
+        with client.websocket_connect("/ws") as ws:
+            ws.receive_json()
+            ws.send_json({"type": "review", "replay": replay, "visits": VISITS})
+            assert held.waiting.wait(60)
+        (thread,) = [t for t in threading.enumerate() if t.name.startswith("review-")]
+    held.release()   # the server is gone; the search goes on to its next entry
+    thread.join(60)
+    assert not thread.is_alive()
+    assert failures == []
+
+
 def test_stop_review_ends_it_and_keeps_what_was_found(client: TestClient, monkeypatch) -> None:  # noqa: ANN001
     held = HeldReview(held=3)
     monkeypatch.setattr(web_review.review_library, "review_game", held)
