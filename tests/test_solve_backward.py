@@ -1,0 +1,111 @@
+"""scripts/solve-backward (issue 38): one game's positions solved from its end backwards, each
+judged move, the resume from its file, and one line for each bad option or file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("margo_gtp.players._solver", reason="the C solver is not built")
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "solve-backward"
+GAME_2X2 = ["--size", "2", "--player", "mcts:playouts=50", "--seconds", "30"]
+SECONDS = re.compile(r", \d+\.\d s")
+
+
+def solve_backward(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *arguments], capture_output=True, text=True, timeout=300)
+
+
+def test_a_2x2_game_is_solved_back_to_the_empty_board_and_resumed_from_its_file(tmp_path: Path) -> None:
+    out = tmp_path / "backward.json"
+    run = solve_backward(*GAME_2X2, "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == "solve-backward: mcts:playouts=50 plays one 2x2 game (seed 1)\n"
+    lines = [SECONDS.sub(", T s", line) for line in run.stdout.splitlines()]
+    assert lines == [
+        "2x2 game of mcts:playouts=50 (seed 1): 9 moves: A1:1 B2:1 A2:1 B1:1 A2:1 A1:1 A2:1 B1:1 A1:1",
+        "ply 9 (0 before the end, 0 legal moves): Black to move gets -1, 3 nodes, T s; the game's end",
+        "ply 8 (1 before the end, 2 legal moves): White to move gets 1, 109 nodes, T s; the game's move there: A1:1 keeps it",
+        "ply 7 (2 before the end, 3 legal moves): Black to move gets -1, 112 nodes, T s; the game's move there: B1:1 keeps it",
+        "ply 6 (3 before the end, 1 legal move): White to move gets 1, 103 nodes, T s; the game's move there: A2:1 keeps it",
+        "ply 5 (4 before the end, 1 legal move): Black to move gets -1, 173 nodes, T s; the game's move there: A1:1 keeps it",
+        "ply 4 (5 before the end, 2 legal moves): White to move gets 1, 162 nodes, T s; the game's move there: A2:1 keeps it",
+        "ply 3 (6 before the end, 1 legal move): Black to move gets -1, 178 nodes, T s; the game's move there: B1:1 keeps it",
+        "ply 2 (7 before the end, 2 legal moves): White to move gets 1, 167 nodes, T s; the game's move there: A2:1 keeps it",
+        "ply 1 (8 before the end, 3 legal moves): Black to move gets -1, 192 nodes, T s; the game's move there: B2:1 keeps it",
+        # the empty board: White's margin under perfect play is 2x2's value, W+1 (docs/solving.md)
+        "ply 0 (9 before the end, 4 legal moves): White to move gets 1, 218 nodes, T s; the game's move there: A1:1 keeps it",
+    ]
+    state = json.loads(out.read_text())
+    assert state["line"] == lines[0].split(": ")[-1].split()
+    assert [record["ply"] for record in state["solved"]] == list(range(9, -1, -1))
+    again = solve_backward(*GAME_2X2, "--out", str(out))   # all from the file: no game played, nothing solved
+    assert again.returncode == 0 and again.stderr == ""
+    assert again.stdout == run.stdout
+
+
+def test_a_move_that_loses_balls_is_judged_and_an_unsettled_position_ends_the_run(tmp_path: Path) -> None:
+    out = tmp_path / "backward.json"
+    game = ["--size", "3", "--player", "mcts:playouts=300", "--chunk", "1000", "--out", str(out)]
+    run = solve_backward(*game, "--seconds", "0.001")
+    assert run.returncode == 0, run.stderr
+    assert [SECONDS.sub(", T s", line) for line in run.stdout.splitlines()[1:]] == [
+        "ply 17 (0 before the end, 0 legal moves): Black to move gets -6, 3 nodes, T s; the game's end",
+        "ply 16 (1 before the end): not settled in 0.001 s (1008 nodes); stopped",
+    ]
+    assert solve_backward(*game, "--seconds", "0.001").stdout == run.stdout   # as far as that budget goes
+    more = solve_backward(*game, "--seconds", "2")   # a larger budget tries ply 16 again, and on
+    lines = [re.sub(r", \d+ nodes, \d+\.\d s", ", N nodes, T s", line) for line in more.stdout.splitlines()]
+    assert lines[2:8] == [
+        # W+6 at the end where W+7 was there to take; Black's reply cost it one more
+        "ply 16 (1 before the end, 3 legal moves): White to move gets 7, N nodes, T s; the game's move there: C3:1 loses 1",
+        "ply 15 (2 before the end, 2 legal moves): Black to move gets -6, N nodes, T s; the game's move there: C2:1 loses 1",
+        "ply 14 (3 before the end, 2 legal moves): White to move gets 6, N nodes, T s; the game's move there: C1:1 keeps it",
+        "ply 13 (4 before the end, 2 legal moves): Black to move gets -5, N nodes, T s; the game's move there: C3:1 loses 1",
+        "ply 12 (5 before the end, 3 legal moves): White to move gets 5, N nodes, T s; the game's move there: B3:1 keeps it",
+        "ply 11 (6 before the end, 2 legal moves): Black to move gets -5, N nodes, T s; the game's move there: A3:1 keeps it",
+    ]
+    assert re.fullmatch(r"ply 10 \(7 before the end\): not settled in 2 s \(\d+ nodes\); stopped", lines[8])   # 1e7 nodes
+    assert len(lines) == 9
+
+
+@pytest.mark.parametrize("arguments, line", [
+    (["--size", "6"], "solve-backward: --size 6: the solver takes 2..5"),
+    (["--seconds", "0"], "solve-backward: --seconds 0.0: more than 0"),
+    (["--table-bits", "31"], "solve-backward: --table-bits 31: 10..30"),
+    (["--chunk", "10"], "solve-backward: --chunk 10: at least 1000 nodes"),
+    (["--player", "nobody"], "solve-backward: unknown player 'nobody' in spec 'nobody' (known: "),
+])
+def test_bad_options_get_one_line(arguments: list[str], line: str) -> None:
+    run = solve_backward(*arguments)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith(line) and run.stderr.count("\n") == 1, run.stderr
+
+
+def test_a_file_of_another_game_damaged_or_not_a_file_is_refused_untouched(tmp_path: Path) -> None:
+    out = tmp_path / "backward.json"
+    assert solve_backward(*GAME_2X2, "--out", str(out)).returncode == 0
+    before = out.read_bytes()
+    other = solve_backward(*GAME_2X2, "--seed", "2", "--out", str(out))
+    assert (other.returncode, other.stdout) == (2, "")
+    assert other.stderr == (f"solve-backward: cannot resume: {out}: not this command's game "
+                            "(size, player and seed must match)\n")
+    assert out.read_bytes() == before
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{not json")
+    run = solve_backward(*GAME_2X2, "--out", str(garbage))
+    assert run.returncode == 2 and run.stderr.startswith(f"solve-backward: cannot resume: {garbage}: not JSON (")
+    assert garbage.read_text() == "{not json"
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    run = solve_backward(*GAME_2X2, "--out", str(fifo))
+    assert (run.returncode, run.stderr) == (2, f"solve-backward: --out {fifo}: is a named pipe (FIFO), not a regular file\n")
+    run = solve_backward(*GAME_2X2, "--out", str(tmp_path))
+    assert (run.returncode, run.stderr) == (2, f"solve-backward: --out {tmp_path}: Is a directory\n")
