@@ -76,6 +76,26 @@ def test_a_move_that_loses_balls_is_judged_and_an_unsettled_position_ends_the_ru
     assert len(lines) == 9
 
 
+def test_result_only_on_3x3_proves_the_empty_board_a_white_win_in_thousands_of_nodes(tmp_path: Path) -> None:
+    """--result: two null-window tests at most, win or not, draw or not. The exact margins of
+    the same game took 1e7 nodes and more from 7 plies before its end (the test above)."""
+    run = solve_backward("--size", "3", "--player", "mcts:playouts=300", "--result", "--seconds", "30",
+                         "--out", str(tmp_path / "result.json"))
+    assert run.returncode == 0, run.stderr
+    lines = [re.sub(r", \d+ nodes, \d+\.\d s", ", N nodes, T s", line) for line in run.stdout.splitlines()]
+    assert len(lines) == 19
+    assert lines[1] == "ply 17 (0 before the end, 0 legal moves): Black to move loses, N nodes, T s; the game's end"
+    assert lines[2] == ("ply 16 (1 before the end, 3 legal moves): White to move wins, N nodes, T s; "
+                        "the game's move there: C3:1 keeps it")   # it lost a ball, not the win
+    # 3x3 is a White win (W+5, docs/solving.md): every Black position loses, every White one wins
+    assert all(("White to move wins" if ply % 2 == 0 else "Black to move loses") in line
+               for ply, line in zip(range(17, -1, -1), lines[1:]))
+    nodes = [int(re.search(r", (\d+) nodes", line).group(1)) for line in run.stdout.splitlines()[1:]]
+    assert nodes[-1] < 100_000, nodes   # the empty board: 5,551 nodes
+    other = solve_backward("--size", "3", "--player", "mcts:playouts=300", "--out", str(tmp_path / "result.json"))
+    assert other.returncode == 2 and "(size, player, seed and --result must match)" in other.stderr
+
+
 @pytest.mark.parametrize("arguments, line", [
     (["--size", "6"], "solve-backward: --size 6: the solver takes 2..5"),
     (["--seconds", "0"], "solve-backward: --seconds 0.0: more than 0"),
@@ -96,7 +116,7 @@ def test_a_file_of_another_game_damaged_or_not_a_file_is_refused_untouched(tmp_p
     other = solve_backward(*GAME_2X2, "--seed", "2", "--out", str(out))
     assert (other.returncode, other.stdout) == (2, "")
     assert other.stderr == (f"solve-backward: cannot resume: {out}: not this command's game "
-                            "(size, player and seed must match)\n")
+                            "(size, player, seed and --result must match)\n")
     assert out.read_bytes() == before
     garbage = tmp_path / "garbage.json"
     garbage.write_text("{not json")
