@@ -36,6 +36,21 @@ def test_the_oracle_counts_errors_on_2x2():
     assert progress[3].startswith("oracle: random: game 2 of 2 as Black: White's margin +2, 1 moves, 1 margin errors, ")
 
 
+def test_the_oracle_judges_results_alone_with_result():
+    """--result: no margins, only the result of each position (win, draw or loss), so weak
+    players' 3x3 games, which leave the solve's lines, are judged in seconds."""
+    run = oracle("--size", "3", "--games", "4", "--result", "random", "mcts:playouts=25")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "3x3: White wins under perfect play; 4 games a spec against perfect",
+        "random: moves 23, result errors 2 (8.7%), won 0 of 2 from the winning side",
+        "mcts:playouts=25: moves 25, result errors 1 (4.0%), won 1 of 2 from the winning side",
+    ]
+    progress = run.stderr.splitlines()
+    assert progress[0].startswith("oracle: random: game 1 of 4 as White: White's margin -4, 5 moves, 1 result errors, ")
+    assert progress[4].startswith("oracle: mcts:playouts=25: game 1 of 4 as White: White's margin -7, 7 moves, 1 result errors, ")
+
+
 def test_the_oracle_refuses_bad_options_in_one_line():
     for arguments, line in [
         (("--size", "4"), "oracle: --size 4: the sizes with a shipped proof are 2, 3"),

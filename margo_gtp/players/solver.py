@@ -137,6 +137,15 @@ class ExactSolver:
             raise InterruptedError("stopped")
         return answer[0] >= margin
 
+    def result(self, line: Sequence[int]) -> int:
+        """1, 0 or -1: the side to move after ``line`` wins, draws or loses under perfect
+        play. At most two null-window tests ("at least 1?", then "at least 0?"): a win needs
+        only the winner's strategy, where the exact margin also needs the other side's
+        (on 3x3 the empty board's result took 5,551 nodes, its margin 1.3e8)."""
+        if self.at_least(line, 1):
+            return 1
+        return 0 if self.at_least(line, 0) else -1
+
     def exact(self, line: Sequence[int], guess: int = 0) -> tuple[int, int]:
         """The exact margin for the side to move after ``line`` and a move that keeps it
         (-1 at the end of the game): null-window tests stepped from ``guess``."""
