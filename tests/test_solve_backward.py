@@ -96,6 +96,29 @@ def test_result_only_on_3x3_proves_the_empty_board_a_white_win_in_thousands_of_n
     assert other.returncode == 2 and "(size, player, seed and --result must match)" in other.stderr
 
 
+def test_keep_going_notes_an_unsettled_position_and_goes_on_to_the_one_before(tmp_path: Path) -> None:
+    run = solve_backward("--size", "3", "--player", "mcts:playouts=300", "--result", "--seconds", "0.001",
+                         "--chunk", "1000", "--keep-going", "--out", str(tmp_path / "kept.json"))
+    assert run.returncode == 0, run.stderr
+    lines = [SECONDS.sub(", T s", line) for line in run.stdout.splitlines()]
+    assert lines[-6:] == [   # ply 5 takes 1,005 nodes: one chunk of 1,000 is not enough
+        "ply 5 (12 before the end): not settled in 0.001 s (1001 nodes)",
+        "ply 4 (13 before the end, 4 legal moves): White to move wins, 278 nodes, T s; "
+        "the game's move there: B3:1 not judged (the next position is not settled)",
+        "ply 3 (14 before the end): not settled in 0.001 s (1001 nodes)",
+        "ply 2 (15 before the end): not settled in 0.001 s (1001 nodes)",
+        "ply 1 (16 before the end): not settled in 0.001 s (1001 nodes)",
+        "ply 0 (17 before the end): not settled in 0.001 s (1001 nodes)",
+    ]
+    assert len(lines) == 19   # every position, to the empty board
+    # a run stopped at ply 5 without --keep-going goes on past it with it, to the same end
+    stopped = tmp_path / "stopped.json"
+    first = ["--size", "3", "--player", "mcts:playouts=300", "--result", "--seconds", "0.001", "--chunk", "1000",
+             "--out", str(stopped)]
+    assert solve_backward(*first).stdout.splitlines()[-1] == "ply 5 (12 before the end): not settled in 0.001 s (1001 nodes); stopped"
+    assert solve_backward(*first, "--keep-going").stdout == run.stdout
+
+
 @pytest.mark.parametrize("arguments, line", [
     (["--size", "6"], "solve-backward: --size 6: the solver takes 2..5"),
     (["--seconds", "0"], "solve-backward: --seconds 0.0: more than 0"),
