@@ -146,6 +146,21 @@ def test_a_file_of_another_game_damaged_or_not_a_file_is_refused_untouched(tmp_p
     run = solve_backward(*GAME_2X2, "--out", str(garbage))
     assert run.returncode == 2 and run.stderr.startswith(f"solve-backward: cannot resume: {garbage}: not JSON (")
     assert garbage.read_text() == "{not json"
+    state = json.loads(before)
+    for damage, words in [(lambda state: state["solved"].__setitem__(3, {}), "solved position 4 is not ply 6"),
+                          (lambda state: state["solved"][0].__setitem__("margin", "W+1"), "solved position 1 is not ply 9"),
+                          (lambda state: state["solved"].pop(2), "solved position 3 is not ply 7"),
+                          (lambda state: state.__setitem__("unsettled", {"ply": 0}), "the unsettled position"),
+                          (lambda state: state["line"].__setitem__(2, "Z9:1"), "move 3, 'Z9:1', is not a legal move there"),
+                          (lambda state: state["line"].__setitem__(2, "A1:1"), "move 3, 'A1:1', is not a legal move there"),
+                          (lambda state: state["line"].pop(), "the game does not end after its 8 moves")]:
+        damaged = json.loads(before)
+        damage(damaged)
+        out.write_text(json.dumps(damaged))
+        run = solve_backward(*GAME_2X2, "--out", str(out))
+        assert (run.returncode, run.stdout) == (2, "")
+        assert run.stderr.startswith(f"solve-backward: cannot resume: {out}: damaged ({words}"), run.stderr
+    assert state["solved"][0]["ply"] == 9
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     run = solve_backward(*GAME_2X2, "--out", str(fifo))
