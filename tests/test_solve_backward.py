@@ -119,6 +119,19 @@ def test_keep_going_notes_an_unsettled_position_and_goes_on_to_the_one_before(tm
     assert solve_backward(*first, "--keep-going").stdout == run.stdout
 
 
+def test_a_second_run_on_one_file_is_refused_while_the_first_holds_it(tmp_path: Path) -> None:
+    import fcntl
+
+    out = tmp_path / "backward.json"
+    with open(tmp_path / "backward.json.lock", "w") as held:   # this test is the first run
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        run = solve_backward(*GAME_2X2, "--out", str(out))
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr == f"solve-backward: --out {out} is in use by another run; wait for it or use another --out\n"
+    assert not out.exists()
+    assert solve_backward(*GAME_2X2, "--out", str(out)).returncode == 0   # the lock went with its holder
+
+
 @pytest.mark.parametrize("arguments, line", [
     (["--size", "6"], "solve-backward: --size 6: the solver takes 2..5"),
     (["--seconds", "0"], "solve-backward: --seconds 0.0: more than 0"),

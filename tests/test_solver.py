@@ -3,6 +3,7 @@ writer against the independent checker, and the checker's refusals, word for wor
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -200,6 +201,20 @@ def test_the_solve_script_refuses_a_proof_path_that_is_a_pipe_before_it_solves(t
     assert not (tmp_path / "run").exists() and os.listdir(tmp_path) == ["proof.fifo"]
 
 
+def test_two_solves_on_one_folder_the_second_is_refused(tmp_path):
+    """The folder's lock (margo_gtp/runlock.py, as margo-match holds it): a second solve would
+    write its table and state over the first's."""
+    from margo_gtp.runlock import lock_folder
+
+    out = tmp_path / "s3"
+    with lock_folder(out):   # this test process is the first run
+        run = run_solve_script("--size", "3", "--out", str(out), "--seconds", "1")
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith(f"solve: {out} is in use by another run: pid {os.getpid()} on host ")
+    assert run.stderr.endswith("; wait for it or use another --out\n") and run.stderr.count("\n") == 1
+    assert sorted(path.name for path in out.iterdir()) == []   # nothing written, the lock file gone
+
+
 def test_the_solve_script_refuses_its_own_files_when_not_regular_or_damaged(tmp_path):
     # a resume reads OUT/state.json and OUT/table.bin: a pipe there would hang the read, and a
     # damaged one must not crash the solver; each is refused in one line naming the file
@@ -277,10 +292,13 @@ def test_the_solve_script_says_in_one_line_that_a_checkpoint_could_not_be_writte
     # a full disk at a checkpoint: one line with the file and the bounds so far, exit 1,
     # and the atomic writer leaves no half-written table behind
     run = tmp_path / "run"
-    full_disk = (
+    full_disk = (   # the run's lock file (runlock.py) is written before the disk fills
         "import errno, os\n"
         "import margo_gtp.files as files\n"
+        "real = files.write_atomically\n"
         "def full(path, data):\n"
+        "    if path.name == '.lock':\n"
+        "        return real(path, data)\n"
         "    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))\n"
         "files.write_atomically = full\n"
     )
