@@ -29,6 +29,8 @@ TABLE_BITS = {2: 12, 3: 20, 4: 22, 5: 22}
 #: The bytes of one table slot (solver_core.h's SolverEntry): a saved table is 2^bits of them.
 TABLE_SLOT_BYTES = 16
 CHUNK = 1_000_000
+#: :meth:`ExactSolver.result`'s answers in words, for the side to move.
+RESULT_WORDS = {1: "wins", 0: "draws", -1: "loses"}
 
 
 class SolverUnavailable(RuntimeError):

@@ -11,7 +11,7 @@ import { ui } from "./page.js";
 const phone = matchMedia("(max-width: 760px), (orientation: landscape) and (max-height: 500px)");   // style.css
 const home = { parent: ui.players.parentElement, next: ui.players.nextElementSibling };
 
-export function placeSeats() {
+function placeSeats() {
   if (phone.matches) {
     if (ui.players.previousElementSibling !== ui.status) ui.status.after(ui.players);
   } else if (ui.players.parentElement !== home.parent) {
