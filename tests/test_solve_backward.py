@@ -72,13 +72,17 @@ def test_a_move_that_loses_balls_is_judged_and_an_unsettled_position_ends_the_ru
         "ply 12 (5 before the end, 3 legal moves): White to move gets 5, N nodes, T s; the game's move there: B3:1 keeps it",
         "ply 11 (6 before the end, 2 legal moves): Black to move gets -5, N nodes, T s; the game's move there: A3:1 keeps it",
     ]
-    assert re.fullmatch(r"ply 10 \(7 before the end\): not settled in 2 s \(\d+ nodes\); stopped", lines[8])   # 1e7 nodes
-    assert len(lines) == 9
+    assert lines[8:10] == [
+        "ply 10 (7 before the end, 3 legal moves): White to move gets 5, N nodes, T s; the game's move there: C3:1 keeps it",
+        "ply 9 (8 before the end, 3 legal moves): Black to move gets -5, N nodes, T s; the game's move there: A1:2 keeps it",
+    ]   # each of these took at most 5e5 nodes; ply 8's margin takes 8.3e6
+    assert re.fullmatch(r"ply 8 \(9 before the end\): not settled in 2 s \(\d+ nodes\); stopped", lines[10])
+    assert len(lines) == 11
 
 
 def test_result_only_on_3x3_proves_the_empty_board_a_white_win_in_thousands_of_nodes(tmp_path: Path) -> None:
     """--result: two null-window tests at most, win or not, draw or not. The exact margins of
-    the same game took 1e7 nodes and more from 7 plies before its end (the test above)."""
+    the same game took 8.3e6 nodes 9 plies before its end (the test above)."""
     run = solve_backward("--size", "3", "--player", "mcts:playouts=300", "--result", "--seconds", "30",
                          "--out", str(tmp_path / "result.json"))
     assert run.returncode == 0, run.stderr
@@ -91,7 +95,7 @@ def test_result_only_on_3x3_proves_the_empty_board_a_white_win_in_thousands_of_n
     assert all(("White to move wins" if ply % 2 == 0 else "Black to move loses") in line
                for ply, line in zip(range(17, -1, -1), lines[1:]))
     nodes = [int(re.search(r", (\d+) nodes", line).group(1)) for line in run.stdout.splitlines()[1:]]
-    assert nodes[-1] < 100_000, nodes   # the empty board: 5,551 nodes
+    assert nodes[-1] < 100_000, nodes   # the empty board: 2,394 nodes
     other = solve_backward("--size", "3", "--player", "mcts:playouts=300", "--out", str(tmp_path / "result.json"))
     assert other.returncode == 2 and "(size, player, seed and --result must match)" in other.stderr
 
@@ -101,21 +105,19 @@ def test_keep_going_notes_an_unsettled_position_and_goes_on_to_the_one_before(tm
                          "--chunk", "1000", "--keep-going", "--out", str(tmp_path / "kept.json"))
     assert run.returncode == 0, run.stderr
     lines = [SECONDS.sub(", T s", line) for line in run.stdout.splitlines()]
-    assert lines[-6:] == [   # ply 5 takes 1,005 nodes: one chunk of 1,000 is not enough
-        "ply 5 (12 before the end): not settled in 0.001 s (1001 nodes)",
-        "ply 4 (13 before the end, 4 legal moves): White to move wins, 278 nodes, T s; "
-        "the game's move there: B3:1 not judged (the next position is not settled)",
-        "ply 3 (14 before the end): not settled in 0.001 s (1001 nodes)",
+    assert lines[-4:] == [   # ply 3 takes 647 nodes, ply 2 more than one chunk of 1,000
+        "ply 3 (14 before the end, 6 legal moves): Black to move loses, 647 nodes, T s; "
+        "the game's move there: C2:1 keeps it",
         "ply 2 (15 before the end): not settled in 0.001 s (1001 nodes)",
         "ply 1 (16 before the end): not settled in 0.001 s (1001 nodes)",
         "ply 0 (17 before the end): not settled in 0.001 s (1001 nodes)",
     ]
     assert len(lines) == 19   # every position, to the empty board
-    # a run stopped at ply 5 without --keep-going goes on past it with it, to the same end
+    # a run stopped at ply 2 without --keep-going goes on past it with it, to the same end
     stopped = tmp_path / "stopped.json"
     first = ["--size", "3", "--player", "mcts:playouts=300", "--result", "--seconds", "0.001", "--chunk", "1000",
              "--out", str(stopped)]
-    assert solve_backward(*first).stdout.splitlines()[-1] == "ply 5 (12 before the end): not settled in 0.001 s (1001 nodes); stopped"
+    assert solve_backward(*first).stdout.splitlines()[-1] == "ply 2 (15 before the end): not settled in 0.001 s (1001 nodes); stopped"
     assert solve_backward(*first, "--keep-going").stdout == run.stdout
 
 

@@ -53,6 +53,39 @@ def test_the_solver_agrees_with_the_brute_force(size, vertices):
     assert margin == brute_force_value(size, moves)[0]
 
 
+def random_lines(size: int, games: int, seed: int) -> list[list[Move]]:
+    """Every prefix of `games` seeded random games (to their end: the side to move has no move)."""
+    import random
+
+    from margo_gtp.engine.python_core import PythonCore
+    from margo_gtp.engine.rules import Rules
+
+    draw, lines = random.Random(seed), []
+    for _ in range(games):
+        core, line = PythonCore(Rules(size=size)), []
+        while legal := core.legal_moves():
+            lines.append(list(line))
+            move = draw.choice(legal)
+            core.push(move)
+            line.append(move)
+        lines.append(line)
+    return lines
+
+
+def test_one_table_across_many_histories_agrees_with_the_brute_force():
+    # The table shares a result between histories of one position when no earlier position
+    # could be one its subtree asked about (solver.c, "Sharing results between histories").
+    # One solver answers every prefix of 40 random 2x2 games, so its table holds results of
+    # other histories (a table keyed by the position alone fails this: A1 B2 B1 A2 A1 is the
+    # line where the first design gave -1 for Black, not +3).
+    solver = ExactSolver(2)
+    lines = random_lines(2, 40, seed=7)
+    assert len(lines) > 300 and max(map(len, lines)) > 15   # ko fights: captures and refills
+    for line in lines + [line_of(2, "A1 B2 B1 A2 A1")]:
+        margin, _ = solver.exact([solver.code_of(move.point) for move in line])
+        assert margin == brute_force_value(2, line)[0], line
+
+
 def test_the_shipped_2x2_proof_checks_and_is_what_the_writer_writes():
     path = SHIPPED / "proof-2x2.txt"
     header = check_proof(path)
@@ -157,12 +190,12 @@ def test_the_solve_script_says_which_test_settled_what_and_at_which_horizon(tmp_
                         "test White's margin >= 2: refuted: White's margin <= 1, at horizon 27, 213 nodes"]
     chunks = [line.split("  White's")[0] for line in lines if line.startswith("nodes ")]
     assert [chunk.split("  ", 2)[2] for chunk in chunks] == [
-        "test >= 0  horizon 12  deepest 9  table 18 (0.4%)", "test >= 2  horizon 27  deepest 24  table 45 (1.1%)"]
+        "test >= 0  horizon 12  deepest 9  table 16 (0.4%)", "test >= 2  horizon 27  deepest 24  table 40 (1.0%)"]
 
 
 def test_a_resumed_solve_goes_on_in_the_round_its_checkpoint_had_reached(tmp_path):
-    # 3x3 proves White >= 5 by 15,179 nodes; the test ">= 6" is in its round at 27 plies by
-    # 30,194. Stopped there, the run's state names that round, and the resumed run's first
+    # 3x3 proves White >= 5 by 4,686 nodes; the test ">= 6" is in its round at 27 plies by
+    # 20,702. Stopped there, the run's state names that round, and the resumed run's first
     # chunk is in it (not back at 8 plies, which on 4x4 cost a chunk of re-searching).
     import json
     import re
@@ -174,18 +207,18 @@ def test_a_resumed_solve_goes_on_in_the_round_its_checkpoint_had_reached(tmp_pat
                "    self.stop = lambda: self.nodes >= {}\n"
                "    return value(self, line, alpha, beta, first_horizon)\n"
                "solver.ExactSolver.value = stopping\n")
-    first = run_solve_script("--size", "3", "--out", str(out), "--chunk", "1000", patch=stop_at.format(30_000))
+    first = run_solve_script("--size", "3", "--out", str(out), "--chunk", "1000", patch=stop_at.format(20_000))
     assert first.returncode == 0, first.stderr
-    assert re.fullmatch(r"stopped after 30194 nodes, \d+ s: White's margin in \[5, 100\]; the same command resumes",
+    assert re.fullmatch(r"stopped after 20702 nodes, \d+ s: White's margin in \[5, 100\]; the same command resumes",
                         first.stdout.splitlines()[-1])
     state = json.loads((out / "state.json").read_text())
-    assert (state["nodes"], state["lower"], state["upper"], state["test"], state["horizon"]) == (30194, 5, 100, 6, 27)
+    assert (state["nodes"], state["lower"], state["upper"], state["test"], state["horizon"]) == (20702, 5, 100, 6, 27)
     again = run_solve_script("--size", "3", "--out", str(out), "--chunk", "1000", patch=stop_at.format(1_000))
     assert again.returncode == 0, again.stderr
     lines = again.stdout.splitlines()
-    assert re.fullmatch(rf"resumed {re.escape(str(out))}: 30194 nodes, \d+ s, White's margin in \[5, 100\], "
+    assert re.fullmatch(rf"resumed {re.escape(str(out))}: 20702 nodes, \d+ s, White's margin in \[5, 100\], "
                         r"test >= 6 at horizon 27", lines[0])
-    assert lines[1].startswith("nodes 31195  ") and "  test >= 6  horizon 27  deepest 27  " in lines[1]
+    assert lines[1].startswith("nodes 21703  ") and "  test >= 6  horizon 27  deepest 27  " in lines[1]
 
 
 def test_the_solve_script_refuses_a_proof_path_that_is_a_pipe_before_it_solves(tmp_path):
@@ -242,9 +275,9 @@ def test_the_solve_script_refuses_its_own_files_when_not_regular_or_damaged(tmp_
         state_path.write_text(good_state)
         table_path.write_bytes(good_table)
     table_path.write_bytes(good_table[:100])
-    refused_with(f"{table_path}: 100 bytes, a table of 12 bits has 65536")
+    refused_with(f"{table_path}: 100 bytes, a table of 12 bits has 98304")
     table_path.write_bytes(good_table + b"\0")
-    refused_with(f"{table_path}: is larger than 65536 bytes")
+    refused_with(f"{table_path}: is larger than 98304 bytes")
     table_path.unlink()
     refused_with(f"{table_path}: No such file or directory")
     table_path.write_bytes(good_table)
