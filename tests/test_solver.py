@@ -193,6 +193,25 @@ def test_the_solve_script_says_which_test_settled_what_and_at_which_horizon(tmp_
         "test >= 0  horizon 12  deepest 9  table 16 (0.4%)", "test >= 2  horizon 27  deepest 24  table 40 (1.0%)"]
 
 
+def test_the_solve_script_with_result_stops_once_the_winner_is_known(tmp_path):
+    # 3x3 is W+5; "White's margin >= 0?" comes back ">= 1" (fail-soft), which is the result,
+    # so --result stops there, before the tests that pin the margin (5.4e7 nodes more)
+    import json
+
+    out = tmp_path / "run"
+    done = run_solve_script("--size", "3", "--out", str(out), "--result", "--chunk", "1000")
+    assert done.returncode == 0, done.stderr
+    lines = [line.rsplit(" in ", 1)[0] for line in done.stdout.splitlines() if not line.startswith("nodes ")]
+    lines = [line.rsplit(", ", 1)[0] if line.startswith("test ") else line for line in lines]   # no seconds
+    assert lines == ["test White's margin >= 0: proven: White's margin >= 1, at horizon 12, 2321 nodes",
+                     "3x3: White wins (White's margin in [1, 100])"]
+    state = json.loads((out / "state.json").read_text())
+    assert (state["lower"], state["upper"], state["test"]) == (1, 100, None)
+    refused = run_solve_script("--size", "3", "--out", str(out), "--result", "--proof", str(tmp_path / "p.txt"))
+    assert (refused.returncode, refused.stdout, refused.stderr) == (
+        2, "", "solve: --proof writes both strategies of the exact value; --result stops before it is known\n")
+
+
 def test_a_resumed_solve_goes_on_in_the_round_its_checkpoint_had_reached(tmp_path):
     # 3x3 proves White >= 5 by 4,686 nodes; the test ">= 6" is in its round at 27 plies by
     # 20,702. Stopped there, the run's state names that round, and the resumed run's first
