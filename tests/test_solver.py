@@ -168,7 +168,7 @@ def test_the_solve_script_checkpoints_resumes_and_refuses_another_size(tmp_path)
     out = tmp_path / "run"
     first = run_solve_script("--size", "2", "--out", str(out), "--proof", str(tmp_path / "p.txt"))
     assert first.returncode == 0, first.stderr
-    assert "2x2: W+1 (White's margin 1) in 213 nodes" in first.stdout
+    assert "2x2: W+1 (White's margin 1) in 211 nodes" in first.stdout
     assert f"{tmp_path / 'p.txt'}: checked, 34 rules, " in first.stdout  # the compact proof
     state = json.loads((out / "state.json").read_text())
     assert (state["size"], state["lower"], state["upper"]) == (2, 1, 1)
@@ -187,10 +187,10 @@ def test_the_solve_script_says_which_test_settled_what_and_at_which_horizon(tmp_
     lines = done.stdout.splitlines()
     verdicts = [line.rsplit(", ", 1)[0] for line in lines if line.startswith("test ")]
     assert verdicts == ["test White's margin >= 0: proven: White's margin >= 1, at horizon 12, 48 nodes",
-                        "test White's margin >= 2: refuted: White's margin <= 1, at horizon 27, 213 nodes"]
+                        "test White's margin >= 2: refuted: White's margin <= 1, at horizon 27, 211 nodes"]
     chunks = [line.split("  White's")[0] for line in lines if line.startswith("nodes ")]
     assert [chunk.split("  ", 2)[2] for chunk in chunks] == [
-        "test >= 0  horizon 12  deepest 9  table 16 (0.4%)", "test >= 2  horizon 27  deepest 24  table 40 (1.0%)"]
+        "test >= 0  horizon 12  deepest 9  table 16 (0.4%)", "test >= 2  horizon 27  deepest 24  table 39 (1.0%)"]
 
 
 def test_the_solve_script_with_result_stops_once_the_winner_is_known(tmp_path):
@@ -203,7 +203,7 @@ def test_the_solve_script_with_result_stops_once_the_winner_is_known(tmp_path):
     assert done.returncode == 0, done.stderr
     lines = [line.rsplit(" in ", 1)[0] for line in done.stdout.splitlines() if not line.startswith("nodes ")]
     lines = [line.rsplit(", ", 1)[0] if line.startswith("test ") else line for line in lines]   # no seconds
-    assert lines == ["test White's margin >= 0: proven: White's margin >= 1, at horizon 12, 2321 nodes",
+    assert lines == ["test White's margin >= 0: proven: White's margin >= 1, at horizon 12, 1848 nodes",
                      "3x3: White wins (White's margin in [1, 100])"]
     state = json.loads((out / "state.json").read_text())
     assert (state["lower"], state["upper"], state["test"]) == (1, 100, None)
@@ -213,7 +213,7 @@ def test_the_solve_script_with_result_stops_once_the_winner_is_known(tmp_path):
 
 
 def test_a_resumed_solve_goes_on_in_the_round_its_checkpoint_had_reached(tmp_path):
-    # 3x3 proves White >= 5 by 4,686 nodes; the test ">= 6" is in its round at 27 plies by
+    # 3x3 proves White >= 5 by 3,531 nodes; the test ">= 6" is in its round at 27 plies by
     # 20,702. Stopped there, the run's state names that round, and the resumed run's first
     # chunk is in it (not back at 8 plies, which on 4x4 cost a chunk of re-searching).
     import json
@@ -228,16 +228,16 @@ def test_a_resumed_solve_goes_on_in_the_round_its_checkpoint_had_reached(tmp_pat
                "solver.ExactSolver.value = stopping\n")
     first = run_solve_script("--size", "3", "--out", str(out), "--chunk", "1000", patch=stop_at.format(20_000))
     assert first.returncode == 0, first.stderr
-    assert re.fullmatch(r"stopped after 20702 nodes, \d+ s: White's margin in \[5, 100\]; the same command resumes",
+    assert re.fullmatch(r"stopped after 20548 nodes, \d+ s: White's margin in \[5, 100\]; the same command resumes",
                         first.stdout.splitlines()[-1])
     state = json.loads((out / "state.json").read_text())
-    assert (state["nodes"], state["lower"], state["upper"], state["test"], state["horizon"]) == (20702, 5, 100, 6, 27)
+    assert (state["nodes"], state["lower"], state["upper"], state["test"], state["horizon"]) == (20548, 5, 100, 6, 27)
     again = run_solve_script("--size", "3", "--out", str(out), "--chunk", "1000", patch=stop_at.format(1_000))
     assert again.returncode == 0, again.stderr
     lines = again.stdout.splitlines()
-    assert re.fullmatch(rf"resumed {re.escape(str(out))}: 20702 nodes, \d+ s, White's margin in \[5, 100\], "
+    assert re.fullmatch(rf"resumed {re.escape(str(out))}: 20548 nodes, \d+ s, White's margin in \[5, 100\], "
                         r"test >= 6 at horizon 27", lines[0])
-    assert lines[1].startswith("nodes 21703  ") and "  test >= 6  horizon 27  deepest 27  " in lines[1]
+    assert lines[1].startswith("nodes 21549  ") and "  test >= 6  horizon 27  deepest 27  " in lines[1]
 
 
 def test_the_solve_script_refuses_a_proof_path_that_is_a_pipe_before_it_solves(tmp_path):
@@ -294,9 +294,9 @@ def test_the_solve_script_refuses_its_own_files_when_not_regular_or_damaged(tmp_
         state_path.write_text(good_state)
         table_path.write_bytes(good_table)
     table_path.write_bytes(good_table[:100])
-    refused_with(f"{table_path}: 100 bytes, a table of 12 bits has 98304")
+    refused_with(f"{table_path}: 100 bytes, a table of 12 bits has 163840")
     table_path.write_bytes(good_table + b"\0")
-    refused_with(f"{table_path}: is larger than 98304 bytes")
+    refused_with(f"{table_path}: is larger than 163840 bytes")
     table_path.unlink()
     refused_with(f"{table_path}: No such file or directory")
     table_path.write_bytes(good_table)
@@ -318,7 +318,7 @@ def test_the_solve_script_refuses_its_own_files_when_not_regular_or_damaged(tmp_
     refused_with(f"{state_path}: is larger than 65536 bytes")
     state_path.write_text(good_state)
     resumed = run_solve_script("--size", "2", "--out", str(out))
-    assert resumed.returncode == 0 and resumed.stdout.startswith(f"resumed {out}: 213 nodes, ")
+    assert resumed.returncode == 0 and resumed.stdout.startswith(f"resumed {out}: 211 nodes, ")
 
 
 def test_the_solve_script_says_in_one_line_that_a_proof_path_became_a_pipe(tmp_path):
@@ -335,7 +335,7 @@ def test_the_solve_script_says_in_one_line_that_a_proof_path_became_a_pipe(tmp_p
     )
     done = run_solve_script("--size", "2", "--out", str(tmp_path / "run"), "--proof", str(proof), patch=make_pipe_first)
     assert done.returncode == 1
-    assert done.stdout.splitlines()[-1].startswith("2x2: W+1 (White's margin 1) in 213 nodes")
+    assert done.stdout.splitlines()[-1].startswith("2x2: W+1 (White's margin 1) in 211 nodes")
     assert done.stderr == f"solve: no proof written: {proof}: is a named pipe (FIFO), not a regular file\n"
     assert proof.is_fifo() and sorted(os.listdir(tmp_path)) == ["proof.txt", "run"]
 
@@ -357,20 +357,20 @@ def test_the_solve_script_says_in_one_line_that_a_checkpoint_could_not_be_writte
     done = run_solve_script("--size", "2", "--out", str(run), patch=full_disk)
     assert done.returncode == 1
     assert done.stderr == (f"solve: no checkpoint written: {run / 'table.bin'}: No space left on device; "
-                           "stopped after 213 nodes, White's margin in [1, 1]\n")
+                           "stopped after 211 nodes, White's margin in [1, 1]\n")
     assert "Traceback" not in done.stdout + done.stderr
     assert sorted(path.name for path in run.iterdir()) == []
 
 
 def test_white_keeps_a_margin_of_5_on_3x3_by_a_checked_strategy():
-    # 3x3 is not solved; White's margin is proven at least 5 (docs/solving.md). The
+    # The lower half of 3x3's value (W+5, docs/solving.md): White's margin is at least 5. The
     # solver's strategy for it is replayed by the independent checker, every reply of Black
     # with the whole history, and the same tree does not hold a margin of 6.
     from margo_gtp.players.proof import strategy_lines
     from margo_gtp.players.proof_check import check_strategy
 
     lines = strategy_lines(3, 0, 5, ExactSolver(3, 20))
-    assert len(lines) == 7225
+    assert len(lines) == 7121
     assert lines[:3] == ["1 B2:1", "2 A1:1", "3 B1:1"]
     check_strategy(lines, 3, 0, 5, "w5")
     with pytest.raises(ProofCheckError) as caught:

@@ -77,7 +77,8 @@ int solver_init(Solver *sv, int size, int table_bits) {
     sv->results = malloc((size_t)SOLVER_MAX_PLY * sizeof(Res));
     sv->moves = malloc((size_t)SOLVER_MAX_PLY * sv->geo.count * sizeof(int));
     sv->past = malloc((size_t)SOLVER_MAX_PLY * 2 * sizeof(uint64_t));
-    if (!sv->table || !sv->results || !sv->moves || !sv->past) return RULES_NO_MEMORY;
+    sv->past_keys = malloc((size_t)SOLVER_MAX_PLY * 8 * sizeof(uint64_t));
+    if (!sv->table || !sv->results || !sv->moves || !sv->past || !sv->past_keys) return RULES_NO_MEMORY;
     sv->table_mask = entries - 1;
     return RULES_OK;
 }
@@ -89,6 +90,7 @@ void solver_free(Solver *sv) {
     free(sv->results);
     free(sv->moves);
     free(sv->past);
+    free(sv->past_keys);
     memset(sv, 0, sizeof(*sv));
 }
 
@@ -99,16 +101,16 @@ int solver_reset(Solver *sv) {
 
 static void image_keys(const Solver *sv, uint64_t keys[8]);
 static void toggle_history(Solver *sv, const uint64_t keys[8]);
-static void record_position(Solver *sv, int ply);
+static void record_position(Solver *sv, int ply, const uint64_t keys[8]);
 
 int solver_play(Solver *sv, int code) {
     Res r;
     if (sv->state.nstack >= SOLVER_MAX_PLY - 1) return RULES_ILLEGAL_GAME_OVER;
     int status = check_play(&sv->state, code, sv->state.to_move, &r);
     if (status != RULES_OK) return status;
-    record_position(sv, (int)sv->state.nstack);
     uint64_t keys[8];
     image_keys(sv, keys);
+    record_position(sv, (int)sv->state.nstack, keys);
     status = commit(&sv->state, code, sv->state.to_move, &r);
     if (status == RULES_OK) toggle_history(sv, keys);
     return status;
@@ -172,10 +174,29 @@ static uint64_t shared_key(const uint64_t keys[8], int *transform) {
     return best_key | 1;
 }
 
-/* The position at `ply` of the line (plies from the empty board) joins the past. */
-static void record_position(Solver *sv, int ply) {
+/* The pair key of the node: its position and the one before it, both seen through the
+ * same symmetry, the smallest over the 8 (for results that may have asked the history about
+ * that previous position alone). */
+static uint64_t pair_key(const uint64_t keys[8], const uint64_t previous[8], int *transform) {
+    const uint64_t salt = 0x9FB21C651E98DF25ULL;
+    uint64_t best_key = 0;
+    *transform = 0;
+    for (int t = 0; t < 8; t++) {
+        uint64_t key = keys[t] ^ member(previous[t] ^ salt);
+        if (t == 0 || key < best_key) {
+            best_key = key;
+            *transform = t;
+        }
+    }
+    return best_key | 1;
+}
+
+/* The position at `ply` of the line (plies from the empty board) joins the past: its balls
+ * and its images' keys. */
+static void record_position(Solver *sv, int ply, const uint64_t keys[8]) {
     sv->past[2 * ply] = BITS(&sv->state, B_WHITE)[0];
     sv->past[2 * ply + 1] = BITS(&sv->state, B_BLACK)[0];
+    memcpy(sv->past_keys + (size_t)8 * ply, keys, 8 * sizeof(uint64_t));
 }
 
 /* A point set seen through a symmetry (map: symmetry[t] or inverse[t]). */
@@ -186,13 +207,44 @@ static uint64_t map_points(const Solver *sv, uint64_t points, const int *map) {
     return image;
 }
 
-/* Could a position of the history before `ply` be one the subtree asked about? Only if it
- * equals the node's position at every point the subtree left untouched (the file's top). */
-static int history_may_matter(const Solver *sv, int ply, uint64_t touched) {
+/* What a subtree asked the history about, in two necessary conditions on each position q it
+ * asked: q equals the node's position outside `points` (each change on the way was a
+ * placement or a capture there), and q's ball count is a bit of `counts[parity]`, where parity
+ * is 0 when q has the node's side to move (superko compares the side to move too). */
+typedef struct {
+    uint64_t points, counts[2];
+} Asked;
+
+/* A child's questions as its parent's: the side to move is the other. */
+static void ask_as_parent(Asked *parent, const Asked *child) {
+    parent->points |= child->points;
+    parent->counts[0] |= child->counts[1];
+    parent->counts[1] |= child->counts[0];
+}
+
+static void ask_also(Asked *into, const Asked *more) {
+    into->points |= more->points;
+    into->counts[0] |= more->counts[0];
+    into->counts[1] |= more->counts[1];
+}
+
+/* The same questions seen through a symmetry (map: symmetry[t] or inverse[t]). */
+static Asked asked_through(const Solver *sv, const Asked *asked, const int *map) {
+    Asked image = *asked;
+    image.points = map_points(sv, asked->points, map);
+    return image;
+}
+
+/* Could a position of the history before `upto` be one the subtree of the node at `ply`
+ * asked about? Only if it passes both of Asked's conditions (the file's top). */
+static int history_may_matter(const Solver *sv, int ply, int upto, const Asked *asked) {
     uint64_t white = BITS(&sv->state, B_WHITE)[0], black = BITS(&sv->state, B_BLACK)[0];
-    uint64_t kept = ~touched;
-    for (int k = 0; k < ply; k++)
-        if ((((sv->past[2 * k] ^ white) | (sv->past[2 * k + 1] ^ black)) & kept) == 0) return 1;
+    uint64_t kept = ~asked->points;
+    for (int k = 0; k < upto; k++) {
+        uint64_t w = sv->past[2 * k], b = sv->past[2 * k + 1];
+        if ((((w ^ white) | (b ^ black)) & kept) == 0 && (asked->counts[(ply - k) & 1] >> __builtin_popcountll(w | b) & 1))
+            return 1;
+    }
     return 0;
 }
 
@@ -216,13 +268,14 @@ static uint16_t cut_tag(const Solver *sv, int ply) {
 
 /* Store a result: proven bounds [lower, upper] (tightening what the slot holds), and when
  * `cut` the bounds [cut_lower, cut_upper] of this iteration (solver.c's negamax). */
-static void table_store(Solver *sv, uint64_t key, uint64_t touched, int ply, int lower, int upper, int cut,
+static void table_store(Solver *sv, uint64_t key, Asked asked, int ply, int lower, int upper, int cut,
                         int cut_lower, int cut_upper, int best, uint64_t nodes) {
     int effort = bit_length(nodes), tag = cut ? cut_tag(sv, ply) : 0;
     SolverEntry *slot = table_find(sv, key);
     if (slot) { /* both are bounds on the same value: keep the tighter of each, for the
-                   histories where both hold (the touched points of either) */
-        touched |= slot->touched;
+                   histories where both hold (the questions of either) */
+        Asked before = {slot->touched, {slot->counts[0], slot->counts[1]}};
+        ask_also(&asked, &before);
         if (slot->lower > lower) lower = slot->lower;
         if (slot->upper < upper) upper = slot->upper;
         if (effort < slot->effort) effort = slot->effort;
@@ -245,7 +298,9 @@ static void table_store(Solver *sv, uint64_t key, uint64_t touched, int ply, int
     slot->cut_lower = (int8_t)(tag ? cut_lower : -SOLVER_INF);
     slot->cut_upper = (int8_t)(tag ? cut_upper : SOLVER_INF);
     slot->key = key;
-    slot->touched = touched;
+    slot->touched = asked.points;
+    slot->counts[0] = asked.counts[0];
+    slot->counts[1] = asked.counts[1];
     slot->lower = (int8_t)lower;
     slot->upper = (int8_t)upper;
     slot->best = (int8_t)best;
@@ -266,13 +321,35 @@ static int move_rank(const Solver *sv, int i, const Res *r, int c, int table_mov
     return (int)r->removed[c ^ 1] * 4096 + p->level * 256 + centre + 128;
 }
 
+/* Where a result goes: under the position alone when no earlier position can be one its
+ * subtree asked about; else under the position and the previous one when only that one can;
+ * else under the position and its whole history. *frame: the key's symmetry. */
+static uint64_t store_key_of(const Solver *sv, int at, const Asked *asked, uint64_t key, int transform,
+                             uint64_t shared, int shared_transform, uint64_t pair, int pair_transform, int *frame) {
+    if (!history_may_matter(sv, at, at, asked)) {
+        *frame = shared_transform;
+        return shared;
+    }
+    if (pair && !history_may_matter(sv, at, at - 1, asked)) {
+        *frame = pair_transform;
+        return pair;
+    }
+    *frame = transform;
+    return key;
+}
+
 /* What the table says of the node: the bounds of its usable entries (a shared entry whose
  * touched points rule out its history, and its history entry), the points their subtrees
  * touched, and a move to try first (any entry's: order is only a guess). */
 typedef struct {
     int lower, upper, cut_lower, cut_upper, move;
-    uint64_t touched;
+    Asked asked;
 } TableView;
+
+static Asked entry_asked(const Solver *sv, const SolverEntry *hit, int transform) {
+    Asked asked = {hit->touched, {hit->counts[0], hit->counts[1]}};
+    return asked_through(sv, &asked, sv->inverse[transform]);
+}
 
 static void view_entry(const Solver *sv, const SolverEntry *hit, int transform, int ply, TableView *view) {
     if (hit->lower > view->lower) view->lower = hit->lower;
@@ -281,7 +358,8 @@ static void view_entry(const Solver *sv, const SolverEntry *hit, int transform, 
         if (hit->cut_lower > view->cut_lower) view->cut_lower = hit->cut_lower;
         if (hit->cut_upper < view->cut_upper) view->cut_upper = hit->cut_upper;
     }
-    view->touched |= map_points(sv, hit->touched, sv->inverse[transform]);
+    Asked asked = entry_asked(sv, hit, transform);
+    ask_also(&view->asked, &asked);
 }
 
 /* Negamax alpha-beta, fail-soft, with lines cut at sv->horizon plies from the root. A cut
@@ -291,13 +369,13 @@ static void view_entry(const Solver *sv, const SolverEntry *hit, int transform, 
  * (a lower bound on its margin) is proven whatever the horizon cut. Any other answer is
  * proven only when no line was cut below it: *cut says whether one was. The table keeps
  * proven bounds only, so whatever it holds is true at every horizon and for both sides.
- * *touched: the points the subtree's search touched (the file's top), in the node's frame. */
-static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int *cut, uint64_t *touched) {
+ * *asked: what the subtree's search asked the history about (the file's top), in the node's frame. */
+static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int *cut, Asked *asked) {
     State *s = &sv->state;
     sv->nodes++;
     *best_move = -1;
     *cut = 0;
-    *touched = 0;
+    memset(asked, 0, sizeof(*asked));
     if (sv->node_limit && sv->nodes > sv->node_limit) {
         sv->aborted = 1;
         return 0;
@@ -314,12 +392,20 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
     image_keys(sv, keys);
     uint64_t key = canonical_key(sv, keys, &transform);
     uint64_t shared = shared_key(keys, &shared_transform);
-    TableView view = {-SOLVER_INF, SOLVER_INF, -SOLVER_INF, SOLVER_INF, -1, 0};
+    int pair_transform = 0; /* the pair key: at the empty board there is no position before */
+    uint64_t pair = at > 0 ? pair_key(keys, sv->past_keys + (size_t)8 * (at - 1), &pair_transform) : 0;
+    TableView view = {-SOLVER_INF, SOLVER_INF, -SOLVER_INF, SOLVER_INF, -1, {0, {0, 0}}};
     SolverEntry *hit = table_find(sv, shared);
     if (hit) {
         if (hit->best >= 0) view.move = sv->inverse[shared_transform][hit->best];
-        uint64_t its_touched = map_points(sv, hit->touched, sv->inverse[shared_transform]);
-        if (!history_may_matter(sv, at, its_touched)) view_entry(sv, hit, shared_transform, ply, &view);
+        Asked its = entry_asked(sv, hit, shared_transform);
+        if (!history_may_matter(sv, at, at, &its)) view_entry(sv, hit, shared_transform, ply, &view);
+    }
+    hit = pair ? table_find(sv, pair) : NULL;
+    if (hit) { /* the previous position is the same: the rest of the history must not matter */
+        if (hit->best >= 0) view.move = sv->inverse[pair_transform][hit->best];
+        Asked its = entry_asked(sv, hit, pair_transform);
+        if (!history_may_matter(sv, at, at - 1, &its)) view_entry(sv, hit, pair_transform, ply, &view);
     }
     hit = table_find(sv, key);
     if (hit) {
@@ -327,7 +413,7 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
         view_entry(sv, hit, transform, ply, &view);
     }
     if (ply > 0) { /* the root is searched through: its caller wants its best move */
-        *touched = view.touched;
+        *asked = view.asked;
         if (view.lower >= beta) return view.lower;
         if (view.upper <= alpha) return view.upper;
         if (view.lower == view.upper) return view.lower;
@@ -339,7 +425,7 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
         if (upper <= alpha) return upper;
         if (lower == upper) return lower;
         *cut = 0;
-        *touched = 0;
+        memset(asked, 0, sizeof(*asked));
     }
     int c = s->to_move, count = sv->geo.count, n = 0;
     int *moves = sv->moves + (size_t)ply * count;
@@ -347,13 +433,17 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
     int rank[SOLVER_MAX_POINTS];
     const W *playable = sv->geo.up_to_level + (size_t)s->top_level * s->nw;
     W white = BITS(s, B_WHITE)[0], black = BITS(s, B_BLACK)[0];
-    uint64_t tried = 0; /* the points the candidates change (what the history is asked about) */
+    Asked tried = {0, {0, 0}}; /* what the candidates' superko tests ask the history */
     for (int w = 0; w < s->nw; w++)
         for (W x = BITS(s, B_SUPP)[w] & playable[w]; x; x &= x - 1) {
             int i = w * 64 + __builtin_ctzll(x);
             int status = check_play(s, i, c, result);
             if (status == RULES_OK || status == RULES_ILLEGAL_SUICIDE) /* a repetition is refused as suicide */
-                tried |= (RB(result, B_WHITE)[0] ^ white) | (RB(result, B_BLACK)[0] ^ black) | (uint64_t)1 << i;
+            {
+                W after_white = RB(result, B_WHITE)[0], after_black = RB(result, B_BLACK)[0];
+                tried.points |= (after_white ^ white) | (after_black ^ black) | (uint64_t)1 << i;
+                tried.counts[1] |= (uint64_t)1 << __builtin_popcountll(after_white | after_black);
+            }
             if (status == RULES_OK) {
                 moves[n] = i;
                 rank[n] = move_rank(sv, i, result, c, view.move);
@@ -362,17 +452,16 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
         }
     if (n == 0) { /* the game is over: the margin in balls, buried balls and zombies included */
         int margin = popcount_bits(BITS(s, c), s->nw) - popcount_bits(BITS(s, c ^ 1), s->nw);
-        *touched = tried;
-        if (history_may_matter(sv, at, tried))
-            table_store(sv, key, map_points(sv, tried, sv->symmetry[transform]), ply, margin, margin, 0, 0, 0, -1, 1);
-        else
-            table_store(sv, shared, map_points(sv, tried, sv->symmetry[shared_transform]), ply, margin, margin, 0, 0,
-                        0, -1, 1);
+        *asked = tried;
+        int frame;
+        uint64_t store_key = store_key_of(sv, at, &tried, key, transform, shared, shared_transform, pair,
+                                          pair_transform, &frame);
+        table_store(sv, store_key, asked_through(sv, &tried, sv->symmetry[frame]), ply, margin, margin, 0, 0, 0, -1, 1);
         return margin;
     }
     if (ply >= sv->horizon) { /* cut: the worst for the pessimist, nothing stored */
         *cut = 1;
-        *touched = tried;
+        *asked = tried;
         return c == sv->pessimist ? -SOLVER_INF : SOLVER_INF;
     }
     int alpha0 = alpha, best = -SOLVER_INF, best_index = -1, any_cut = 0;
@@ -382,20 +471,20 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
         while (m > 0 && rank[order[m - 1]] < rank[k]) { order[m] = order[m - 1]; m--; }
         order[m] = k;
     }
-    record_position(sv, at);
+    record_position(sv, at, keys);
     toggle_history(sv, keys); /* the children's history holds this position */
     for (int k = 0; k < n; k++) {
         int m = order[k], unused, child_cut;
-        uint64_t child_touched;
+        Asked child_asked;
         if (check_play(s, moves[m], c, result) != RULES_OK || commit(s, moves[m], c, result) != RULES_OK) {
             sv->aborted = 1;
             break;
         }
-        int value = -negamax(sv, -beta, -(alpha > best ? alpha : best), ply + 1, &unused, &child_cut, &child_touched);
+        int value = -negamax(sv, -beta, -(alpha > best ? alpha : best), ply + 1, &unused, &child_cut, &child_asked);
         undo(s);
         if (sv->aborted) break;
         any_cut |= child_cut;
-        tried |= child_touched;
+        ask_as_parent(&tried, &child_asked);
         if (value > best || best_index < 0) {
             best = value;
             best_index = m;
@@ -407,7 +496,7 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
     if (sv->aborted) return 0;
     *best_move = best_index >= 0 ? moves[best_index] : -1;
     *cut = any_cut;
-    *touched = tried;
+    *asked = tried;
     {
         int lower = best > alpha0 ? best : -SOLVER_INF;
         int upper = best < beta ? best : SOLVER_INF;
@@ -416,14 +505,11 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
             if (c == sv->pessimist) upper = SOLVER_INF;
             else lower = -SOLVER_INF;
         }
-        int frame = transform;
-        uint64_t store_key = key;
-        if (!history_may_matter(sv, at, tried)) { /* no earlier position can be asked: shared */
-            frame = shared_transform;
-            store_key = shared;
-        }
+        int frame;
+        uint64_t store_key = store_key_of(sv, at, &tried, key, transform, shared, shared_transform, pair,
+                                          pair_transform, &frame);
         int canonical_best = best_index >= 0 ? sv->symmetry[frame][moves[best_index]] : -1;
-        table_store(sv, store_key, map_points(sv, tried, sv->symmetry[frame]), ply, lower, upper, any_cut, cut_lower,
+        table_store(sv, store_key, asked_through(sv, &tried, sv->symmetry[frame]), ply, lower, upper, any_cut, cut_lower,
                     cut_upper, canonical_best, sv->nodes - nodes_before + 1);
     }
     return best;
@@ -454,12 +540,12 @@ int solver_search(Solver *sv, int alpha, int beta, int *best) {
         sv->horizon = horizon;
         int cut, other_best;
         sv->pessimist = c;
-        uint64_t touched;
-        int mine = negamax(sv, alpha, beta, 0, best, &cut, &touched);
+        Asked asked;
+        int mine = negamax(sv, alpha, beta, 0, best, &cut, &asked);
         if (sv->aborted) break;
         if (mine >= beta || !cut) return mine;
         sv->pessimist = c ^ 1;
-        int theirs = negamax(sv, alpha, beta, 0, &other_best, &cut, &touched);
+        int theirs = negamax(sv, alpha, beta, 0, &other_best, &cut, &asked);
         if (sv->aborted) break;
         if (theirs <= alpha || !cut) {
             if (theirs > alpha) *best = other_best;

@@ -24,10 +24,10 @@ from margo_gtp.vertex import Point
 
 __all__ = ["ExactSolver", "SolveProgress", "SolverUnavailable", "load_solver_type"]
 
-#: The table of each size: 2^bits slots of 24 bytes (96 MiB on 4x4).
+#: The table of each size: 2^bits slots of 40 bytes (160 MiB on 4x4).
 TABLE_BITS = {2: 12, 3: 20, 4: 22, 5: 22}
 #: The bytes of one table slot (solver_core.h's SolverEntry): a saved table is 2^bits of them.
-TABLE_SLOT_BYTES = 24
+TABLE_SLOT_BYTES = 40
 CHUNK = 1_000_000
 #: :meth:`ExactSolver.result`'s answers in words, for the side to move.
 RESULT_WORDS = {1: "wins", 0: "draws", -1: "loses"}

@@ -35,9 +35,9 @@
 #define SOLVER_INF 100         /* beyond every margin (|margin| <= 55) */
 #define SOLVER_FIRST_HORIZON 8 /* the first iteration's lines, in plies from the root */
 
-/* One table slot (24 bytes): the key (a shared entry's or a history entry's, solver.c); the
- * points the subtree's search touched (in the canonical frame: see solver.c, "Sharing results
- * between histories"); proven bounds on the node's value for the side to move (lower == upper:
+/* One table slot (40 bytes): the key (a shared entry's or a history entry's, solver.c); the
+ * points the subtree's search touched and the ball counts of the positions it asked about
+ * (in the canonical frame: see solver.c, "Sharing results between histories"); proven bounds on the node's value for the side to move (lower == upper:
  * exact); bounds that hold only for one remaining horizon and one pessimist (cut_lower,
  * cut_upper, valid while `cut_tag` is the node's: see solver.c); the best move in the
  * canonical frame (-1: none); and the effort (the bit length of the subtree's node count)
@@ -45,6 +45,7 @@
 typedef struct {
     uint64_t key;
     uint64_t touched;                      /* a point set (sizes <= 5: one 64-bit word) */
+    uint64_t counts[2];                    /* ball counts asked, by side to move (solver.c) */
     int8_t lower, upper;
     int8_t cut_lower, cut_upper;
     uint16_t cut_tag;                      /* 2 * (plies left to the horizon) + pessimist + 2; 0: none */
@@ -64,6 +65,7 @@ typedef struct {
     uint64_t history[8];                   /* the set of positions before the node, per image */
     uint64_t *past;                        /* SOLVER_MAX_PLY x (white, black): the balls of the
                                               positions of the line, by ply from the empty board */
+    uint64_t *past_keys;                   /* SOLVER_MAX_PLY x 8: their images' keys */
     int aborted, too_deep, deepest;         /* deepest: the longest line searched, in plies */
     int root_ply, horizon, pessimist;      /* the iteration: lines stop at root_ply + horizon; the
                                               side (0 White, 1 Black) the horizon counts against */
