@@ -13,9 +13,13 @@
  * the points its subtree touched: every point where a candidate it tried (or a result it
  * reused) changed the balls. A position q of A differs from the node's position p only at
  * touched points (each change on the way from p to q was a placement or a capture there),
- * so a history position that differs from p at an untouched point is not in A. A result is
- * stored shared when no position of its history passes that test (else in a history entry),
- * and a shared entry is used only where no position of the new history passes it either. */
+ * so a history position that differs from p at an untouched point is not in A; nor is one
+ * whose ball count, with its side to move, no question asked (Asked below). A result is
+ * stored shared when no position of its history passes both tests, and a shared entry is
+ * used only where no position of the new history passes them either. When only the previous
+ * position passes, the result is stored under a pair key (the position and that previous
+ * one), used where the previous position is the same and no other passes; else under the
+ * history key. */
 #include "solver_core.h"
 
 #include <limits.h>
@@ -140,19 +144,21 @@ static uint64_t member(uint64_t key) {
     return splitmix(&x);
 }
 
+/* The smallest of a key's 8 images (the first such symmetry in *transform), never 0: 0 marks
+ * an empty slot. Each kind of key below is this over its own images. */
+static uint64_t smallest_image(const uint64_t images[8], int *transform) {
+    *transform = 0;
+    for (int t = 1; t < 8; t++)
+        if (images[t] < images[*transform]) *transform = t;
+    return images[*transform] | 1;
+}
+
 /* The table key of the node: its position and the set of positions before it, both seen
  * through the same symmetry, the smallest over the 8; *transform is that symmetry. */
 static uint64_t canonical_key(const Solver *sv, const uint64_t keys[8], int *transform) {
-    uint64_t best_key = 0;
-    *transform = 0;
-    for (int t = 0; t < 8; t++) {
-        uint64_t key = keys[t] ^ (sv->history[t] * 0xD6E8FEB86659FD93ULL);
-        if (t == 0 || key < best_key) {
-            best_key = key;
-            *transform = t;
-        }
-    }
-    return best_key | 1; /* never 0: 0 marks an empty slot */
+    uint64_t images[8];
+    for (int t = 0; t < 8; t++) images[t] = keys[t] ^ (sv->history[t] * 0xD6E8FEB86659FD93ULL);
+    return smallest_image(images, transform);
 }
 
 /* Add (or, again, remove) the position of `keys` to the history set. */
@@ -163,32 +169,18 @@ static void toggle_history(Solver *sv, const uint64_t keys[8]) {
 /* The shared key of the node: its position alone, the smallest over the 8 images (salted,
  * so that it never equals the history key of a position with an empty history). */
 static uint64_t shared_key(const uint64_t keys[8], int *transform) {
-    const uint64_t salt = 0x2545F4914F6CDD1DULL;
-    uint64_t best_key = keys[0] ^ salt;
-    *transform = 0;
-    for (int t = 1; t < 8; t++)
-        if ((keys[t] ^ salt) < best_key) {
-            best_key = keys[t] ^ salt;
-            *transform = t;
-        }
-    return best_key | 1;
+    uint64_t images[8];
+    for (int t = 0; t < 8; t++) images[t] = keys[t] ^ 0x2545F4914F6CDD1DULL;
+    return smallest_image(images, transform);
 }
 
 /* The pair key of the node: its position and the one before it, both seen through the
  * same symmetry, the smallest over the 8 (for results that may have asked the history about
  * that previous position alone). */
 static uint64_t pair_key(const uint64_t keys[8], const uint64_t previous[8], int *transform) {
-    const uint64_t salt = 0x9FB21C651E98DF25ULL;
-    uint64_t best_key = 0;
-    *transform = 0;
-    for (int t = 0; t < 8; t++) {
-        uint64_t key = keys[t] ^ member(previous[t] ^ salt);
-        if (t == 0 || key < best_key) {
-            best_key = key;
-            *transform = t;
-        }
-    }
-    return best_key | 1;
+    uint64_t images[8];
+    for (int t = 0; t < 8; t++) images[t] = keys[t] ^ member(previous[t] ^ 0x9FB21C651E98DF25ULL);
+    return smallest_image(images, transform);
 }
 
 /* The position at `ply` of the line (plies from the empty board) joins the past: its balls
@@ -200,10 +192,9 @@ static void record_position(Solver *sv, int ply, const uint64_t keys[8]) {
 }
 
 /* A point set seen through a symmetry (map: symmetry[t] or inverse[t]). */
-static uint64_t map_points(const Solver *sv, uint64_t points, const int *map) {
+static uint64_t map_points(uint64_t points, const int *map) {
     uint64_t image = 0;
     for (; points; points &= points - 1) image |= (uint64_t)1 << map[__builtin_ctzll(points)];
-    (void)sv;
     return image;
 }
 
@@ -229,22 +220,24 @@ static void ask_also(Asked *into, const Asked *more) {
 }
 
 /* The same questions seen through a symmetry (map: symmetry[t] or inverse[t]). */
-static Asked asked_through(const Solver *sv, const Asked *asked, const int *map) {
+static Asked asked_through(const Asked *asked, const int *map) {
     Asked image = *asked;
-    image.points = map_points(sv, asked->points, map);
+    image.points = map_points(asked->points, map);
     return image;
 }
 
-/* Could a position of the history before `upto` be one the subtree of the node at `ply`
- * asked about? Only if it passes both of Asked's conditions (the file's top). */
+/* Could the position at ply k of the line be one the subtree of the node at `ply` asked
+ * about? Only if it passes both of Asked's conditions (the file's top). */
+static int position_may_matter(const Solver *sv, int ply, int k, const Asked *asked) {
+    uint64_t w = sv->past[2 * k], b = sv->past[2 * k + 1];
+    uint64_t differs = (w ^ BITS(&sv->state, B_WHITE)[0]) | (b ^ BITS(&sv->state, B_BLACK)[0]);
+    return (differs & ~asked->points) == 0 && (asked->counts[(ply - k) & 1] >> __builtin_popcountll(w | b) & 1);
+}
+
+/* Could any position of the history before `upto` be one? */
 static int history_may_matter(const Solver *sv, int ply, int upto, const Asked *asked) {
-    uint64_t white = BITS(&sv->state, B_WHITE)[0], black = BITS(&sv->state, B_BLACK)[0];
-    uint64_t kept = ~asked->points;
-    for (int k = 0; k < upto; k++) {
-        uint64_t w = sv->past[2 * k], b = sv->past[2 * k + 1];
-        if ((((w ^ white) | (b ^ black)) & kept) == 0 && (asked->counts[(ply - k) & 1] >> __builtin_popcountll(w | b) & 1))
-            return 1;
-    }
+    for (int k = 0; k < upto; k++)
+        if (position_may_matter(sv, ply, k, asked)) return 1;
     return 0;
 }
 
@@ -326,16 +319,16 @@ static int move_rank(const Solver *sv, int i, const Res *r, int c, int table_mov
  * else under the position and its whole history. *frame: the key's symmetry. */
 static uint64_t store_key_of(const Solver *sv, int at, const Asked *asked, uint64_t key, int transform,
                              uint64_t shared, int shared_transform, uint64_t pair, int pair_transform, int *frame) {
-    if (!history_may_matter(sv, at, at, asked)) {
-        *frame = shared_transform;
-        return shared;
+    if (at > 0 && history_may_matter(sv, at, at - 1, asked)) { /* one scan: the previous one last */
+        *frame = transform;
+        return key;
     }
-    if (pair && !history_may_matter(sv, at, at - 1, asked)) {
+    if (at > 0 && position_may_matter(sv, at, at - 1, asked)) { /* at > 0: the pair key exists */
         *frame = pair_transform;
         return pair;
     }
-    *frame = transform;
-    return key;
+    *frame = shared_transform;
+    return shared;
 }
 
 /* What the table says of the node: the bounds of its usable entries (a shared entry whose
@@ -348,18 +341,25 @@ typedef struct {
 
 static Asked entry_asked(const Solver *sv, const SolverEntry *hit, int transform) {
     Asked asked = {hit->touched, {hit->counts[0], hit->counts[1]}};
-    return asked_through(sv, &asked, sv->inverse[transform]);
+    return asked_through(&asked, sv->inverse[transform]);
 }
 
-static void view_entry(const Solver *sv, const SolverEntry *hit, int transform, int ply, TableView *view) {
+/* Take what the table holds under `key` into the view: its move always, its bounds and
+ * questions when no position of the history before `upto` can matter to it (upto 0 for a
+ * history entry: its key holds the whole history). */
+static void consult(Solver *sv, uint64_t key, int transform, int at, int upto, int ply, TableView *view) {
+    SolverEntry *hit = table_find(sv, key);
+    if (!hit) return;
+    if (hit->best >= 0) view->move = sv->inverse[transform][hit->best];
+    Asked its = entry_asked(sv, hit, transform);
+    if (history_may_matter(sv, at, upto, &its)) return;
     if (hit->lower > view->lower) view->lower = hit->lower;
     if (hit->upper < view->upper) view->upper = hit->upper;
     if (hit->cut_tag == cut_tag(sv, ply)) {
         if (hit->cut_lower > view->cut_lower) view->cut_lower = hit->cut_lower;
         if (hit->cut_upper < view->cut_upper) view->cut_upper = hit->cut_upper;
     }
-    Asked asked = entry_asked(sv, hit, transform);
-    ask_also(&view->asked, &asked);
+    ask_also(&view->asked, &its);
 }
 
 /* Negamax alpha-beta, fail-soft, with lines cut at sv->horizon plies from the root. A cut
@@ -395,23 +395,10 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
     int pair_transform = 0; /* the pair key: at the empty board there is no position before */
     uint64_t pair = at > 0 ? pair_key(keys, sv->past_keys + (size_t)8 * (at - 1), &pair_transform) : 0;
     TableView view = {-SOLVER_INF, SOLVER_INF, -SOLVER_INF, SOLVER_INF, -1, {0, {0, 0}}};
-    SolverEntry *hit = table_find(sv, shared);
-    if (hit) {
-        if (hit->best >= 0) view.move = sv->inverse[shared_transform][hit->best];
-        Asked its = entry_asked(sv, hit, shared_transform);
-        if (!history_may_matter(sv, at, at, &its)) view_entry(sv, hit, shared_transform, ply, &view);
-    }
-    hit = pair ? table_find(sv, pair) : NULL;
-    if (hit) { /* the previous position is the same: the rest of the history must not matter */
-        if (hit->best >= 0) view.move = sv->inverse[pair_transform][hit->best];
-        Asked its = entry_asked(sv, hit, pair_transform);
-        if (!history_may_matter(sv, at, at - 1, &its)) view_entry(sv, hit, pair_transform, ply, &view);
-    }
-    hit = table_find(sv, key);
-    if (hit) {
-        if (hit->best >= 0) view.move = sv->inverse[transform][hit->best];
-        view_entry(sv, hit, transform, ply, &view);
-    }
+    consult(sv, shared, shared_transform, at, at, ply, &view);
+    if (pair) /* the previous position is the same: the rest of the history must not matter */
+        consult(sv, pair, pair_transform, at, at - 1, ply, &view);
+    consult(sv, key, transform, at, 0, ply, &view);
     if (ply > 0) { /* the root is searched through: its caller wants its best move */
         *asked = view.asked;
         if (view.lower >= beta) return view.lower;
@@ -456,7 +443,7 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
         int frame;
         uint64_t store_key = store_key_of(sv, at, &tried, key, transform, shared, shared_transform, pair,
                                           pair_transform, &frame);
-        table_store(sv, store_key, asked_through(sv, &tried, sv->symmetry[frame]), ply, margin, margin, 0, 0, 0, -1, 1);
+        table_store(sv, store_key, asked_through(&tried, sv->symmetry[frame]), ply, margin, margin, 0, 0, 0, -1, 1);
         return margin;
     }
     if (ply >= sv->horizon) { /* cut: the worst for the pessimist, nothing stored */
@@ -509,7 +496,7 @@ static int negamax(Solver *sv, int alpha, int beta, int ply, int *best_move, int
         uint64_t store_key = store_key_of(sv, at, &tried, key, transform, shared, shared_transform, pair,
                                           pair_transform, &frame);
         int canonical_best = best_index >= 0 ? sv->symmetry[frame][moves[best_index]] : -1;
-        table_store(sv, store_key, asked_through(sv, &tried, sv->symmetry[frame]), ply, lower, upper, any_cut, cut_lower,
+        table_store(sv, store_key, asked_through(&tried, sv->symmetry[frame]), ply, lower, upper, any_cut, cut_lower,
                     cut_upper, canonical_best, sv->nodes - nodes_before + 1);
     }
     return best;
