@@ -133,7 +133,7 @@ def test_the_walk_without_reuse_agrees_on_white_s_3x3_strategy():
     reusing.run()
     full = StrategyWalk(3, 0, 5, rule_chooser(white), fail, reuse=False)
     full.run()
-    assert (reusing.nodes, full.nodes, full.used == reusing.used) == (963, 7786, True)
+    assert (reusing.nodes, full.nodes, full.used == reusing.used) == (1083, 7786, True)
 
 
 def rule_move(core: PythonCore, rules: dict) -> Move | None:
@@ -159,3 +159,32 @@ def test_random_games_against_the_3x3_strategies_keep_the_value(seed):
             counts = core.ball_counts()
             margin = counts[WHITE] - counts[BLACK]
             assert margin >= 5 if prover == 0 else margin <= 5
+
+
+def test_a_one_sided_proof_holds_one_strategy_and_is_refused_where_it_fails():
+    # the result only (issue 38's 4x4 proof): White's strategy for "at least 1" on 2x2
+    from margo_gtp.players.proof import result_proof_text
+
+    solver = ExactSolver(2)
+    text = result_proof_text(2, solver, "abc1234", 213, 0, 1)
+    lines = text.split("\n")
+    assert lines[3] == "value: white-at-least 1" and lines[8:10] == ["strategy white-at-least 1", "W:....|. A1:1"]
+    assert lines[-2:] == ["end", ""] and not any(line.startswith("strategy white-at-most") for line in lines)
+    assert check_proof_text(text, "p.txt")["value"] == "white-at-least 1"
+    body = body_of(text)
+
+    def one_sided(body: list[str], value: str = "white-at-least 1") -> str:
+        return "\n".join([*header_lines(2, value, "abc1234", 213, body), *body]) + "\n"
+
+    assert refusal(one_sided(body[:2] + body[3:])) == (
+        "p.txt: line 9: no rule for the position W:..XX|. after 4 moves (A1:1 B2:1 B1:1 A2:1)")
+    assert refusal(one_sided([line.replace("at-least 1", "at-least 2") for line in body], "white-at-least 2")) == (
+        "p.txt: line 13: the game after 9 moves (... B2:1 B1:1 A2:1 B1:1 A1:1 B1:1 A2:1 A1:1) ends with the "
+        "prover's margin 1, less than 2")
+    assert refusal(one_sided(body, "white-at-most 1")) == "p.txt: line 9: 'strategy white-at-most 1' expected"
+    extra = body[:-1] + ["strategy white-at-most 1", "end"]  # a second strategy after a bound's one
+    assert refusal(one_sided(extra)) == f"p.txt: line {8 + len(body)}: text after the strategies: 'strategy white-at-most 1'"
+    # Black's side of the same board: White at most 1
+    black = result_proof_text(2, solver, "abc1234", 213, 1, -1)
+    assert black.split("\n")[3] == "value: white-at-most 1"
+    assert check_proof_text(black, "p.txt")["rules-count"] == black.split("\n")[6].split(" ")[1]

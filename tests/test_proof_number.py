@@ -80,11 +80,11 @@ def test_the_script_answers_resumes_and_refuses_another_question(tmp_path):
         "expanded 156  tree 580  leaves searched 580  proof inf  disproof 0  solver nodes 329778",
         "disproven: White's margin >= 6 after 0 moves"]
     saved = json.loads((out / "answers.json").read_text())
-    assert (saved["format"], saved["size"], saved["line"], saved["claim"], len(saved["answers"])) == (
-        "margo-solve-pn 1", 3, [], 6, 580)
+    assert (saved["format"], saved["size"], saved["line"], saved["claim"], saved["solver_nodes"],
+            len(saved["answers"])) == ("margo-solve-pn 1", 3, [], 6, 329778, 580)
     again = solve_pn("--size", "3", "--claim", "6", "--leaf-nodes", "1000", "--out", str(out))
     assert without_seconds(again.stdout) == [
-        f"resumed {out / 'answers.json'}: 580 leaf answers",
+        f"resumed {out / 'answers.json'}: 580 leaf answers, 329,778 solver nodes",
         "expanded 156  tree 580  leaves searched 0  proof inf  disproof 0  solver nodes 0",
         "disproven: White's margin >= 6 after 0 moves"]
     other = solve_pn("--size", "3", "--claim", "5", "--leaf-nodes", "1000", "--out", str(out))
@@ -107,6 +107,12 @@ def test_bad_options_a_bad_line_and_a_damaged_file_are_one_line(tmp_path):
     assert refused("--size", "3", "--line", "B2 B2") == (
         "solve-pn: --line: move 2 (B2): illegal move: B2:1 for BLACK: point is occupied\n")
     assert refused("--size", "3", "--line", "Z9").startswith("solve-pn: --line: move 1 (Z9): ")
+    assert refused("--size", "3", "--line", "B2 A1", "--proof", str(tmp_path / "p.txt")) == (
+        "solve-pn: --proof proves from the empty board: the line may hold only White's first move, "
+        "and only when White proves\n")
+    assert refused("--size", "3", "--prover", "black", "--claim", "-5", "--line", "B2",
+                   "--proof", str(tmp_path / "p.txt")).startswith("solve-pn: --proof proves from the empty board")
+    assert refused("--size", "3", "--proof", str(tmp_path)) == f"solve-pn: --proof {tmp_path}: Is a directory\n"
     (tmp_path / "run").mkdir(exist_ok=True)   # the refused runs made it (their lock)
     (tmp_path / "run" / "answers.json").write_text('{"format": "margo-solve-pn 1", "size": 3')
     assert refused("--size", "3").startswith(f"solve-pn: cannot resume: {tmp_path / 'run' / 'answers.json'}: not JSON: ")
@@ -125,3 +131,24 @@ def test_a_second_run_on_one_folder_is_refused(tmp_path):
         run = solve_pn("--size", "2", "--out", str(out))
     assert (run.returncode, run.stdout) == (2, "")
     assert run.stderr.startswith(f"solve-pn: {out} is in use by another run: pid ")
+
+
+def test_a_proven_question_is_written_as_a_one_sided_proof_that_the_checker_accepts(tmp_path):
+    from margo_gtp.players.compact_check import check_compact
+
+    out, proof = tmp_path / "run", tmp_path / "proof.txt"
+    done = solve_pn("--size", "3", "--line", "B2", "--claim", "5", "--leaf-nodes", "1000", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    # a second command writes the proof from the kept answers alone: the top's moves are the tree's
+    again = solve_pn("--size", "3", "--line", "B2", "--claim", "5", "--leaf-nodes", "1000", "--out", str(out),
+                     "--proof", str(proof))
+    assert again.returncode == 0, again.stderr
+    lines = without_seconds(again.stdout)
+    assert lines[:3] == [f"resumed {out / 'answers.json'}: 9 leaf answers, 1,707 solver nodes",
+                         "expanded 1  tree 9  leaves searched 0  proof 0  disproof inf  solver nodes 0",
+                         "proven: White's margin >= 5 after 1 moves"]
+    assert lines[3].startswith(f"{proof}: written, ") and lines[4].startswith(f"{proof}: checked by the independent ")
+    header = check_compact(proof)
+    assert (header["value"], header["solver-nodes"]) == ("white-at-least 5", "1707")
+    text = proof.read_text().split("\n")
+    assert text[8:10] == ["strategy white-at-least 5", "W:.........|....|. B2:1"]

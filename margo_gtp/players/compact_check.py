@@ -10,7 +10,9 @@ The file is text. Its header, one ``key: value`` a line: ``format``, ``rules`` (
 ``solver-nodes`` (the solve's node count), ``rules-count`` (the rule lines below) and
 ``digest`` (``sha256:`` of the body, every line after the header). Then two strategies,
 each under its heading, ``strategy white-at-least N`` (White's) and ``strategy
-white-at-most N`` (Black's), and ``end``. A rule is one line::
+white-at-most N`` (Black's), and ``end``. A one-sided proof (a result, where the exact
+margin is not known: 4x4's) has the bound as its value, ``white-at-least 1``, and holds the
+one strategy under that heading. A rule is one line::
 
     POSITION VERTEX                 play VERTEX at POSITION
     POSITION VERTEX if Q1 Q2 ...    the same, but only if the positions Q1, Q2, ... are
@@ -31,6 +33,8 @@ every earlier position that the subtree's legality tests and rule conditions ask
 (the set ``asked``), and reuses the subtree under a new history only if the new history
 holds exactly the same ones of ``asked`` as the checked one did. Then every legality test
 and every rule choice in the subtree comes out the same, so the subtree is the same tree.
+Of ``asked`` it keeps only the positions with no more balls than the line had at most
+(:class:`StrategyWalk`): the others cannot be in any history within that ceiling.
 
 It imports nothing of the solver or the writer (:mod:`.proof`).
 """
@@ -57,7 +61,7 @@ __all__ = ["CompactCheckError", "FORMAT", "Rule", "StrategyWalk", "check_compact
 FORMAT = "margo-proof 2"
 HEADER_KEYS = ("format", "rules", "size", "value", "solver", "solver-nodes", "rules-count", "digest")
 MAX_SIZE = 5
-_VALUE = re.compile(r"0|[WB]\+[1-9][0-9]*")
+_VALUE = re.compile(r"0|[WB]\+[1-9][0-9]*|white-at-(least|most) (0|-?[1-9][0-9]*)")
 _SIDES = {"W": 0, "B": 1}
 
 
@@ -129,37 +133,68 @@ def rule_line(size: int, position: Position, point: Point, needs: list[Position]
 
 
 class _AskingCore(PythonCore):
-    """The pure-Python core, noting every repetition key its legality tests look up."""
+    """The pure-Python core, noting every repetition key its legality tests look up, and the
+    number of balls of the position each key stands for (``counts``, a position's ball count
+    being the same whichever line reaches it)."""
 
     asked: set[int]
+    counts: dict[int, int]
+    _resolving = False
 
     def _repeats(self, key: int) -> bool:
         self.asked.add(key)
+        if not self._resolving:  # the quiet placement's shortcut: one ball more, nothing taken
+            self.counts.setdefault(key, (self._balls[0] | self._balls[1]).bit_count() + 1)
+        self._looked_up = key
         return super()._repeats(key)
+
+    def _resolve(self, i: int, c: int) -> tuple | None:
+        self._resolving, self._looked_up = True, None
+        try:
+            state = super()._resolve(i, c)
+        finally:
+            self._resolving = False
+        if state is not None and self._looked_up is not None:
+            self.counts.setdefault(self._looked_up, (state[0] | state[1]).bit_count())
+        # refused by the repetition test: the key is an earlier position, whose count is known
+        return state
+
+    def push(self, move: Move, colour=None) -> None:
+        super().push(move, colour)
+        self.counts.setdefault(self._positions[-1], (self._balls[0] | self._balls[1]).bit_count())
+
+
+_NOTHING: frozenset[int] = frozenset()
 
 
 class StrategyWalk:
-    """The walk of one strategy from the empty board: ``prover`` (0 White, 1 Black) keeps its
-    margin at least ``claim``. ``choose(walk, position)`` gives the rule to play at the
-    prover's turn (None where it has none); it may read ``walk.core`` (the game so far) and
-    must add to ``walk.asked_now`` every repetition key its choice looked up. ``fail`` makes
-    the one-line error of a failed check.
+    """The walk of one strategy from the empty board (or from ``start``, moves played first):
+    ``prover`` (0 White, 1 Black) keeps its margin at least ``claim``. ``choose(walk,
+    position)`` gives the rule to play at the prover's turn (None where it has none); it may
+    read ``walk.core`` (the game so far) and must add to ``walk.asked_now`` every repetition
+    key its choice looked up. ``fail`` makes the one-line error of a failed check.
 
-    Sets of repetition keys are bit sets (ints): each key seen gets the next bit, so the
-    union of a subtree's ``asked`` sets and the test against a history are a few big-int
-    operations, and every checked subtree can be kept."""
+    A checked subtree is kept with the keys it asked about, but only those that could be an
+    earlier position of a line reaching it: a key whose position has more balls than every
+    position of the line so far (the subtree's root included) cannot be one, under this
+    history or any other whose positions have no more balls than that (the *ceiling*). The
+    subtree is reused under a history within its ceiling that holds exactly the same of the
+    kept keys. Most of a subtree's keys are of positions with more balls than its root (a
+    placement adds a ball; only captures take some away), so what is kept stays small."""
 
     def __init__(self, size: int, prover: int, claim: int, choose: Callable[["StrategyWalk", Position], Rule | None],
-                 fail: Callable[[int, str], Exception], reuse: bool = True) -> None:
+                 fail: Callable[[int, str], Exception], reuse: bool = True, start: tuple[Move, ...] = ()) -> None:
         self.size, self.prover, self.claim, self.choose, self.fail = size, prover, claim, choose, fail
         self.reuse = reuse  # False: every line walked to its end (the tests' cross-check of the reuse)
+        self.start = start
         self.core = _AskingCore(Rules(size=size))
         self.core.asked = set()
+        self.core.counts = {self.core._positions[0]: 0}
         self.asked_now: set[int] = self.core.asked
-        self.bits: dict[int, int] = {}  # repetition key -> its bit
-        #: position -> [(asked, seen)]: a checked subtree, the keys it asked about and those of
+        #: position -> [(ceiling, kept, seen)]: a checked subtree, the highest ball count of its
+        #: line when checked, the keys it asked about with no more balls than that, and those of
         #: them that were earlier positions then
-        self.memo: dict[Position, list[tuple[int, int]]] = {}
+        self.memo: dict[Position, list[tuple[int, frozenset[int], frozenset[int]]]] = {}
         self.nodes = 0  # positions checked
         self.reused = 0  # positions whose checked subtree was reused
         self.used: set[int] = set()  # the rule lines played
@@ -169,34 +204,33 @@ class StrategyWalk:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 20_000))  # lines of hundreds of plies (ko fights)
         try:
-            self._node(self._bits_of(self.core._positions))
+            ceiling = 0
+            for move in self.start:
+                self.core.push(move)
+                ceiling = max(ceiling, self._balls_now())
+            self._node(ceiling)
         finally:
             sys.setrecursionlimit(limit)
 
-    def _bits_of(self, keys) -> int:
-        bits = self.bits
-        mask = 0
-        for key in keys:
-            bit = bits.get(key)
-            if bit is None:
-                bit = bits[key] = 1 << len(bits)
-            mask |= bit
-        return mask
+    def _balls_now(self) -> int:
+        return (self.core._balls[0] | self.core._balls[1]).bit_count()
 
     def moves_text(self) -> str:
         moves = [move.gtp() for move in self.core.move_stack]
         shown = " ".join(moves[-8:])
         return f"after {len(moves)} moves ({'... ' if len(moves) > 8 else ''}{shown})" if moves else "at the start"
 
-    def _node(self, history: int) -> int:
-        """Check the subtree here (``history``: the game's positions so far, as bits); the
-        keys it asked about, as bits."""
+    def _node(self, ceiling: int) -> frozenset[int]:
+        """Check the subtree here (``ceiling``: the most balls of any position of the line so
+        far, this one included); the keys it asked about, those with at most ``ceiling``
+        balls (unknown counts count as none: kept)."""
         core = self.core
+        history = core._position_count
         position = (core._balls[0], core._balls[1], core._to_move)
-        for asked, seen in self.memo.get(position, ()) if self.reuse else ():
-            if history & asked == seen:
+        for top, kept, seen in self.memo.get(position, ()) if self.reuse else ():
+            if ceiling <= top and all((key in history) == (key in seen) for key in kept):
                 self.reused += 1
-                return asked
+                return kept
         self.nodes += 1
         asked_here: set[int] = set()
         core.asked = self.asked_now = asked_here
@@ -224,21 +258,26 @@ class StrategyWalk:
             if margin < self.claim:
                 raise self.fail(self.rule_number, f"the game {self.moves_text()} ends with the prover's margin "
                                                   f"{margin}, less than {self.claim}")
-        asked = self._bits_of(asked_here)
+        asked = asked_here
         for move in moves:
             core.asked = set()  # the push tests the move again: nothing new
             core.push(move)
-            asked |= self._node(history | self._bits_of(core._positions[-1:]))
+            asked.update(self._node(max(ceiling, self._balls_now())))
             core.pop()
         self.rule_number = rule_before
+        counts = core.counts
+        kept = frozenset(key for key in asked if counts.get(key, 0) <= ceiling) or _NOTHING
         if self.reuse:
-            self.memo.setdefault(position, []).append((asked, history & asked))
-        return asked
+            seen = frozenset(key for key in kept if key in history) or _NOTHING
+            self.memo.setdefault(position, []).append((ceiling, kept, seen))
+        return kept
 
 
-def header_lines(size: int, white_margin: int, solver: str, solver_nodes: int, body: list[str]) -> list[str]:
-    """The header of a compact proof with ``body`` (the lines after the header)."""
-    value = "0" if white_margin == 0 else f"W+{white_margin}" if white_margin > 0 else f"B+{-white_margin}"
+def header_lines(size: int, value: int | str, solver: str, solver_nodes: int, body: list[str]) -> list[str]:
+    """The header of a compact proof with ``body`` (the lines after the header); ``value``:
+    White's exact margin (an int) or a one-sided bound (``white-at-least 1``)."""
+    if isinstance(value, int):
+        value = "0" if value == 0 else f"W+{value}" if value > 0 else f"B+{-value}"
     rules_count = sum(1 for line in body if line[:2] in ("W:", "B:"))
     return [f"format: {FORMAT}", "rules: default", f"size: {size}", f"value: {value}", f"solver: {solver}",
             f"solver-nodes: {solver_nodes}", f"rules-count: {rules_count}", f"digest: sha256:{_digest(body)}"]
@@ -337,11 +376,16 @@ def check_compact_text(text: str, where: str) -> dict[str, str]:
                                kind="compact margo proof", readable=repr(FORMAT), error=CompactCheckError)
     if header["digest"] != f"sha256:{_digest([line for _, line in body])}":
         raise CompactCheckError(f"{where}: damaged: the body does not match the header's digest")
-    size, margin = int(header["size"]), white_margin(header["value"])
+    size, value = int(header["size"]), header["value"]
     last_line = body.pop()[0]  # the 'end' line's number
     count = 0
-    for title, prover, claim in ((f"strategy white-at-least {margin}", 0, margin),
-                                 (f"strategy white-at-most {margin}", 1, -margin)):
+    if value.startswith("white-at-"):  # a one-sided bound: the one strategy that proves it
+        bound = int(value.split(" ")[1])
+        strategies = [(f"strategy {value}", 0, bound) if "least" in value else (f"strategy {value}", 1, -bound)]
+    else:
+        margin = white_margin(value)
+        strategies = [(f"strategy white-at-least {margin}", 0, margin), (f"strategy white-at-most {margin}", 1, -margin)]
+    for title, prover, claim in strategies:
         if not body or body[0][1] != title:
             number = body[0][0] if body else last_line
             raise CompactCheckError(f"{where}: line {number}: {title!r} expected")
@@ -360,7 +404,7 @@ def check_compact_text(text: str, where: str) -> dict[str, str]:
         count += end - 1
         body = body[end:]
     if body:
-        raise CompactCheckError(f"{where}: line {body[0][0]}: text after the two strategies: {body[0][1]!r}")
+        raise CompactCheckError(f"{where}: line {body[0][0]}: text after the strategies: {body[0][1]!r}")
     if count != int(header["rules-count"]):
         raise CompactCheckError(f"{where}: the header says {header['rules-count']} rules, the strategies hold {count}")
     return header

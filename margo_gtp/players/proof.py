@@ -29,8 +29,8 @@ from margo_gtp.players.compact_check import (Rule, StrategyWalk, format_position
 from margo_gtp.players.solver import ExactSolver
 from margo_gtp.vertex import format_vertex
 
-__all__ = ["FORMAT", "ProofError", "compact_proof_text", "format_value", "proof_text", "strategy_lines",
-           "write_compact_proof", "write_proof"]
+__all__ = ["FORMAT", "ProofError", "compact_proof_text", "format_value", "proof_text", "result_proof_text",
+           "strategy_lines", "write_compact_proof", "write_proof"]
 
 FORMAT = "margo-proof 1"
 
@@ -126,8 +126,10 @@ class _CompactWriter:
     claim with another move gets that move as a rule before its old one, needing the latest
     earlier positions; then the walk starts again."""
 
-    def __init__(self, size: int, solver: ExactSolver, prover: int, claim: int) -> None:
+    def __init__(self, size: int, solver: ExactSolver, prover: int, claim: int,
+                 known: dict[tuple[int, ...], int] | None = None) -> None:
         self.size, self.solver, self.prover, self.claim = size, solver, prover, claim
+        self.known = known or {}  # line -> the prover's move, where another search proved it
         self.rules: dict[tuple, list[tuple[Rule, list[tuple]]]] = {}  # position -> [(rule, needs as positions)]
         self.number = 0  # a rule's number while writing: its order of creation
         self.walks = 0
@@ -151,6 +153,8 @@ class _CompactWriter:
 
     def _solver_move(self, moves: list[Move]):
         line = [self.solver.code_of(move.point) for move in moves]
+        if tuple(line) in self.known:
+            return self.solver.point_of(self.known[tuple(line)])
         value, best = self.solver.value(line, self.claim - 1, self.claim) or (self.claim - 1, -1)
         return self.solver.point_of(best) if value >= self.claim and best >= 0 else None
 
@@ -226,9 +230,10 @@ class _CompactWriter:
         raise ProofError(f"the compact strategy still fails after {MAX_WALKS} walks")
 
 
-def _compact_strategy(size: int, solver: ExactSolver, prover: int, claim: int) -> tuple[list[str], int]:
+def _compact_strategy(size: int, solver: ExactSolver, prover: int, claim: int,
+                      known: dict[tuple[int, ...], int] | None = None) -> tuple[list[str], int]:
     """One strategy's rule lines (only those its walk plays), and the walk's nodes."""
-    writer = _CompactWriter(size, solver, prover, claim)
+    writer = _CompactWriter(size, solver, prover, claim, known)
     walk = writer.walk()
     lines = []
     for position in sorted(writer.rules, key=lambda place: format_position(size, place)):
@@ -244,7 +249,19 @@ def compact_proof_text(size: int, solver: ExactSolver, commit: str, solver_nodes
     at_least, _ = _compact_strategy(size, solver, 0, margin)
     at_most, _ = _compact_strategy(size, solver, 1, -margin)
     body = [f"strategy white-at-least {margin}", *at_least, f"strategy white-at-most {margin}", *at_most, "end"]
-    return "\n".join([*header_lines(size, margin, commit, solver_nodes, body), *body]) + "\n"
+    return "\n".join([*header_lines(size, format_value(margin), commit, solver_nodes, body), *body]) + "\n"
+
+
+def result_proof_text(size: int, solver: ExactSolver, commit: str, solver_nodes: int, prover: int, claim: int,
+                      known: dict[tuple[int, ...], int] | None = None) -> str:
+    """A one-sided compact proof: ``prover`` (0 White, 1 Black) keeps its margin at least
+    ``claim`` from the empty board (White's ``claim`` 1: White wins). ``known``: the
+    prover's moves by line where the solver alone would take too long (the proven tree of
+    :class:`.proof_number.ProofNumberSearch`, :meth:`~.proof_number.ProofNumberSearch.proving_moves`)."""
+    lines, _ = _compact_strategy(size, solver, prover, claim, known)
+    bound = f"white-at-least {claim}" if prover == 0 else f"white-at-most {-claim}"
+    body = [f"strategy {bound}", *lines, "end"]
+    return "\n".join([*header_lines(size, bound, commit, solver_nodes, body), *body]) + "\n"
 
 
 def write_compact_proof(path: Path, size: int, solver: ExactSolver, commit: str, solver_nodes: int) -> str:

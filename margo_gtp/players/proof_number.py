@@ -159,6 +159,23 @@ class ProofNumberSearch:
                 on_step(self)
         return self.settled()
 
+    def proving_moves(self) -> dict[tuple[int, ...], int]:
+        """The proven tree's moves: at each proven line where the prover is to move, the point
+        code of a proven reply (the first found); the proof writer's moves at the top, where
+        the solver alone would not settle them (:func:`.proof.result_proof_text`)."""
+        moves: dict[tuple[int, ...], int] = {}
+        stack = [self.root] if self.root.proof == 0 else []
+        while stack:
+            node = stack.pop()
+            if node.prover_to_move:
+                proven = next((child for child in node.children if child.proof == 0), None)
+                if proven is not None:
+                    moves[node.line] = proven.line[-1]
+                    stack.append(proven)
+            else:
+                stack.extend(node.children)
+        return moves
+
     def size(self) -> int:
         count, stack = 0, [self.root]
         while stack:
