@@ -134,6 +134,7 @@ class _CompactWriter:
         self.number = 0  # a rule's number while writing: its order of creation
         self.walks = 0
         self.repairs = 0
+        self.reordered = False  # a rule was added where the position had one: the walk must go again
 
     def _add(self, core, position: tuple, point, needs: list[tuple], before: int) -> Rule:
         self.number += 1
@@ -177,7 +178,10 @@ class _CompactWriter:
         if point is None:
             raise _Failure(moves, f"the solver finds no move keeping {self.claim}")
         if chosen is None:
+            if known:  # a rule after the position's others: another history chose differently
+                self.reordered = True
             return self._add(core, position, point, [], len(known))
+        self.reordered = True
         # the rule's move would repeat an earlier position: the new rule needs that position
         earlier = dict(zip(core._positions, [(entry[2], entry[3], entry[8]) for entry in core._stack]))
         return self._add(core, position, point, [earlier[key] for key in probe if key in earlier][:1], chosen)
@@ -220,12 +224,15 @@ class _CompactWriter:
             before = self.number
             walk = StrategyWalk(self.size, self.prover, self.claim, self.choose, lambda number, why: None)
             walk.fail = lambda number, why, walk=walk: _Failure(list(walk.core.move_stack), why)
+            self.reordered = False
             try:
                 walk.run()
             except _Failure as failure:
                 self.repair(failure.moves)
                 continue
-            if self.number == before:
+            # A walk that only gave positions without rules their first rule checked every
+            # position by the rule it has now: it is already the checker's walk.
+            if self.number == before or not self.reordered:
                 return walk
         raise ProofError(f"the compact strategy still fails after {MAX_WALKS} walks")
 
