@@ -11,12 +11,22 @@ to answer, the proof's side is the one that must do better, or its colour's move
 not the strategy's), it solves the position on the fly with the exact solver
 (:mod:`.solver`), the real game's history included.
 
+On 4x4 no whole proof is shipped (White's strategy alone runs to millions of rules); the
+*book* (``data/proofs/book-4x4.json``, written by ``scripts/solve-pn --book``) holds the
+proven tree's moves for White, the side that wins, at the top of the game, and below it the
+solver settles "does White still win, and by which move?" at each of White's turns (every
+book leaf was settled by it within 100,000 nodes). ``scripts/solve-pn --proof`` writes the
+whole strategy these moves make and checks it independently (docs/solving.md). As Black,
+or where White's earlier moves were not the book's, it plays a move the solver proves
+within :data:`SOLVE_NODES` nodes keeps the mover's win, else :mod:`.mcts`'s move.
+
 On any other size, other rules, a set-up position or after a swap it refuses with one line
 (:class:`~margo_gtp.players.base.PlayerRefusal`) that names what it supports.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -35,11 +45,20 @@ if TYPE_CHECKING:
 __all__ = ["PerfectPlayer", "SHIPPED_SIZES", "make_perfect"]
 
 PROOFS = Path(__file__).resolve().parent / "data" / "proofs"
-SHIPPED_SIZES = tuple(sorted(int(path.stem.split("-")[1].split("x")[0]) for path in PROOFS.glob("proof-*x*.txt")))
+BOOK_SIZES = tuple(sorted(int(path.stem.split("-")[1].split("x")[0]) for path in PROOFS.glob("book-*x*.json")))
+SHIPPED_SIZES = tuple(sorted({*BOOK_SIZES, *(int(path.stem.split("-")[1].split("x")[0])
+                                            for path in PROOFS.glob("proof-*x*.txt"))}))
+#: Where no book or proof answers, the solver's nodes for a move that keeps the mover's win
+#: (a few seconds); past them, mcts's move.
+SOLVE_NODES = 3_000_000
+#: The solver's nodes for White below the book, where the position is a proven win (each
+#: book leaf was settled within 100,000 nodes; this is a guard, never met in the tests' games).
+BOOK_SOLVE_NODES = 100_000_000
 
 
 def supported_words() -> str:
-    sizes = " and ".join(f"{size}x{size}" for size in SHIPPED_SIZES)
+    names = [f"{size}x{size}" for size in SHIPPED_SIZES]
+    sizes = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
     return f"perfect plays {sizes} under the default rules only (the sizes with a shipped proof)"
 
 
@@ -66,6 +85,20 @@ def strategy(size: int) -> tuple[dict, dict]:
             stack[-1][vertex] = {}
             stack.append(stack[-1][vertex])
     return trees[0], trees[1]
+
+
+@lru_cache(maxsize=None)
+def book(size: int) -> tuple[str, dict[str, str]]:
+    """The shipped book of ``size``: the side it proves a win for ("white" or "black") and its
+    moves, by the game's line (vertices, space-separated; "" for the empty board)."""
+    from margo_gtp.textfile import read_text
+
+    path = PROOFS / f"book-{size}x{size}.json"
+    data = json.loads(read_text(path, 16 * 1024 * 1024))
+    if (data.get("format"), data.get("rules"), data.get("size"), data.get("claim")) != ("margo-book 1", "default",
+                                                                                      size, 1):
+        raise ValueError(f"{path}: not a margo-book 1 of a {size}x{size} win under the default rules")
+    return data["prover"], data["moves"]
 
 
 def _compact_strategies(size: int, text: str, where: str) -> tuple[dict, dict]:
@@ -106,6 +139,7 @@ class PerfectPlayer:
 
     def __init__(self) -> None:
         self._solvers: dict[int, object] = {}
+        self._fallback = None  # mcts, for 4x4 positions the solver does not settle
 
     def _check(self, board: "Board") -> None:
         if board.size not in SHIPPED_SIZES:
@@ -119,6 +153,8 @@ class PerfectPlayer:
 
     def select_move(self, board: "Board", colour: "Colour", budget: Budget) -> Move:
         self._check(board)
+        if board.size in BOOK_SIZES:
+            return self._book_move(board, colour, budget)
         white_tree, black_tree = strategy(board.size)
         node: dict | None = white_tree if colour is WHITE else black_tree
         if node and isinstance(next(iter(node)), tuple):  # a compact proof: rules by position
@@ -130,15 +166,57 @@ class PerfectPlayer:
             return Move(parse_vertex(next(iter(node)), board.size))
         return self._solve(board)
 
-    def _solve(self, board: "Board") -> Move:
+    def _solver(self, size: int):
         from margo_gtp.players.solver import ExactSolver
 
-        solver = self._solvers.get(board.size)
+        solver = self._solvers.get(size)
         if solver is None:
-            solver = self._solvers[board.size] = ExactSolver(board.size)
+            solver = self._solvers[size] = ExactSolver(size)
+        return solver
+
+    def _solve(self, board: "Board") -> Move:
+        solver = self._solver(board.size)
         line = [solver.code_of(move.point) for move in board.move_stack]
         _, best = solver.exact(line)
         return Move(solver.point_of(best))
+
+    def _book_move(self, board: "Board", colour: "Colour", budget: Budget) -> Move:
+        """4x4: the book's move while White has followed it, else a move the solver proves
+        wins (within a node limit), else mcts's."""
+        prover, moves = book(board.size)
+        mine = (prover == "white") == (colour is WHITE)
+        played = list(board.move_stack)
+        # every earlier move of the book's side was the book's where it has one (below the book's
+        # leaves it has none: those were the solver's, which keep the win)
+        on_book = mine and all(moves.get(" ".join(move.gtp() for move in played[:ply]), played[ply].gtp())
+                               == played[ply].gtp()
+                               for ply in range(len(played)) if (ply % 2 == 0) == (prover == "white"))
+        if on_book:
+            text = moves.get(" ".join(move.gtp() for move in played))
+            if text is not None:
+                return Move(parse_vertex(text, board.size))
+        move = self._winning_move(board, BOOK_SOLVE_NODES if on_book else SOLVE_NODES)
+        if move is not None:
+            return move
+        if self._fallback is None:
+            from margo_gtp.players import make_player
+
+            self._fallback = make_player("mcts")
+        return self._fallback.select_move(board, colour, budget)
+
+    def _winning_move(self, board: "Board", nodes: int) -> Move | None:
+        """A move the solver proves wins for the side to move within ``nodes``, or None."""
+        solver = self._solver(board.size)
+        line = [solver.code_of(move.point) for move in board.move_stack]
+        start = solver.nodes
+        solver.stop = lambda: solver.nodes - start >= nodes
+        try:
+            answer = solver.value(line, 0, 1)
+        finally:
+            solver.stop = lambda: False
+        if answer is None or answer[0] < 1 or answer[1] < 0:
+            return None
+        return Move(solver.point_of(answer[1]))
 
     def notify(self, board: "Board", move: "Move", colour: "Colour") -> None:
         """The game's line is read from the board at each move: nothing to follow."""

@@ -17,6 +17,7 @@ does not trust it: the checker replays every line with the whole history.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from margo_gtp.engine.board import Board
@@ -127,17 +128,22 @@ class _CompactWriter:
     earlier positions; then the walk starts again."""
 
     def __init__(self, size: int, solver: ExactSolver, prover: int, claim: int,
-                 known: dict[tuple[int, ...], int] | None = None) -> None:
+                 known: dict[tuple[int, ...], int] | None = None,
+                 progress: Callable[[StrategyWalk, int], None] | None = None) -> None:
         self.size, self.solver, self.prover, self.claim = size, solver, prover, claim
         self.known = known or {}  # line -> the prover's move, where another search proved it
+        self.progress = progress  # called at each rule made, with the walk and the rules so far
         self.rules: dict[tuple, list[tuple[Rule, list[tuple]]]] = {}  # position -> [(rule, needs as positions)]
         self.number = 0  # a rule's number while writing: its order of creation
         self.walks = 0
         self.repairs = 0
         self.reordered = False  # a rule was added where the position had one: the walk must go again
+        self.walk_now: StrategyWalk | None = None
 
     def _add(self, core, position: tuple, point, needs: list[tuple], before: int) -> Rule:
         self.number += 1
+        if self.progress is not None and self.walk_now is not None:
+            self.progress(self.walk_now, self.number)
         rule = Rule(position, point, tuple(position_key(core, earlier) for earlier in needs), self.number)
         self.rules.setdefault(position, []).insert(before, (rule, needs))
         return rule
@@ -222,7 +228,8 @@ class _CompactWriter:
         for _ in range(MAX_WALKS):
             self.walks += 1
             before = self.number
-            walk = StrategyWalk(self.size, self.prover, self.claim, self.choose, lambda number, why: None)
+            walk = self.walk_now = StrategyWalk(self.size, self.prover, self.claim, self.choose,
+                                                lambda number, why: None)
             walk.fail = lambda number, why, walk=walk: _Failure(list(walk.core.move_stack), why)
             self.reordered = False
             try:
@@ -238,9 +245,10 @@ class _CompactWriter:
 
 
 def _compact_strategy(size: int, solver: ExactSolver, prover: int, claim: int,
-                      known: dict[tuple[int, ...], int] | None = None) -> tuple[list[str], int]:
+                      known: dict[tuple[int, ...], int] | None = None,
+                      progress: Callable[[StrategyWalk, int], None] | None = None) -> tuple[list[str], int]:
     """One strategy's rule lines (only those its walk plays), and the walk's nodes."""
-    writer = _CompactWriter(size, solver, prover, claim, known)
+    writer = _CompactWriter(size, solver, prover, claim, known, progress)
     walk = writer.walk()
     lines = []
     for position in sorted(writer.rules, key=lambda place: format_position(size, place)):
@@ -260,12 +268,13 @@ def compact_proof_text(size: int, solver: ExactSolver, commit: str, solver_nodes
 
 
 def result_proof_text(size: int, solver: ExactSolver, commit: str, solver_nodes: int, prover: int, claim: int,
-                      known: dict[tuple[int, ...], int] | None = None) -> str:
+                      known: dict[tuple[int, ...], int] | None = None,
+                      progress: Callable[[StrategyWalk, int], None] | None = None) -> str:
     """A one-sided compact proof: ``prover`` (0 White, 1 Black) keeps its margin at least
     ``claim`` from the empty board (White's ``claim`` 1: White wins). ``known``: the
     prover's moves by line where the solver alone would take too long (the proven tree of
     :class:`.proof_number.ProofNumberSearch`, :meth:`~.proof_number.ProofNumberSearch.proving_moves`)."""
-    lines, _ = _compact_strategy(size, solver, prover, claim, known)
+    lines, _ = _compact_strategy(size, solver, prover, claim, known, progress)
     bound = f"white-at-least {claim}" if prover == 0 else f"white-at-most {-claim}"
     body = [f"strategy {bound}", *lines, "end"]
     return "\n".join([*header_lines(size, bound, commit, solver_nodes, body), *body]) + "\n"
