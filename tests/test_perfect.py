@@ -1,5 +1,6 @@
-"""The ``perfect`` player (issue 38): it plays the shipped 2x2 and 3x3 proofs, never loses
-from the winning side, and refuses other sizes and rules over GTP with one exact line."""
+"""The ``perfect`` player (issue 38): it plays the shipped 2x2 and 3x3 proofs and the 4x4
+book, never loses from the winning side, and refuses other sizes and rules over GTP with one
+exact line."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from margo_gtp.players.base import Budget  # noqa: E402
 from margo_gtp.protocol.gtp import run_gtp_session  # noqa: E402
 from margo_gtp.protocol.session import make_gtp_engine  # noqa: E402
 
-REFUSAL = "perfect plays 2x2 and 3x3 under the default rules only (the sizes with a shipped proof)"
+REFUSAL = "perfect plays 2x2, 3x3 and 4x4 under the default rules only (the sizes with a shipped proof or book)"
 
 
 def play_out(perfect_colour, seed: int, size: int = 2) -> int:
@@ -53,11 +54,11 @@ def gtp(commands: str) -> str:
     return out.getvalue()
 
 
-def test_perfect_over_gtp_plays_2x2_and_3x3_and_refuses_the_rest():
+def test_perfect_over_gtp_plays_2x2_3x3_and_4x4_and_refuses_the_rest():
     answer = gtp("boardsize 2\ngenmove w\nboardsize 3\ngenmove w\ngenmove b\nboardsize 4\ngenmove w\n"
-                 "boardsize 2\nmargo-set_rules ko_rule=simple\ngenmove b\nquit\n")
-    assert answer == ("=\n\n= A1:1\n\n=\n\n= B2:1\n\n= B1:1\n\n=\n\n"
-                      f"? {REFUSAL}, not 4x4\n\n=\n\n=\n\n"
+                 "boardsize 5\ngenmove w\nboardsize 2\nmargo-set_rules ko_rule=simple\ngenmove b\nquit\n")
+    assert answer == ("=\n\n= A1:1\n\n=\n\n= B2:1\n\n= B1:1\n\n=\n\n= B3:1\n\n=\n\n"
+                      f"? {REFUSAL}, not 5x5\n\n=\n\n=\n\n"
                       f"? {REFUSAL}, not these rules\n\n=\n\n")
 
 
@@ -75,4 +76,33 @@ def test_perfect_plays_after_the_referees_set_up_and_refuses_a_lower_top_level()
 def test_perfect_is_in_the_catalogue():
     from margo_gtp.players.catalogue import catalogue
 
-    assert "perfect: perfect play from the shipped proofs of small boards (2x2 and 3x3; docs/solving.md)" in catalogue()
+    assert "perfect: perfect play from the shipped proofs of small boards (2x2, 3x3 and 4x4; docs/solving.md)" in catalogue()
+
+
+def test_the_4x4_book_opens_with_b3_and_answers_every_black_reply_or_leaves_it_to_the_solver():
+    from margo_gtp.players.perfect import book
+
+    prover, moves = book(4)
+    assert (prover, moves[""], len(moves)) == ("white", "B3:1", 150)
+    # every line of the book is a game of legal moves where White is to move, White's moves the book's
+    for line, move in moves.items():
+        board = Board(Rules(size=4))
+        played = line.split()
+        for ply, text in enumerate(played):
+            if ply % 2 == 0:
+                assert moves[" ".join(played[:ply])] == text
+            board.push(_move(text))
+        assert board.to_move is WHITE and _move(move) in board.legal_moves()
+
+
+def _move(text: str):
+    from margo_gtp.engine.types import Move
+    from margo_gtp.vertex import parse_vertex
+
+    return Move(parse_vertex(text, 4))
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_perfect_wins_4x4_as_white_against_any_play(seed):
+    # 4x4 is a White win (docs/solving.md): the book, then the solver's winning moves
+    assert play_out(WHITE, seed, 4) >= 1

@@ -19,7 +19,7 @@ SUMMARIES = {
     "mcts": "UCT+RAVE tree search with heuristic priors and playouts (docs/players.md)",
     "heuristic": "one-ply heuristic: captures, freedoms, shape",
     "random": "a uniformly random legal move",
-    "perfect": "perfect play from the shipped proofs of small boards (2x2 and 3x3; docs/solving.md)",
+    "perfect": "perfect play from the shipped proofs of small boards (2x2, 3x3 and 4x4; docs/solving.md)",
 }
 
 #: How each displayed default reads where the field's own value would mislead.

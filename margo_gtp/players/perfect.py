@@ -42,12 +42,13 @@ from margo_gtp.vertex import parse_vertex
 if TYPE_CHECKING:
     from margo_gtp.engine import Board, Colour
 
-__all__ = ["PerfectPlayer", "SHIPPED_SIZES", "make_perfect"]
+__all__ = ["BOOK_SIZES", "PROOF_SIZES", "PerfectPlayer", "SHIPPED_SIZES", "make_perfect"]
 
 PROOFS = Path(__file__).resolve().parent / "data" / "proofs"
+#: The sizes with a whole proof of the exact margin (2x2, 3x3), and those with a book only (4x4).
+PROOF_SIZES = tuple(sorted(int(path.stem.split("-")[1].split("x")[0]) for path in PROOFS.glob("proof-*x*.txt")))
 BOOK_SIZES = tuple(sorted(int(path.stem.split("-")[1].split("x")[0]) for path in PROOFS.glob("book-*x*.json")))
-SHIPPED_SIZES = tuple(sorted({*BOOK_SIZES, *(int(path.stem.split("-")[1].split("x")[0])
-                                            for path in PROOFS.glob("proof-*x*.txt"))}))
+SHIPPED_SIZES = tuple(sorted({*PROOF_SIZES, *BOOK_SIZES}))
 #: Where no book or proof answers, the solver's nodes for a move that keeps the mover's win
 #: (a few seconds); past them, mcts's move.
 SOLVE_NODES = 3_000_000
@@ -59,7 +60,7 @@ BOOK_SOLVE_NODES = 100_000_000
 def supported_words() -> str:
     names = [f"{size}x{size}" for size in SHIPPED_SIZES]
     sizes = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-    return f"perfect plays {sizes} under the default rules only (the sizes with a shipped proof)"
+    return f"perfect plays {sizes} under the default rules only (the sizes with a shipped proof or book)"
 
 
 @lru_cache(maxsize=None)
