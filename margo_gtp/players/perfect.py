@@ -15,10 +15,11 @@ On 4x4 no whole proof is shipped (White's strategy alone runs to millions of rul
 *book* (``data/proofs/book-4x4.json``, written by ``scripts/solve-pn --book``) holds the
 proven tree's moves for White, the side that wins, at the top of the game, and below it the
 solver settles "does White still win, and by which move?" at each of White's turns (every
-book leaf was settled by it within 100,000 nodes). ``scripts/solve-pn --proof`` writes the
-whole strategy these moves make and checks it independently (docs/solving.md). As Black,
-or where White's earlier moves were not the book's, it plays a move the solver proves
-within :data:`SOLVE_NODES` nodes keeps the mover's win, else :mod:`.mcts`'s move.
+book leaf was settled by it within 100,000 nodes), by proof-number search over the solver.
+``scripts/solve-pn --proof`` writes the whole strategy these moves make and checks it
+independently (docs/solving.md). As Black, or where White's earlier moves were not the
+book's, it plays a move proven to win within :data:`SOLVE_NODES` nodes, else
+:mod:`.mcts`'s move.
 
 On any other size, other rules, a set-up position or after a swap it refuses with one line
 (:class:`~margo_gtp.players.base.PlayerRefusal`) that names what it supports.
@@ -53,8 +54,11 @@ SHIPPED_SIZES = tuple(sorted({*PROOF_SIZES, *BOOK_SIZES}))
 #: (a few seconds); past them, mcts's move.
 SOLVE_NODES = 3_000_000
 #: The solver's nodes for White below the book, where the position is a proven win (each
-#: book leaf was settled within 100,000 nodes; this is a guard, never met in the tests' games).
-BOOK_SOLVE_NODES = 100_000_000
+#: book leaf was settled within 100,000 nodes with a warm table; from a cold one a
+#: proof-number search took up to a few million): a guard for a referee's move time.
+BOOK_SOLVE_NODES = 15_000_000
+#: The nodes of each leaf of that search (what settled the book's leaves).
+LEAF_NODES = 100_000
 
 
 def supported_words() -> str:
@@ -206,18 +210,24 @@ class PerfectPlayer:
         return self._fallback.select_move(board, colour, budget)
 
     def _winning_move(self, board: "Board", nodes: int) -> Move | None:
-        """A move the solver proves wins for the side to move within ``nodes``, or None."""
+        """A move that wins for the side to move, proven within ``nodes`` solver nodes, or None.
+        Proof-number search over the solver (:mod:`.proof_number`, 100,000 nodes a leaf): on
+        4x4 the plain solver took more than a minute below the book where this took 2e6 nodes."""
+        from margo_gtp.players.proof_number import ProofNumberSearch
+
         solver = self._solver(board.size)
-        line = [solver.code_of(move.point) for move in board.move_stack]
+        line = tuple(solver.code_of(move.point) for move in board.move_stack)
         start = solver.nodes
-        solver.stop = lambda: solver.nodes - start >= nodes
-        try:
-            answer = solver.value(line, 0, 1)
-        finally:
-            solver.stop = lambda: False
-        if answer is None or answer[0] < 1 or answer[1] < 0:
+        mover = len(line) % 2
+        search = ProofNumberSearch(solver, line, mover, 1, min(LEAF_NODES, nodes))
+        if not search.run(lambda: solver.nodes - start >= nodes):
             return None
-        return Move(solver.point_of(answer[1]))
+        code = search.proving_moves().get(line)
+        if code is None:  # the root was settled by its own leaf: the solver's table has its move
+            value, code = solver.value(line, 0, 1)
+            if value < 1 or code < 0:
+                return None
+        return Move(solver.point_of(code))
 
     def notify(self, board: "Board", move: "Move", colour: "Colour") -> None:
         """The game's line is read from the board at each move: nothing to follow."""
