@@ -53,7 +53,8 @@ def test_the_oracle_judges_results_alone_with_result():
 
 def test_the_oracle_refuses_bad_options_in_one_line():
     for arguments, line in [
-        (("--size", "4"), "oracle: --size 4: the sizes with a shipped proof are 2, 3"),
+        (("--size", "5"), "oracle: --size 5: the sizes with a shipped proof or book are 2, 3, 4"),
+        (("--size", "4", "--judge-nodes", "10"), "oracle: --judge-nodes 10: at least 1000"),
         (("--size", "2", "--games", "0"), "oracle: --games 0: 1..1000"),
         (("--size", "3", "--table-bits", "31"), "oracle: --table-bits 31: 10..30"),
         (("--size", "2", "--table-bits", "9"), "oracle: --table-bits 9: 10..30"),
