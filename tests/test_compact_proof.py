@@ -188,3 +188,22 @@ def test_a_one_sided_proof_holds_one_strategy_and_is_refused_where_it_fails():
     black = result_proof_text(2, solver, "abc1234", 213, 1, -1)
     assert black.split("\n")[3] == "value: white-at-most 1"
     assert check_proof_text(black, "p.txt")["rules-count"] == black.split("\n")[6].split(" ")[1]
+
+
+def test_a_rule_that_loses_under_a_new_history_is_mended_before_the_walk_goes_down():
+    # 3x3 with a 2^24 table: Black's strategy meets a position again under another history
+    # in which its rule's move loses; the writer asks the solver there and puts a rule for
+    # this history before it, instead of failing deep below and walking again from the top.
+    from margo_gtp.players.compact_check import check_compact_text
+    from margo_gtp.players.proof import _CompactWriter
+
+    solver = ExactSolver(3, 24)
+    margin, _ = solver.exact([])
+    counts = []
+    for prover, claim in ((0, margin), (1, -margin)):
+        writer = _CompactWriter(3, solver, prover, claim)
+        walk = writer.walk()
+        counts.append((writer.walks, writer.repairs, writer.mended, walk.nodes))
+    assert (margin, counts) == (5, [(1, 0, 0, 1260), (2, 0, 1, 13215)])
+    text = compact_proof_text(3, solver, "abc1234", solver.nodes)
+    assert check_compact_text(text, "p.txt")["value"] == "W+5"

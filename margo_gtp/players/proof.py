@@ -108,6 +108,22 @@ RECENT_POSITIONS = 4
 MAX_WALKS = 1000
 
 
+#: The solver's nodes for checking that a rule made under another history keeps the claim
+#: in this one (most answers are in its table already).
+CHECK_NODES = 2_000_000
+
+
+def _recent(earlier: list[tuple], needs: list[tuple]) -> list[tuple]:
+    """The latest :data:`RECENT_POSITIONS` of the ``earlier`` positions (newest first), doubled
+    until they differ from the ``needs`` of the rule the new one goes before."""
+    count = RECENT_POSITIONS
+    while True:
+        recent = earlier[-count:][::-1]
+        if recent != needs or count >= len(earlier):
+            return recent
+        count *= 2
+
+
 class _Failure(Exception):
     """A line on which the strategy being written fails (some rule above it is wrong there)."""
 
@@ -138,6 +154,7 @@ class _CompactWriter:
         self.walks = 0
         self.repairs = 0
         self.reordered = False  # a rule was added where the position had one: the walk must go again
+        self.mended = 0  # rules added before another because its move lost in a new history
         self.walk_now: StrategyWalk | None = None
 
     def _add(self, core, position: tuple, point, needs: list[tuple], before: int) -> Rule:
@@ -176,7 +193,19 @@ class _CompactWriter:
             core.asked = walk.asked_now
             walk.asked_now.update(probe)
             if legal:
-                return known[chosen][0]
+                rule, needs = known[chosen]
+                # checked where the walk met the position before, under another history
+                if not walk.memo.get(position) or self._keeps(list(core.move_stack), rule.point):
+                    return rule
+                # A rule made under another history loses in this one (situational superko
+                # changed what the other side may play below): a rule before it for this history.
+                point = self._solver_move(list(core.move_stack))
+                if point is None:
+                    raise _Failure(list(core.move_stack), f"the solver finds no move keeping {self.claim}")
+                self.reordered = True
+                self.mended += 1
+                earlier = [(entry[2], entry[3], entry[8]) for entry in core._stack]
+                return self._add(core, position, point, _recent(earlier, needs), chosen)
         if not core.legal_moves():
             return None  # the game has ended
         moves = list(core.move_stack)
@@ -191,6 +220,19 @@ class _CompactWriter:
         # the rule's move would repeat an earlier position: the new rule needs that position
         earlier = dict(zip(core._positions, [(entry[2], entry[3], entry[8]) for entry in core._stack]))
         return self._add(core, position, point, [earlier[key] for key in probe if key in earlier][:1], chosen)
+
+    def _keeps(self, moves: list[Move], point) -> bool:
+        """Does the prover's ``point`` after ``moves`` keep the claim (the other side cannot
+        get more than minus the claim)? True where the solver does not settle it within
+        :data:`CHECK_NODES` (the walk finds out below)."""
+        line = [self.solver.code_of(move.point) for move in moves] + [self.solver.code_of(point)]
+        start, stop = self.solver.nodes, self.solver.stop
+        self.solver.stop = lambda: self.solver.nodes - start >= CHECK_NODES
+        try:
+            answer = self.solver.value(line, -self.claim, 1 - self.claim)
+        finally:
+            self.solver.stop = stop
+        return answer is None or answer[0] < 1 - self.claim
 
     def repair(self, moves: list[Move]) -> None:
         """Mend the rules above the failing line ``moves`` (see the class docstring)."""
@@ -209,14 +251,8 @@ class _CompactWriter:
             rule, needs = self.rules[position][chosen]
             if rule.point == point:
                 continue
-            count = RECENT_POSITIONS
-            while True:
-                recent = earlier[-count:][::-1]
-                if recent != needs or count >= len(earlier):
-                    break
-                count *= 2
             core = PythonCore(Rules(size=self.size))
-            self._add(core, position, point, recent, chosen)
+            self._add(core, position, point, _recent(earlier, needs), chosen)
             self.repairs += 1
             return
         raise ProofError(f"a line of {len(moves)} moves fails and no rule above it can be mended")
