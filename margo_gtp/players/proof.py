@@ -31,7 +31,7 @@ from margo_gtp.players.solver import ExactSolver
 from margo_gtp.vertex import format_vertex
 
 __all__ = ["FORMAT", "ProofError", "compact_proof_text", "format_value", "proof_text", "result_proof_text",
-           "strategy_lines", "write_compact_proof", "write_proof"]
+           "solver_commit", "strategy_lines", "write_compact_proof", "write_proof"]
 
 FORMAT = "margo-proof 1"
 
@@ -320,3 +320,17 @@ def write_compact_proof(path: Path, size: int, solver: ExactSolver, commit: str,
     text = compact_proof_text(size, solver, commit, solver_nodes)
     write_atomically(path, text)
     return text
+
+
+def solver_commit() -> str:
+    """The commit of this checkout (the proof's header names the solver that wrote it)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        done = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and commit else "unknown"
