@@ -207,3 +207,19 @@ def test_a_rule_that_loses_under_a_new_history_is_mended_before_the_walk_goes_do
     assert (margin, counts) == (5, [(1, 0, 0, 1260), (2, 0, 1, 13215)])
     text = compact_proof_text(3, solver, "abc1234", solver.nodes)
     assert check_compact_text(text, "p.txt")["value"] == "W+5"
+
+
+def test_the_writer_falls_back_to_proof_number_search_where_the_solver_does_not_settle_at_once(monkeypatch):
+    # with 1,000 nodes for the plain solver, most of 3x3's moves come from the proof-number
+    # search over it (1,000 nodes a leaf); the strategy it makes still checks
+    from margo_gtp.players import proof
+    from margo_gtp.players.compact_check import check_compact_text
+
+    monkeypatch.setattr(proof, "MOVE_NODES", 1000)
+    calls = []
+    original = proof._CompactWriter._proof_number_move
+    monkeypatch.setattr(proof._CompactWriter, "_proof_number_move",
+                        lambda self, line: calls.append(len(line)) or original(self, line))
+    text = proof.result_proof_text(3, ExactSolver(3, 20, chunk=100), "abc1234", 5790, 0, 5)  # stops between chunks
+    assert check_compact_text(text, "p.txt")["value"] == "white-at-least 5"
+    assert calls and calls[0] == 0  # the empty board's move among them

@@ -108,6 +108,10 @@ RECENT_POSITIONS = 4
 MAX_WALKS = 1000
 
 
+#: The plain solver's nodes for the prover's move before a proof-number search takes over
+#: (on 4x4 the plain solver spent more than 12 minutes on one position where superko
+#: forbade the rule's move; such searches settled positions like it in 10^6 to 10^7).
+MOVE_NODES = 1_000_000
 #: The solver's nodes for checking that a rule made under another history keeps the claim
 #: in this one (most answers are in its table already).
 CHECK_NODES = 2_000_000
@@ -179,8 +183,29 @@ class _CompactWriter:
         line = [self.solver.code_of(move.point) for move in moves]
         if tuple(line) in self.known:
             return self.solver.point_of(self.known[tuple(line)])
-        value, best = self.solver.value(line, self.claim - 1, self.claim) or (self.claim - 1, -1)
+        start, stop = self.solver.nodes, self.solver.stop
+        self.solver.stop = lambda: self.solver.nodes - start >= MOVE_NODES
+        try:
+            answer = self.solver.value(line, self.claim - 1, self.claim)
+        finally:
+            self.solver.stop = stop
+        if answer is None:  # not settled at once: proof-number search, which settles 4x4's hard ones
+            return self._proof_number_move(line)
+        value, best = answer
         return self.solver.point_of(best) if value >= self.claim and best >= 0 else None
+
+    def _proof_number_move(self, line: list[int]):
+        from margo_gtp.players.proof_number import ProofNumberSearch
+
+        search = ProofNumberSearch(self.solver, line, self.prover, self.claim, MOVE_NODES)
+        if not search.run():
+            return None
+        code = search.proving_moves().get(tuple(line))
+        if code is None:  # settled by the root's own leaf: the table has its move now
+            value, code = self.solver.value(line, self.claim - 1, self.claim)
+            if value < self.claim or code < 0:
+                return None
+        return self.solver.point_of(code)
 
     def choose(self, walk: StrategyWalk, position: tuple) -> Rule | None:
         core = walk.core
