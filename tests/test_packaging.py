@@ -326,8 +326,10 @@ def test_the_wheel_carries_the_packages_and_the_compiled_core(built):
     static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data").glob("*.json")}
     static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data").glob("*.onnx")}
     static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data" / "proofs").glob("*.txt")}
+    static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data" / "proofs").glob("*.json")}
     assert "margo_gtp/players/data/proofs/proof-2x2.txt" in static  # the perfect player's checked proofs
     assert "margo_gtp/players/data/proofs/proof-3x3.txt" in static  # (3x3: the compact proof, docs/solving.md)
+    assert "margo_gtp/players/data/proofs/book-4x4.json" in static  # (4x4: the book of the proven tree)
     assert "margo_gtp/players/data/patterns-v1.json" in static  # the shipped pattern weights
     assert {"margo_gtp/players/data/net-7x7.onnx", "margo_gtp/players/data/net-9x9.onnx"} <= static  # the nets
     python_tag = f"cp{sys.version_info.major}{sys.version_info.minor}"  # one wheel per version: not abi3
