@@ -152,3 +152,23 @@ def test_a_proven_question_is_written_as_a_one_sided_proof_that_the_checker_acce
     assert (header["value"], header["solver-nodes"]) == ("white-at-least 5", "1707")
     text = proof.read_text().split("\n")
     assert text[8:10] == ["strategy white-at-least 5", "W:.........|....|. B2:1"]
+
+
+def test_the_proof_s_rules_are_checkpointed_and_the_writing_resumes_from_them(tmp_path):
+    from margo_gtp.players.compact_check import check_compact
+
+    out, proof = tmp_path / "run", tmp_path / "proof.txt"
+    arguments = ("--size", "3", "--line", "B2", "--claim", "5", "--leaf-nodes", "1000", "--out", str(out),
+                 "--proof", str(proof), "--every", "0.001")
+    first = solve_pn(*arguments)
+    assert first.returncode == 0, first.stderr
+    saved = (out / "proof-rules.txt").read_text().splitlines()
+    assert saved and all(line[:2] == "W:" for line in saved)
+    again = solve_pn(*arguments)
+    assert again.returncode == 0, again.stderr
+    assert f"resumed {out / 'proof-rules.txt'}: {len(saved)} rules" in again.stdout.splitlines()
+    assert check_compact(proof)["value"] == "white-at-least 5"
+    (out / "proof-rules.txt").write_text("W:.........|....|. B2:1\nW:....O.... Z9\n")
+    damaged = solve_pn(*arguments)
+    assert (damaged.returncode, damaged.stderr) == (
+        1, f"solve-pn: no proof written: {out / 'proof-rules.txt'}: line 2: not a rule: 'W:....O.... Z9'\n")

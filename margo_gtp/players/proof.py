@@ -149,10 +149,10 @@ class _CompactWriter:
 
     def __init__(self, size: int, solver: ExactSolver, prover: int, claim: int,
                  known: dict[tuple[int, ...], int] | None = None,
-                 progress: Callable[[StrategyWalk, int], None] | None = None) -> None:
+                 progress: Callable[[StrategyWalk, "_CompactWriter"], None] | None = None) -> None:
         self.size, self.solver, self.prover, self.claim = size, solver, prover, claim
         self.known = known or {}  # line -> the prover's move, where another search proved it
-        self.progress = progress  # called at each rule made, with the walk and the rules so far
+        self.progress = progress  # called at each rule made, with the walk and this writer
         self.rules: dict[tuple, list[tuple[Rule, list[tuple]]]] = {}  # position -> [(rule, needs as positions)]
         self.number = 0  # a rule's number while writing: its order of creation
         self.walks = 0
@@ -164,10 +164,36 @@ class _CompactWriter:
     def _add(self, core, position: tuple, point, needs: list[tuple], before: int) -> Rule:
         self.number += 1
         if self.progress is not None and self.walk_now is not None:
-            self.progress(self.walk_now, self.number)
+            self.progress(self.walk_now, self)
         rule = Rule(position, point, tuple(position_key(core, earlier) for earlier in needs), self.number)
         self.rules.setdefault(position, []).insert(before, (rule, needs))
         return rule
+
+    def all_rule_lines(self) -> list[str]:
+        """Every rule made so far, each position's in its order: a checkpoint of the writing
+        (:meth:`load` takes it back; a walk whose rules are all known asks the solver nothing)."""
+        return [rule_line(self.size, position, rule.point, needs)
+                for position, rules in self.rules.items() for rule, needs in rules]
+
+    def load(self, lines: list[str], where: str) -> None:
+        """The rules of a checkpoint (:meth:`all_rule_lines`); :class:`ProofError` naming
+        ``where`` and the line where one is not a rule."""
+        from margo_gtp.players.compact_check import parse_position
+        from margo_gtp.vertex import InvalidVertexError, parse_vertex
+
+        core = PythonCore(Rules(size=self.size))
+        for number, text in enumerate(lines, start=1):
+            parts = text.split(" ")
+            position = parse_position(self.size, parts[0])
+            needs = [parse_position(self.size, part) for part in parts[3:]]
+            try:
+                point = parse_vertex(parts[1], self.size) if len(parts) > 1 else None
+            except InvalidVertexError:
+                point = None
+            if (position is None or point is None or None in needs
+                    or (len(parts) > 2 and (parts[2] != "if" or not needs))):
+                raise ProofError(f"{where}: line {number}: not a rule: {text[:80]!r}")
+            self._add(core, position, point, needs, len(self.rules.get(position, ())))
 
     def _matching(self, core, position: tuple, asked: set[int] | None = None) -> int | None:
         """The index of the position's first rule whose positions are all earlier, or None."""
@@ -307,9 +333,13 @@ class _CompactWriter:
 
 def _compact_strategy(size: int, solver: ExactSolver, prover: int, claim: int,
                       known: dict[tuple[int, ...], int] | None = None,
-                      progress: Callable[[StrategyWalk, int], None] | None = None) -> tuple[list[str], int]:
-    """One strategy's rule lines (only those its walk plays), and the walk's nodes."""
+                      progress: Callable[[StrategyWalk, "_CompactWriter"], None] | None = None,
+                      checkpoint: tuple[list[str], str] | None = None) -> tuple[list[str], int]:
+    """One strategy's rule lines (only those its walk plays), and the walk's nodes;
+    ``checkpoint``: the rule lines of an earlier run and where they were read."""
     writer = _CompactWriter(size, solver, prover, claim, known, progress)
+    if checkpoint is not None:
+        writer.load(*checkpoint)
     walk = writer.walk()
     lines = []
     for position in sorted(writer.rules, key=lambda place: format_position(size, place)):
@@ -330,12 +360,15 @@ def compact_proof_text(size: int, solver: ExactSolver, commit: str, solver_nodes
 
 def result_proof_text(size: int, solver: ExactSolver, commit: str, solver_nodes: int, prover: int, claim: int,
                       known: dict[tuple[int, ...], int] | None = None,
-                      progress: Callable[[StrategyWalk, int], None] | None = None) -> str:
+                      progress: Callable[[StrategyWalk, "_CompactWriter"], None] | None = None,
+                      checkpoint: tuple[list[str], str] | None = None) -> str:
     """A one-sided compact proof: ``prover`` (0 White, 1 Black) keeps its margin at least
     ``claim`` from the empty board (White's ``claim`` 1: White wins). ``known``: the
     prover's moves by line where the solver alone would take too long (the proven tree of
-    :class:`.proof_number.ProofNumberSearch`, :meth:`~.proof_number.ProofNumberSearch.proving_moves`)."""
-    lines, _ = _compact_strategy(size, solver, prover, claim, known, progress)
+    :class:`.proof_number.ProofNumberSearch`, :meth:`~.proof_number.ProofNumberSearch.proving_moves`).
+    ``progress(walk, writer)`` is called at each rule made (``writer.all_rule_lines()`` is a
+    checkpoint); ``checkpoint``: such lines of an earlier run, and where they were read."""
+    lines, _ = _compact_strategy(size, solver, prover, claim, known, progress, checkpoint)
     bound = f"white-at-least {claim}" if prover == 0 else f"white-at-most {-claim}"
     body = [f"strategy {bound}", *lines, "end"]
     return "\n".join([*header_lines(size, bound, commit, solver_nodes, body), *body]) + "\n"
