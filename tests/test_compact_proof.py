@@ -223,3 +223,32 @@ def test_the_writer_falls_back_to_proof_number_search_where_the_solver_does_not_
     text = proof.result_proof_text(3, ExactSolver(3, 20, chunk=100), "abc1234", 5790, 0, 5)  # stops between chunks
     assert check_compact_text(text, "p.txt")["value"] == "white-at-least 5"
     assert calls and calls[0] == 0  # the empty board's move among them
+
+
+def test_a_proof_past_the_size_cap_is_refused_in_one_line(tmp_path, monkeypatch):
+    from margo_gtp.players import compact_check
+
+    monkeypatch.setattr(compact_check, "MAX_PROOF_BYTES", 1000)
+    path = tmp_path / "big.txt"
+    path.write_text("x" * 1001)
+    with pytest.raises(compact_check.CompactCheckError) as caught:
+        compact_check.check_compact(path)
+    assert str(caught.value) == f"{path}: is larger than 1000 bytes"
+
+
+def test_the_shipped_4x4_proof_is_whole_and_opens_with_b3():
+    # 4x4's one-sided proof (White wins), xz-compressed: 1,744,616 rules, 72 MB of text. Its
+    # check (compact_check.check_compact on the unpacked file) takes about three minutes and
+    # 8 GB, so here only its header, digest and first rule (docs/solving.md has the check).
+    import hashlib
+    import lzma
+
+    packed = SHIPPED_3X3.parent / "proof-4x4-white-wins.txt.xz"
+    lines = lzma.decompress(packed.read_bytes()).decode("utf-8").split("\n")
+    assert lines[:8] == ["format: margo-proof 2", "rules: default", "size: 4", "value: white-at-least 1",
+                         "solver: 7e829c1", "solver-nodes: 936974129", "rules-count: 1744616",
+                         "digest: sha256:3aeddb55bfeceebdf9e03739dc21f29e9dc8f4b1f6b81357c4fde1d2edfc32e0"]
+    body = lines[8:-1]
+    assert hashlib.sha256("".join(line + "\n" for line in body).encode()).hexdigest() == lines[7][len("digest: sha256:"):]
+    assert body[0] == "strategy white-at-least 1" and body[-1] == "end" and len(body) == 1744616 + 2
+    assert "W:................|.........|....|. B3:1" in body

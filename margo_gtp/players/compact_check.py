@@ -61,6 +61,9 @@ __all__ = ["CompactCheckError", "FORMAT", "Rule", "StrategyWalk", "check_compact
 FORMAT = "margo-proof 2"
 HEADER_KEYS = ("format", "rules", "size", "value", "solver", "solver-nodes", "rules-count", "digest")
 MAX_SIZE = 5
+#: The largest proof file read: 4x4's one-sided proof is 72 MB (1.7e6 rules); a file past
+#: this is refused in one line before it is read.
+MAX_PROOF_BYTES = 256 * 1024 * 1024
 _VALUE = re.compile(r"0|[WB]\+[1-9][0-9]*|white-at-(least|most) (0|-?[1-9][0-9]*)")
 _SIDES = {"W": 0, "B": 1}
 
@@ -413,7 +416,7 @@ def check_compact_text(text: str, where: str) -> dict[str, str]:
 def check_compact(path: str | os.PathLike[str]) -> dict[str, str]:
     """Check the compact proof at ``path``; its header, or :class:`CompactCheckError`."""
     try:
-        text = read_text(path)
+        text = read_text(path, MAX_PROOF_BYTES)
     except TextFileError as error:
         raise CompactCheckError(str(error)) from None
     return check_compact_text(text, os.fspath(path))
