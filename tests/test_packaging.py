@@ -327,6 +327,7 @@ def test_the_wheel_carries_the_packages_and_the_compiled_core(built):
     static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data").glob("*.onnx")}
     static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data" / "proofs").glob("*.txt")}
     static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data" / "proofs").glob("*.json")}
+    static |= {str(p.relative_to(ROOT)) for p in (ROOT / "margo_gtp" / "players" / "data" / "proofs").glob("*.xz")}
     assert "margo_gtp/players/data/proofs/proof-2x2.txt" in static  # the perfect player's checked proofs
     assert "margo_gtp/players/data/proofs/proof-3x3.txt" in static  # (3x3: the compact proof, docs/solving.md)
     assert "margo_gtp/players/data/proofs/book-4x4.json" in static  # (4x4: the book of the proven tree)
