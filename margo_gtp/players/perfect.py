@@ -220,14 +220,9 @@ class PerfectPlayer:
         start = solver.nodes
         mover = len(line) % 2
         search = ProofNumberSearch(solver, line, mover, 1, min(LEAF_NODES, nodes))
-        if not search.run(lambda: solver.nodes - start >= nodes):
-            return None
-        code = search.proving_moves().get(line)
-        if code is None:  # the root was settled by its own leaf: the solver's table has its move
-            value, code = solver.value(line, 0, 1)
-            if value < 1 or code < 0:
-                return None
-        return Move(solver.point_of(code))
+        search.run(lambda: solver.nodes - start >= nodes)
+        code = search.proven_move()
+        return None if code is None else Move(solver.point_of(code))
 
     def notify(self, board: "Board", move: "Move", colour: "Colour") -> None:
         """The game's line is read from the board at each move: nothing to follow."""

@@ -224,14 +224,9 @@ class _CompactWriter:
         from margo_gtp.players.proof_number import ProofNumberSearch
 
         search = ProofNumberSearch(self.solver, line, self.prover, self.claim, MOVE_NODES)
-        if not search.run():
-            return None
-        code = search.proving_moves().get(tuple(line))
-        if code is None:  # settled by the root's own leaf: the table has its move now
-            value, code = self.solver.value(line, self.claim - 1, self.claim)
-            if value < self.claim or code < 0:
-                return None
-        return self.solver.point_of(code)
+        search.run()
+        code = search.proven_move()
+        return None if code is None else self.solver.point_of(code)
 
     def choose(self, walk: StrategyWalk, position: tuple) -> Rule | None:
         core = walk.core

@@ -176,6 +176,19 @@ class ProofNumberSearch:
                 stack.extend(node.children)
         return moves
 
+    def proven_move(self) -> int | None:
+        """The point code of the prover's move at the root (the prover to move there) once the
+        root is proven: its proven child, or, where the root's own leaf settled it, the move
+        the solver's table now holds; None if the root is not proven."""
+        if self.root.proof != 0 or not self.root.prover_to_move:
+            return None
+        code = self.proving_moves().get(self.root.line)
+        if code is None:  # settled by the root's own leaf: the table has its move now
+            value, code = self.solver.value(list(self.root.line), self.claim - 1, self.claim)
+            if value < self.claim or code < 0:
+                return None
+        return code
+
     def size(self) -> int:
         count, stack = 0, [self.root]
         while stack:
