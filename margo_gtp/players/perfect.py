@@ -57,7 +57,7 @@ SOLVE_NODES = 3_000_000
 #: book leaf was settled within 100,000 nodes with a warm table; from a cold one a
 #: proof-number search took up to a few million): a guard for a referee's move time.
 BOOK_SOLVE_NODES = 15_000_000
-#: The nodes of each leaf of that search (what settled the book's leaves).
+#: The nodes of each leaf of that search (what settled the book's leaves); scripts/oracle's too.
 LEAF_NODES = 100_000
 
 
