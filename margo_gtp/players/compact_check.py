@@ -147,7 +147,7 @@ class _AskingCore(PythonCore):
     def _repeats(self, key: int) -> bool:
         self.asked.add(key)
         if not self._resolving:  # the quiet placement's shortcut: one ball more, nothing taken
-            self.counts.setdefault(key, (self._balls[0] | self._balls[1]).bit_count() + 1)
+            self.counts.setdefault(key, self.balls_on_board() + 1)
         self._looked_up = key
         return super()._repeats(key)
 
@@ -164,7 +164,11 @@ class _AskingCore(PythonCore):
 
     def push(self, move: Move, colour=None) -> None:
         super().push(move, colour)
-        self.counts.setdefault(self._positions[-1], (self._balls[0] | self._balls[1]).bit_count())
+        self.counts.setdefault(self._positions[-1], self.balls_on_board())
+
+    def balls_on_board(self) -> int:
+        """The balls of the position now, both colours (a walk's ceiling is the most of them)."""
+        return (self._balls[0] | self._balls[1]).bit_count()
 
 
 _NOTHING: frozenset[int] = frozenset()
@@ -210,13 +214,10 @@ class StrategyWalk:
             ceiling = 0
             for move in self.start:
                 self.core.push(move)
-                ceiling = max(ceiling, self._balls_now())
+                ceiling = max(ceiling, self.core.balls_on_board())
             self._node(ceiling)
         finally:
             sys.setrecursionlimit(limit)
-
-    def _balls_now(self) -> int:
-        return (self.core._balls[0] | self.core._balls[1]).bit_count()
 
     def moves_text(self) -> str:
         moves = [move.gtp() for move in self.core.move_stack]
@@ -265,7 +266,7 @@ class StrategyWalk:
         for move in moves:
             core.asked = set()  # the push tests the move again: nothing new
             core.push(move)
-            asked.update(self._node(max(ceiling, self._balls_now())))
+            asked.update(self._node(max(ceiling, core.balls_on_board())))
             core.pop()
         self.rule_number = rule_before
         counts = core.counts
